@@ -27,7 +27,7 @@ die() { printf 'wrapir: error: %s\n' "$*" >&2; exit 1; }
 # --------------------------------------------------------------------------
 # set-up: required Debian packages
 # --------------------------------------------------------------------------
-required_packages=(cmake ninja-build g++ clang libclang-rt-14-dev libboost1.81-dev doctest-dev libbenchmark-dev)
+required_packages=(cmake ninja-build g++ clang libclang-rt-14-dev libboost1.81-dev libboost-json1.81-dev doctest-dev libbenchmark-dev)
 # Debian's default Boost (1.74) headers would shadow 1.81's in /usr/include.
 conflicting_packages=(libboost-dev libboost1.74-dev)
 

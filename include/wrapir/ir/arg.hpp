@@ -1,0 +1,123 @@
+#pragma once
+/// \file
+/// Call arguments: the closed set of values a kernel, extern kernel or
+/// subgraph call can receive.
+///
+/// `Arg` is a Boost.Variant2 variant (never valueless, so a failed
+/// assignment cannot leave an argument empty) over: a buffer, whole or
+/// through a view; a symbolic integer; an int; a float; a bool; a string; none;
+/// a device; a dtype; a list of arguments.
+
+#include <wrapir/expr/expr.hpp>
+#include <wrapir/ir/device.hpp>
+#include <wrapir/ir/dtype.hpp>
+#include <wrapir/ir/ids.hpp>
+#include <wrapir/ir/names.hpp>
+
+#include <boost/variant2/variant.hpp>
+
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace wrapir::ir {
+
+/// A strided view of a buffer's storage, as `reinterpret_tensor(buf, sizes,
+/// strides, offset)` takes it: the offset is in elements of the buffer's
+/// dtype and counts from the start of the buffer's storage (not from the
+/// buffer's own storage offset).
+struct View {
+  std::vector<expr::Expr> sizes{};
+  std::vector<expr::Expr> strides{};
+  expr::Expr offset{};
+
+  friend bool operator==(const View&, const View&) = default;
+};
+
+/// A buffer passed to a call: the buffer itself, or a view of its storage.
+struct BufferArg {
+  BufferId buffer{};
+  std::optional<View> view{};
+
+  friend bool operator==(const BufferArg&, const BufferArg&) = default;
+};
+
+/// Python's `None` / an absent optional argument.
+struct None {
+  friend constexpr bool operator==(None, None) noexcept { return true; }
+};
+
+struct Arg;
+
+/// A list (or tuple) of arguments, e.g. the tensors of `aten.cat`.
+struct ArgList {
+  std::vector<Arg> items{};
+
+  friend bool operator==(const ArgList&, const ArgList&);
+};
+
+/// One call argument. The alternatives, in index order: None, BufferArg,
+/// Expr (a symbolic integer), std::int64_t, double, bool, std::string,
+/// Device, DType, ArgList. A null Expr is not a valid argument (the
+/// verifier reports it).
+struct Arg {
+  using Value = boost::variant2::variant<None, BufferArg, expr::Expr, std::int64_t, double, bool, std::string,
+                                         Device, DType, ArgList>;
+  Value value{};
+
+  Arg() = default;
+  Arg(None) {}                                                            // NOLINT: implicit by design
+  Arg(BufferId b) : value(BufferArg{b, std::nullopt}) {}                  // NOLINT
+  Arg(BufferArg b) : value(std::move(b)) {}                               // NOLINT
+  Arg(expr::Expr e) : value(e) {}                                         // NOLINT
+  template <std::integral I>
+    requires(!std::same_as<I, bool> && !std::same_as<I, char>)
+  Arg(I i) : value(static_cast<std::int64_t>(i)) {}                       // NOLINT
+  template <std::floating_point F>
+  Arg(F f) : value(static_cast<double>(f)) {}                             // NOLINT
+  template <class B>
+    requires std::same_as<B, bool>
+  Arg(B b) : value(b) {}                                                  // NOLINT
+  Arg(std::string s) : value(std::move(s)) {}                             // NOLINT
+  Arg(const char* s) : value(std::string(s)) {}                           // NOLINT
+  Arg(Device d) : value(d) {}                                             // NOLINT
+  Arg(DType d) : value(d) {}                                              // NOLINT
+  Arg(ArgList l) : value(std::move(l)) {}                                 // NOLINT
+
+  template <class T>
+  [[nodiscard]] bool holds() const noexcept {
+    return boost::variant2::holds_alternative<T>(value);
+  }
+  template <class T>
+  [[nodiscard]] const T* get_if() const noexcept {
+    return boost::variant2::get_if<T>(&value);
+  }
+
+  friend bool operator==(const Arg& a, const Arg& b) { return a.value == b.value; }
+};
+
+inline bool operator==(const ArgList& a, const ArgList& b) { return a.items == b.items; }
+
+/// A keyword argument of an extern kernel call (`out=buf0`, `reduce='add'`).
+/// The name is printed into generated code and must be a valid name.
+struct NamedArg {
+  Name name{};
+  Arg value{};
+
+  friend bool operator==(const NamedArg&, const NamedArg&) = default;
+};
+
+/// The name of an argument's alternative, for diagnostics: "buffer",
+/// "symbolic integer", "int", "float", "bool", "string", "none", "device",
+/// "dtype", "list".
+[[nodiscard]] inline const char* arg_kind_name(const Arg& a) noexcept {
+  constexpr const char* names[] = {"none", "buffer", "symbolic integer", "int",    "float",
+                                   "bool", "string", "device",           "dtype",  "list"};
+  return names[a.value.index()];
+}
+
+}  // namespace wrapir::ir

@@ -1,0 +1,107 @@
+#pragma once
+/// \file
+/// Buffer and pool declarations: the entries of a program's buffer and pool
+/// tables.
+
+#include <wrapir/ir/device.hpp>
+#include <wrapir/ir/layout.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace wrapir::ir {
+
+/// What a buffer is for; decides which lines may create and free it.
+///
+/// - `input`: a graph input, passed to the program; never allocated, freed
+///   only with a `Free` line and only when `donated`.
+/// - `intermediate`: created by a line of the body (Allocate, Reuse,
+///   AllocFromPool, Reinterpret, an extern call, MultiOutput, ...).
+/// - `output`: like an intermediate, and returned by the program.
+/// - `constant`: a parameter or constant owned by the caller (Inductor's
+///   constants); never allocated or freed.
+/// - `workspace`: scratch memory of one kernel call (WorkspaceAllocate /
+///   WorkspaceFree), a 1-D buffer whose size is the workspace's count.
+/// - `comm`: a communication (symmetric-memory) buffer
+///   (CommBufferAllocate / CommBufferFree), with its `comm` info.
+enum class BufferRole : std::uint8_t { input, intermediate, output, constant, workspace, comm };
+
+inline constexpr std::size_t buffer_role_count = 6;
+
+[[nodiscard]] constexpr std::string_view buffer_role_name(BufferRole r) noexcept {
+  constexpr std::array<std::string_view, buffer_role_count> names{"input",    "intermediate", "output",
+                                                                  "constant", "workspace",    "comm"};
+  const auto i = static_cast<std::size_t>(r);
+  return i < names.size() ? names[i] : std::string_view{"<invalid buffer role>"};
+}
+
+[[nodiscard]] constexpr std::optional<BufferRole> buffer_role_from_name(std::string_view s) noexcept {
+  for (std::size_t i = 0; i < buffer_role_count; ++i)
+    if (buffer_role_name(static_cast<BufferRole>(i)) == s) return static_cast<BufferRole>(i);
+  return std::nullopt;
+}
+
+/// The kind of a communication buffer. Inductor supports symmetric memory
+/// (`empty_strided_p2p`) only.
+enum class CommBufferType : std::uint8_t { symm_mem };
+
+[[nodiscard]] constexpr std::string_view comm_buffer_type_name(CommBufferType t) noexcept {
+  return t == CommBufferType::symm_mem ? std::string_view{"symm_mem"} : std::string_view{"<invalid comm buffer type>"};
+}
+
+[[nodiscard]] constexpr std::optional<CommBufferType> comm_buffer_type_from_name(std::string_view s) noexcept {
+  if (s == "symm_mem") return CommBufferType::symm_mem;
+  return std::nullopt;
+}
+
+/// The communication group of a comm buffer. `group` is the process group's
+/// name, printed as a string literal (escaped), never as code.
+struct CommBufferInfo {
+  CommBufferType type = CommBufferType::symm_mem;
+  std::string group{};
+  friend bool operator==(const CommBufferInfo&, const CommBufferInfo&) = default;
+};
+
+/// An entry of the buffer table.
+struct BufferDecl {
+  /// The variable name in generated code (`buf0`, `arg0_1`).
+  std::string name{};
+  /// Shape, strides, storage offset, dtype and device. For a view
+  /// (Reinterpret), the storage offset counts in the base's storage.
+  Layout layout{};
+  BufferRole role = BufferRole::intermediate;
+  /// For inputs: the caller gives up the buffer, so the program may free it
+  /// (and reuse planners may reuse it).
+  bool donated = false;
+  /// Present exactly for role `comm`.
+  std::optional<CommBufferInfo> comm{};
+  /// The buffer holds a tuple, list or dict of results of an extern kernel
+  /// (Inductor's MultiOutputLayout), not a tensor: only MultiOutput and
+  /// UnbackedSymbolDefs read it; it is never allocated, reused, passed to a
+  /// kernel or returned, and its layout is not used.
+  bool multi_output = false;
+  /// The stream whose work produces the buffer; reuse never crosses
+  /// streams (part of Inductor's reuse key).
+  std::uint32_t stream = 0;
+  /// False when the buffer's data may not be aligned as kernels assume
+  /// (Inductor's unaligned_buffers); part of the reuse key.
+  bool aligned = true;
+
+  friend bool operator==(const BufferDecl&, const BufferDecl&) = default;
+};
+
+/// An entry of the pool table (pool planning, reference §3.4): one block of
+/// `size_bytes` bytes on `device` that AllocFromPool lines carve buffers
+/// from at byte offsets.
+struct PoolDecl {
+  std::string name{};
+  Device device{};
+  expr::Expr size_bytes{};
+  friend bool operator==(const PoolDecl&, const PoolDecl&) = default;
+};
+
+}  // namespace wrapir::ir

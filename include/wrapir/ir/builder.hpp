@@ -1,0 +1,510 @@
+#pragma once
+/// \file
+/// `wrapir::Builder`: builds a program with one call per common step.
+///
+/// The builder appends lines to a program's body and entries to its tables,
+/// generating fresh names (`buf0`, `buf1`, ..., `workspace_0`, ...) that do
+/// not collide with names already in the program. It checks what it is
+/// given as it goes: an invalid name, an id from another program, a call
+/// whose argument count differs from the kernel's signature all throw
+/// `BuildError` at the call that made the mistake. What needs the whole
+/// program (use after free, unbalanced scopes, ...) is the verifier's job.
+///
+/// ```
+/// wrapir::Program p{"add"};
+/// wrapir::Builder b{p};
+/// auto n   = b.size_symbol("s0", 1024);
+/// auto x   = b.input("arg0_1", {n}, wrapir::f32);
+/// auto k   = b.triton_kernel("triton_poi_add_0", source, "in_ptr0: *fp32, out_ptr0: *fp32, xnumel: i32");
+/// auto out = b.empty({n}, wrapir::f32);
+/// b.call(k, {x, out, n}, {.free_after = {x}});
+/// b.output(out);
+/// ```
+
+#include <wrapir/expr/expr.hpp>
+#include <wrapir/expr/query.hpp>
+#include <wrapir/ir/arg.hpp>
+#include <wrapir/ir/buffer.hpp>
+#include <wrapir/ir/kernel.hpp>
+#include <wrapir/ir/layout.hpp>
+#include <wrapir/ir/line.hpp>
+#include <wrapir/ir/names.hpp>
+#include <wrapir/ir/program.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace wrapir::ir {
+
+/// A mistake in a builder call: the message names the call and what was
+/// wrong with its arguments.
+class BuildError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Options of `Builder::call`.
+struct CallOptions {
+  /// The launch grid; the default lets the kernel's launcher compute it.
+  LaunchGrid grid = LauncherGrid{};
+  /// The device to launch on; the builder's default device when absent.
+  std::optional<Device> device{};
+  std::uint32_t stream = 0;
+  /// Buffers that die with this call: freed right after it (see
+  /// `Builder::free`).
+  std::vector<BufferId> free_after{};
+};
+
+class Builder {
+ public:
+  /// Appends to `program`, which must outlive the builder. New buffers go to
+  /// `default_device` unless a call says otherwise.
+  explicit Builder(Program& program, Device default_device = Device{DeviceType::cuda, 0})
+      : program_(&program), device_(default_device) {
+    for (const BufferDecl& b : program.buffers) names_.insert(b.name);
+    for (const KernelDecl& k : program.kernels) names_.insert(k.name);
+    for (const PoolDecl& pl : program.pools) names_.insert(pl.name);
+    for (const Program& g : program.subgraphs) names_.insert(g.name);
+    for (const SymbolDecl& s : program.symbols)
+      if (s.symbol) names_.insert(std::string(s.symbol.name()));
+  }
+
+  [[nodiscard]] Program& program() noexcept { return *program_; }
+  [[nodiscard]] expr::Context& ctx() noexcept { return program_->ctx(); }
+  [[nodiscard]] Device default_device() const noexcept { return device_; }
+  void set_default_device(Device d) noexcept { device_ = d; }
+
+  /// A name `prefix<N>` (smallest N from the prefix's counter on) that no
+  /// table entry of this program uses yet.
+  [[nodiscard]] std::string fresh_name(std::string_view prefix) {
+    std::size_t& next = counters_[std::string(prefix)];
+    while (true) {
+      std::string candidate = std::string(prefix) + std::to_string(next++);
+      if (!names_.contains(candidate)) return candidate;
+    }
+  }
+
+  // ---- symbols -------------------------------------------------------------
+
+  /// A symbolic size passed to the program as an input (`s0`), positive.
+  expr::Expr size_symbol(std::string_view name, std::optional<std::int64_t> hint = std::nullopt) {
+    expr::Expr s = declare_symbol(name, expr::Assumption::positive, false, SymbolOrigin::input, hint);
+    program_->inputs.emplace_back(s);
+    return s;
+  }
+
+  /// A symbol read from a graph input when the program starts
+  /// (`s1 = arg0_1.size(1)`).
+  expr::Expr shape_symbol(std::string_view name, BufferId input, KeyStep step,
+                          std::optional<std::int64_t> hint = std::nullopt) {
+    check_buffer(input, "shape_symbol");
+    expr::Expr s = declare_symbol(name, expr::Assumption::positive, false, SymbolOrigin::input_shape, hint);
+    SymbolDecl& d = program_->symbols.back();
+    d.source = input;
+    d.path = {std::move(step)};
+    return s;
+  }
+
+  /// Declares a data-dependent symbol; `dynamic_scalar` or
+  /// `unbacked_symbols` defines it.
+  expr::Expr unbacked_symbol(std::string_view name, std::optional<std::int64_t> hint = std::nullopt) {
+    return declare_symbol(name, expr::Assumption::nonnegative, true, SymbolOrigin::unbacked, hint);
+  }
+
+  /// Declares `name` and defines it as `value` here (SymbolicCallArg).
+  expr::Expr computed_symbol(std::string_view name, expr::Expr value) {
+    check_expr(value, "computed_symbol");
+    expr::Expr s = declare_symbol(name, expr::Assumption::nonnegative, false, SymbolOrigin::computed, std::nullopt);
+    append(SymbolicCallArg{s, value});
+    return s;
+  }
+
+  // ---- buffers -------------------------------------------------------------
+
+  /// A graph input with a contiguous layout; appended to the inputs.
+  BufferId input(std::string_view name, std::vector<expr::Expr> sizes, DType dtype,
+                 std::optional<Device> device = std::nullopt) {
+    return input(name, contiguous_layout(std::move(sizes), dtype, device.value_or(device_)));
+  }
+  BufferId input(std::string_view name, Layout layout, bool donated = false) {
+    BufferId id = declare(name, std::move(layout), BufferRole::input);
+    program_->buffers[id.index].donated = donated;
+    program_->inputs.emplace_back(id);
+    return id;
+  }
+
+  /// A constant owned by the caller (never allocated or freed).
+  BufferId constant(std::string_view name, Layout layout) {
+    return declare(name, std::move(layout), BufferRole::constant);
+  }
+
+  /// Adds a table entry without a line (for lines the caller writes).
+  BufferId declare(std::string_view name, Layout layout, BufferRole role) {
+    if (auto err = check_name(name, "buffer")) throw BuildError("declare: " + *err);
+    if (names_.contains(std::string(name)))
+      throw BuildError("declare: the name " + quote_for_diagnostic(name) + " is already used in program " +
+                       quote_for_diagnostic(program_->name));
+    if (auto err = validate(layout))
+      throw BuildError("declare: buffer " + quote_for_diagnostic(name) + ": " + err->message);
+    if (&layout.storage_offset.context() != &ctx())
+      throw BuildError("declare: buffer " + quote_for_diagnostic(name) +
+                       ": the layout's expressions belong to another context than the program's");
+    names_.insert(std::string(name));
+    program_->buffers.push_back(BufferDecl{std::string(name), std::move(layout), role});
+    return BufferId{static_cast<std::uint32_t>(program_->buffers.size() - 1)};
+  }
+
+  /// Allocates a fresh contiguous buffer (`bufN = empty_strided(...)`).
+  BufferId empty(std::vector<expr::Expr> sizes, DType dtype, std::optional<Device> device = std::nullopt) {
+    return allocate(contiguous_layout(std::move(sizes), dtype, device.value_or(device_)));
+  }
+
+  /// Allocates a fresh buffer with the given layout.
+  BufferId allocate(Layout layout, BufferRole role = BufferRole::intermediate) {
+    BufferId id = declare(fresh_name("buf"), std::move(layout), role);
+    append(Allocate{id});
+    return id;
+  }
+
+  /// A workspace of `count` elements of `dtype` (bytes by default) for the
+  /// next kernel call.
+  BufferId workspace(expr::Expr count, WorkspaceZeroMode mode, Name inner_name = "ws_ptr",
+                     DType dtype = DType::uint8, std::optional<Device> device = std::nullopt) {
+    check_expr(count, "workspace");
+    if (auto err = check_name(inner_name.text, "workspace inner")) throw BuildError("workspace: " + *err);
+    BufferId id = declare(fresh_name("workspace_"), contiguous_layout({count}, dtype, device.value_or(device_)),
+                          BufferRole::workspace);
+    append(WorkspaceAllocate{id, mode, std::move(inner_name)});
+    return id;
+  }
+
+  /// A symmetric-memory communication buffer of `group`.
+  BufferId comm_buffer(std::vector<expr::Expr> sizes, DType dtype, std::string group,
+                       std::optional<Device> device = std::nullopt) {
+    BufferId id = declare(fresh_name("buf"), contiguous_layout(std::move(sizes), dtype, device.value_or(device_)),
+                          BufferRole::comm);
+    program_->buffers[id.index].comm = CommBufferInfo{CommBufferType::symm_mem, std::move(group)};
+    append(CommBufferAllocate{id});
+    return id;
+  }
+
+  /// Ends the life of each buffer with the line its role needs: Free for a
+  /// (donated) input, CommBufferFree, WorkspaceFree, and FreeIfNotReused for
+  /// everything else.
+  void free(std::initializer_list<BufferId> buffers) { free(std::span<const BufferId>(buffers.begin(), buffers.size())); }
+  void free(std::span<const BufferId> buffers) {
+    for (BufferId b : buffers) {
+      check_buffer(b, "free");
+      switch (program_->buffers[b.index].role) {
+        case BufferRole::input: append(Free{b}); break;
+        case BufferRole::comm: append(CommBufferFree{b}); break;
+        case BufferRole::workspace: append(WorkspaceFree{b}); break;
+        default: append(FreeIfNotReused{b}); break;
+      }
+    }
+  }
+
+  /// A fresh buffer that views `base`'s storage (Reinterpret); `offset`
+  /// counts elements from the start of `base`'s storage.
+  BufferId view(BufferId base, std::vector<expr::Expr> sizes, std::vector<expr::Expr> strides, expr::Expr offset) {
+    check_buffer(base, "view");
+    const Layout& b = program_->buffers[base.index].layout;
+    BufferId id = declare(fresh_name("buf"), Layout{std::move(sizes), std::move(strides), offset, b.dtype, b.device},
+                          BufferRole::intermediate);
+    append(Reinterpret{id, base});
+    return id;
+  }
+
+  // ---- kernels -------------------------------------------------------------
+
+  /// Declares and defines a Triton kernel; `signature` as `parse_signature`
+  /// reads it.
+  KernelId triton_kernel(std::string_view name, std::string source, std::string_view signature,
+                         KernelMetadata metadata = {}) {
+    return kernel(name, KernelLanguage::triton, SourceText{std::move(source)}, signature, std::move(metadata));
+  }
+
+  /// Declares and defines a kernel of any language.
+  KernelId kernel(std::string_view name, KernelLanguage language, KernelSource source, std::string_view signature,
+                  KernelMetadata metadata = {}) {
+    auto params = parse_signature(signature);
+    if (!params) throw BuildError("kernel " + quote_for_diagnostic(name) + ": signature: " + params.error().to_string());
+    KernelId id = declare_kernel(name, language, std::move(params).value());
+    append(KernelDefinition{id, std::move(source), std::move(metadata)});
+    return id;
+  }
+
+  /// Adds a kernel to the table without a definition line.
+  KernelId declare_kernel(std::string_view name, KernelLanguage language, std::vector<KernelParam> signature) {
+    if (auto err = check_name(name, "kernel")) throw BuildError("kernel: " + *err);
+    if (names_.contains(std::string(name)))
+      throw BuildError("kernel: the name " + quote_for_diagnostic(name) + " is already used");
+    names_.insert(std::string(name));
+    program_->kernels.push_back(KernelDecl{std::string(name), language, std::move(signature)});
+    return KernelId{static_cast<std::uint32_t>(program_->kernels.size() - 1)};
+  }
+
+  /// Launches `kernel` with one argument per signature parameter, typed by
+  /// the signature; then frees `options.free_after`.
+  void call(KernelId kernel, std::vector<Arg> args, CallOptions options = {}) {
+    check_kernel(kernel, "call");
+    const KernelDecl& k = program_->kernels[kernel.index];
+    if (args.size() != k.signature.size())
+      throw BuildError("call of " + quote_for_diagnostic(k.name) + ": " + std::to_string(args.size()) +
+                       " arguments for a signature of " + std::to_string(k.signature.size()) + " parameters");
+    std::vector<ParamType> types;
+    types.reserve(k.signature.size());
+    for (const KernelParam& p : k.signature) types.push_back(p.type);
+    append(KernelCall{kernel, std::move(args), std::move(types), std::move(options.grid),
+                      options.device.value_or(device_), options.stream});
+    free(options.free_after);
+  }
+
+  /// Defines a multi-kernel choosing among `candidates` (at least two, all
+  /// with the same signature); by default each candidate gets the whole
+  /// argument list. Named `multi_kernel_N`.
+  KernelId multi_kernel(std::vector<KernelId> candidates, std::vector<std::vector<ArgSlice>> arg_index = {},
+                        std::vector<std::optional<ShapeKey>> shape_keys = {}) {
+    if (candidates.size() < 2) throw BuildError("multi_kernel: needs at least two candidate kernels");
+    for (KernelId c : candidates) check_kernel(c, "multi_kernel");
+    const KernelDecl& first = program_->kernels[candidates.front().index];
+    if (arg_index.empty())
+      arg_index.assign(candidates.size(),
+                       {ArgSlice{0, static_cast<std::int64_t>(first.signature.size())}});
+    KernelId id = declare_kernel(fresh_name("multi_kernel_"), first.language, first.signature);
+    append(MultiKernelDefinition{id, std::move(candidates), std::move(arg_index), std::move(shape_keys)});
+    return id;
+  }
+
+  /// Calls a multi-kernel.
+  void call_multi(KernelId multi, std::vector<Arg> args, CallOptions options = {}) {
+    check_kernel(multi, "call_multi");
+    const KernelDecl& k = program_->kernels[multi.index];
+    std::vector<ParamType> types;
+    for (const KernelParam& p : k.signature) types.push_back(p.type);
+    append(MultiKernelCall{multi, std::move(args), std::move(types), options.device.value_or(device_), options.stream});
+    free(options.free_after);
+  }
+
+  // ---- extern kernels ------------------------------------------------------
+
+  /// `bufN = op(args..., kwargs...)`: an operator that allocates its
+  /// result, whose layout is `result`.
+  BufferId extern_alloc(OpName op, std::vector<Arg> args, Layout result, std::vector<NamedArg> kwargs = {}) {
+    check_op(op, "extern_alloc");
+    BufferId id = declare(fresh_name("buf"), std::move(result), BufferRole::intermediate);
+    append(ExternKernelAlloc{id, std::move(op), std::move(args), std::move(kwargs)});
+    return id;
+  }
+
+  /// `bufN = op(...)` for an operator that returns several tensors: the
+  /// result is a multi-output buffer to unpack with `unpack`.
+  BufferId extern_alloc_multi(OpName op, std::vector<Arg> args, std::vector<NamedArg> kwargs = {}) {
+    check_op(op, "extern_alloc_multi");
+    BufferId id = declare(fresh_name("buf"), Layout{{}, {}, ctx().integer(0), DType::uint8, device_},
+                          BufferRole::intermediate);
+    program_->buffers[id.index].multi_output = true;
+    append(ExternKernelAlloc{id, std::move(op), std::move(args), std::move(kwargs)});
+    return id;
+  }
+
+  /// `op(args..., kwargs..., out=out)`.
+  void extern_out(OpName op, std::vector<Arg> args, BufferArg out, std::vector<NamedArg> kwargs = {}) {
+    check_op(op, "extern_out");
+    check_buffer(out.buffer, "extern_out");
+    append(ExternKernelOut{std::move(op), std::move(args), std::move(kwargs), std::move(out)});
+  }
+
+  /// One MultiOutput line per layout: `bufK = source[i]`.
+  std::vector<BufferId> unpack(BufferId source, std::vector<Layout> layouts) {
+    check_buffer(source, "unpack");
+    std::vector<BufferId> results;
+    for (std::size_t i = 0; i < layouts.size(); ++i) {
+      BufferId id = declare(fresh_name("buf"), std::move(layouts[i]), BufferRole::intermediate);
+      append(MultiOutput{id, source, {KeyStep{KeyStepKind::index, static_cast<std::int64_t>(i)}}});
+      results.push_back(id);
+    }
+    return results;
+  }
+
+  /// Defines the unbacked symbol `symbol` from the one-element `source`.
+  void dynamic_scalar(expr::Expr symbol, BufferId source, KeyPath path = {}) {
+    check_expr(symbol, "dynamic_scalar");
+    check_buffer(source, "dynamic_scalar");
+    append(DynamicScalar{symbol, source, std::move(path)});
+  }
+
+  void assert_size_stride(BufferId buffer) {
+    check_buffer(buffer, "assert_size_stride");
+    const Layout& l = program_->buffers[buffer.index].layout;
+    append(AssertSizeStride{buffer, l.sizes, l.strides});
+  }
+
+  // ---- control -------------------------------------------------------------
+
+  /// Builds one branch or loop body: receives a builder for the subgraph
+  /// and the subgraph's inputs (one per operand, in order).
+  using SubgraphFn = std::function<void(Builder&, std::span<const ProgramInput>)>;
+
+  /// A Conditional with its two subgraphs (`true_graph_N`, `false_graph_N`),
+  /// each built by a callback that must set the subgraph's outputs. Returns
+  /// the conditional's outputs, whose layouts are the true branch's.
+  std::vector<BufferId> conditional(Arg predicate, std::vector<Arg> operands, const SubgraphFn& true_branch,
+                                    const SubgraphFn& false_branch) {
+    const std::string suffix = std::to_string(conditional_count_++);
+    GraphId t = subgraph("true_graph_" + suffix, operands, true_branch);
+    GraphId f = subgraph("false_graph_" + suffix, operands, false_branch);
+    std::vector<BufferId> outputs = outputs_like(program_->subgraphs[t.index], "conditional");
+    append(Conditional{std::move(predicate), t, f, std::move(operands), outputs});
+    return outputs;
+  }
+
+  /// A WhileLoop with its condition and body subgraphs (`cond_fn_N`,
+  /// `body_fn_N`), both taking the carried then the additional values.
+  std::vector<BufferId> while_loop(std::vector<Arg> carried, std::vector<Arg> additional, const SubgraphFn& condition,
+                                   const SubgraphFn& body) {
+    const std::string suffix = std::to_string(while_count_++);
+    std::vector<Arg> all = carried;
+    all.insert(all.end(), additional.begin(), additional.end());
+    GraphId c = subgraph("cond_fn_" + suffix, all, condition);
+    GraphId b = subgraph("body_fn_" + suffix, all, body);
+    std::vector<BufferId> outputs = outputs_like(program_->subgraphs[b.index], "while_loop");
+    append(WhileLoop{c, b, std::move(carried), std::move(additional), outputs});
+    return outputs;
+  }
+
+  void enter_device(Device d) { append(EnterDeviceContext{d}); }
+  void exit_device() { append(ExitDeviceContext{}); }
+  void comment(std::string text) {
+    if (!is_single_line_text(text)) throw BuildError("comment: the text has a line break or control character");
+    append(Comment{std::move(text)});
+  }
+
+  void output(ProgramOutput out) { program_->outputs.push_back(std::move(out)); }
+  void output(BufferId b) {
+    check_buffer(b, "output");
+    if (program_->buffers[b.index].role == BufferRole::intermediate) program_->buffers[b.index].role = BufferRole::output;
+    program_->outputs.emplace_back(BufferArg{b, std::nullopt});
+  }
+
+  /// Appends any line as given.
+  void append(Line line) { program_->body.push_back(std::move(line)); }
+
+ private:
+  expr::Expr declare_symbol(std::string_view name, expr::Assumption assumption, bool unbacked, SymbolOrigin origin,
+                            std::optional<std::int64_t> hint) {
+    if (auto err = check_name(name, "symbol")) throw BuildError("symbol: " + *err);
+    if (names_.contains(std::string(name)))
+      throw BuildError("symbol: the name " + quote_for_diagnostic(name) + " is already used");
+    expr::Expr s;
+    try {
+      s = ctx().symbol(name, assumption, unbacked);
+    } catch (const expr::Error& e) {
+      throw BuildError(std::string("symbol: ") + e.what());
+    }
+    names_.insert(std::string(name));
+    program_->symbols.push_back(SymbolDecl{s, origin, std::nullopt, {}, hint});
+    return s;
+  }
+
+  GraphId subgraph(std::string name, const std::vector<Arg>& operands, const SubgraphFn& build) {
+    if (names_.contains(name)) name = fresh_name(name + "_");
+    names_.insert(name);
+    Program sub{name, program_->context};
+    Builder sb{sub, device_};
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+      const Arg& a = operands[i];
+      if (const BufferArg* b = a.get_if<BufferArg>()) {
+        check_buffer(b->buffer, "subgraph operand");
+        Layout l = program_->buffers[b->buffer.index].layout;
+        if (b->view) {
+          l.sizes = b->view->sizes;
+          l.strides = b->view->strides;
+          l.storage_offset = b->view->offset;
+        }
+        sb.input("arg" + std::to_string(i) + "_1", std::move(l));
+      } else if (const expr::Expr* e = a.get_if<expr::Expr>(); e && e->kind() == expr::Kind::symbol) {
+        sb.declare_symbol(e->name(), e->assumption(), e->unbacked(), SymbolOrigin::input, std::nullopt);
+        sub.inputs.emplace_back(*e);
+      } else {
+        throw BuildError("subgraph " + quote_for_diagnostic(name) + ": operand " + std::to_string(i) + " is a " +
+                         arg_kind_name(a) + "; operands must be buffers or symbols");
+      }
+    }
+    build(sb, std::span<const ProgramInput>(sub.inputs));
+    program_->subgraphs.push_back(std::move(sub));
+    return GraphId{static_cast<std::uint32_t>(program_->subgraphs.size() - 1)};
+  }
+
+  std::vector<BufferId> outputs_like(const Program& sub, const char* who) {
+    std::vector<BufferId> outputs;
+    for (const ProgramOutput& o : sub.outputs) {
+      const BufferArg* b = boost::variant2::get_if<BufferArg>(&o);
+      if (!b || !sub.contains(b->buffer))
+        throw BuildError(std::string(who) + ": subgraph " + quote_for_diagnostic(sub.name) +
+                         " must return buffers only");
+      Layout l = sub.buffers[b->buffer.index].layout;
+      if (b->view) {
+        l.sizes = b->view->sizes;
+        l.strides = b->view->strides;
+        l.storage_offset = b->view->offset;
+      }
+      outputs.push_back(declare(fresh_name("buf"), std::move(l), BufferRole::intermediate));
+    }
+    return outputs;
+  }
+
+  // Layout::contiguous throws expr::Error for null sizes or sizes of another
+  // context; the builder's callers get a BuildError like for every mistake.
+  Layout contiguous_layout(std::vector<expr::Expr> sizes, DType dtype, Device device) {
+    try {
+      return Layout::contiguous(ctx(), std::move(sizes), dtype, device);
+    } catch (const expr::Error& e) {
+      throw BuildError(std::string("layout: ") + e.what());
+    }
+  }
+
+  void check_buffer(BufferId id, const char* who) const {
+    if (!program_->contains(id))
+      throw BuildError(std::string(who) + ": buffer id " + std::to_string(id.index) + " is not in program " +
+                       quote_for_diagnostic(program_->name));
+  }
+  void check_kernel(KernelId id, const char* who) const {
+    if (!program_->contains(id))
+      throw BuildError(std::string(who) + ": kernel id " + std::to_string(id.index) + " is not in program " +
+                       quote_for_diagnostic(program_->name));
+  }
+  void check_expr(expr::Expr e, const char* who) const {
+    if (!e) throw BuildError(std::string(who) + ": null expression");
+    if (&e.context() != &program_->ctx())
+      throw BuildError(std::string(who) + ": the expression belongs to another context than the program's");
+  }
+  static void check_op(const OpName& op, const char* who) {
+    if (auto err = check_qualified_name(op.text, "operator")) throw BuildError(std::string(who) + ": " + *err);
+  }
+
+  Program* program_;
+  Device device_;
+  std::unordered_set<std::string> names_;
+  std::unordered_map<std::string, std::size_t> counters_;
+  std::size_t conditional_count_ = 0;
+  std::size_t while_count_ = 0;
+};
+
+}  // namespace wrapir::ir
+
+namespace wrapir {
+using ir::Builder;
+using ir::CallOptions;
+}  // namespace wrapir

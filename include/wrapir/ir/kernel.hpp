@@ -1,0 +1,285 @@
+#pragma once
+/// \file
+/// Kernels: declarations (name, language, signature), parameter types,
+/// sources, launch metadata and launch grids.
+///
+/// A program's kernel table holds one `KernelDecl` per kernel; a
+/// `KernelDefinition` line gives its source and metadata, and `KernelCall`
+/// lines launch it. The grid of a launch is either explicit expressions or,
+/// as Inductor does for Triton, a grid type (reference §4.1) plus the block
+/// configuration the launcher applies to the numel arguments.
+
+#include <wrapir/diagnostic.hpp>
+#include <wrapir/expr/expr.hpp>
+#include <wrapir/ir/arg.hpp>
+#include <wrapir/ir/dtype.hpp>
+#include <wrapir/ir/names.hpp>
+
+#include <boost/variant2/variant.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wrapir::ir {
+
+/// What a kernel is written in, which decides how emitters define and call
+/// it: Triton source (`async_compile.triton`), CUDA C++ source, C++ source
+/// (CPU kernels), or a PTX / cubin binary loaded by reference.
+enum class KernelLanguage : std::uint8_t { triton, cuda, cpp, ptx, cubin };
+
+inline constexpr std::size_t kernel_language_count = 5;
+
+[[nodiscard]] constexpr std::string_view kernel_language_name(KernelLanguage l) noexcept {
+  constexpr std::array<std::string_view, kernel_language_count> names{"triton", "cuda", "cpp", "ptx", "cubin"};
+  const auto i = static_cast<std::size_t>(l);
+  return i < names.size() ? names[i] : std::string_view{"<invalid kernel language>"};
+}
+
+[[nodiscard]] constexpr std::optional<KernelLanguage> kernel_language_from_name(std::string_view s) noexcept {
+  for (std::size_t i = 0; i < kernel_language_count; ++i)
+    if (kernel_language_name(static_cast<KernelLanguage>(i)) == s) return static_cast<KernelLanguage>(i);
+  return std::nullopt;
+}
+
+/// Triton's short name of a dtype as its signatures spell it (`fp32`, `i64`,
+/// `i1`, `fp8e4nv`); dtypes Triton has no name for use wrapir's name.
+[[nodiscard]] constexpr std::string_view triton_type_name(DType d) noexcept {
+  switch (d) {
+    case DType::bool_: return "i1";
+    case DType::uint8: return "u8";
+    case DType::int8: return "i8";
+    case DType::int16: return "i16";
+    case DType::int32: return "i32";
+    case DType::int64: return "i64";
+    case DType::uint16: return "u16";
+    case DType::uint32: return "u32";
+    case DType::uint64: return "u64";
+    case DType::float16: return "fp16";
+    case DType::bfloat16: return "bf16";
+    case DType::float32: return "fp32";
+    case DType::float64: return "fp64";
+    case DType::float8_e4m3fn: return "fp8e4nv";
+    case DType::float8_e5m2: return "fp8e5";
+    case DType::float8_e4m3fnuz: return "fp8e4b8";
+    case DType::float8_e5m2fnuz: return "fp8e5b16";
+    default: return name(d);
+  }
+}
+
+/// The type of one kernel parameter: a pointer to elements of `dtype`
+/// (a buffer argument) or a scalar of `dtype` (an int, float, bool or
+/// symbolic integer argument). Written as Triton writes signatures:
+/// `*fp32`, `i32`.
+struct ParamType {
+  bool pointer = false;
+  DType dtype = DType::int64;
+
+  friend constexpr bool operator==(ParamType, ParamType) = default;
+};
+
+[[nodiscard]] inline std::string to_string(ParamType t) {
+  return (t.pointer ? "*" : "") + std::string(triton_type_name(t.dtype));
+}
+
+/// Parses `*fp32`, `i32`, `*float32`, ... (Triton or wrapir dtype names).
+[[nodiscard]] inline std::optional<ParamType> parse_param_type(std::string_view s) noexcept {
+  ParamType t{};
+  if (!s.empty() && s.front() == '*') {
+    t.pointer = true;
+    s.remove_prefix(1);
+  }
+  for (std::size_t i = 0; i < dtype_count; ++i) {
+    const auto d = static_cast<DType>(i);
+    if (triton_type_name(d) == s || name(d) == s) {
+      t.dtype = d;
+      return t;
+    }
+  }
+  return std::nullopt;
+}
+
+/// One declared parameter of a kernel. Names are printed into generated C++
+/// launchers and must be valid names.
+struct KernelParam {
+  std::string name{};
+  ParamType type{};
+
+  friend bool operator==(const KernelParam&, const KernelParam&) = default;
+};
+
+/// Parses a signature written as `name: type, name: type` (`in_ptr0: *fp32,
+/// out_ptr0: *fp32, xnumel: i32`); whitespace is free. A bad name or type
+/// is a diagnostic whose column points at it.
+[[nodiscard]] inline Result<std::vector<KernelParam>> parse_signature(std::string_view text) {
+  std::vector<KernelParam> params{};
+  std::size_t pos = 0;
+  auto skip_space = [&] {
+    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
+  };
+  skip_space();
+  if (pos == text.size()) return params;
+  while (true) {
+    skip_space();
+    const std::size_t name_start = pos;
+    while (pos < text.size() && text[pos] != ':' && text[pos] != ',' && text[pos] != ' ') ++pos;
+    const std::string_view param_name = text.substr(name_start, pos - name_start);
+    if (auto err = check_name(param_name, "kernel parameter")) return Diagnostic{*err, name_start};
+    skip_space();
+    if (pos == text.size() || text[pos] != ':')
+      return Diagnostic{"expected ':' and a type after parameter " + quote_for_diagnostic(param_name), pos};
+    ++pos;
+    skip_space();
+    const std::size_t type_start = pos;
+    while (pos < text.size() && text[pos] != ',' && text[pos] != ' ') ++pos;
+    const std::string_view type_text = text.substr(type_start, pos - type_start);
+    const auto type = parse_param_type(type_text);
+    if (!type)
+      return Diagnostic{"unknown parameter type " + quote_for_diagnostic(type_text) +
+                            ": expected a dtype such as i32 or fp32, or a pointer such as *fp32",
+                        type_start};
+    params.push_back(KernelParam{std::string(param_name), *type});
+    skip_space();
+    if (pos == text.size()) return params;
+    if (text[pos] != ',') return Diagnostic{"expected ',' between parameters", pos};
+    ++pos;
+  }
+}
+
+/// An entry of the kernel table: what calls are checked against.
+/// `signature` lists the runtime parameters in call order (constexpr
+/// parameters are metadata constants, not parameters).
+struct KernelDecl {
+  std::string name{};
+  KernelLanguage language = KernelLanguage::triton;
+  std::vector<KernelParam> signature{};
+
+  friend bool operator==(const KernelDecl&, const KernelDecl&) = default;
+};
+
+/// Kernel source text (Triton, CUDA C++, C++), stored verbatim; emitters
+/// escape it.
+struct SourceText {
+  std::string text{};
+  friend bool operator==(const SourceText&, const SourceText&) = default;
+};
+
+/// A compiled kernel loaded from a file: a PTX or cubin `path` and the name
+/// of the `entry` function inside it.
+struct BinaryRef {
+  std::string path{};
+  std::string entry{};
+  friend bool operator==(const BinaryRef&, const BinaryRef&) = default;
+};
+
+using KernelSource = boost::variant2::variant<SourceText, BinaryRef>;
+
+/// The grid types of Inductor's launchers (reference §4.1), by the name of
+/// Inductor's GridExpr class.
+enum class GridType : std::uint8_t {
+  grid_1d,
+  grid_2d,
+  grid_3d,
+  batch_matmul_grid_3d,
+  grid_2d_with_yz_overflow,
+  mix_order_reduction,
+  cooperative_reduction,
+  split_scan,
+  fixed,
+  precomputed,
+  sequential_combo,
+  round_robin_combo,
+  sequential_flatten_combo,
+};
+
+inline constexpr std::size_t grid_type_count = 13;
+
+/// Inductor's class name: `Grid1D`, `BatchMatmulGrid3D`, ...
+[[nodiscard]] constexpr std::string_view grid_type_name(GridType g) noexcept {
+  constexpr std::array<std::string_view, grid_type_count> names{
+      "Grid1D",        "Grid2D",   "Grid3D",         "BatchMatmulGrid3D",        "Grid2DWithYZOverflow",
+      "MixOrderReductionGrid",     "CooperativeReductionGrid", "SplitScanGrid", "FixedGrid",
+      "PrecomputedGrid",           "SequentialComboKernelGrid", "RoundRobinComboKernelGrid",
+      "SequentialFlattenComboKernelGrid"};
+  const auto i = static_cast<std::size_t>(g);
+  return i < names.size() ? names[i] : std::string_view{"<invalid grid type>"};
+}
+
+[[nodiscard]] constexpr std::optional<GridType> grid_type_from_name(std::string_view s) noexcept {
+  for (std::size_t i = 0; i < grid_type_count; ++i)
+    if (grid_type_name(static_cast<GridType>(i)) == s) return static_cast<GridType>(i);
+  return std::nullopt;
+}
+
+/// One entry of a block configuration (`XBLOCK: 1024`, `R0_BLOCK: 8`,
+/// `RSPLIT: 4`, `max_y_grid: 65535`).
+struct BlockSize {
+  Name name{};
+  std::int64_t value = 0;
+  friend bool operator==(const BlockSize&, const BlockSize&) = default;
+};
+
+/// A named symbolic value: the numel arguments of a typed grid (`xnumel`,
+/// `ynumel`, `r0_numel`).
+struct NamedExpr {
+  Name name{};
+  expr::Expr value{};
+  friend bool operator==(const NamedExpr&, const NamedExpr&) = default;
+};
+
+/// The grid is computed by the kernel's launcher from its definition's grid
+/// type and block configuration and the numel arguments of the call (how
+/// Inductor launches Triton kernels); CPU kernels have no grid.
+struct LauncherGrid {
+  friend constexpr bool operator==(LauncherGrid, LauncherGrid) noexcept { return true; }
+};
+
+/// Grid dimensions given as expressions (user kernels, FixedGrid, CUDA).
+struct ExplicitGrid {
+  expr::Expr x{}, y{}, z{};
+  friend bool operator==(const ExplicitGrid&, const ExplicitGrid&) = default;
+};
+
+/// A grid type with its numels and block configuration written at the call,
+/// so that the grid can be computed without the kernel's launcher.
+struct TypedGrid {
+  GridType type = GridType::grid_1d;
+  std::vector<NamedExpr> numels{};
+  std::vector<BlockSize> block{};
+  friend bool operator==(const TypedGrid&, const TypedGrid&) = default;
+};
+
+using LaunchGrid = boost::variant2::variant<LauncherGrid, ExplicitGrid, TypedGrid>;
+
+/// What a kernel definition tells its launcher (Triton's `triton_meta` and
+/// `inductor_meta`, reduced to what launching needs). Absent values are left
+/// to the kernel's defaults.
+struct KernelMetadata {
+  /// constexpr parameters bound at definition time (`XBLOCK: 1024`).
+  std::vector<NamedArg> constants{};
+  std::optional<std::int64_t> num_warps{};
+  std::optional<std::int64_t> num_stages{};
+  /// Dynamic shared memory the kernel needs, in bytes.
+  std::optional<std::int64_t> shared_memory_bytes{};
+  std::optional<GridType> grid_type{};
+  std::vector<BlockSize> block{};
+  friend bool operator==(const KernelMetadata&, const KernelMetadata&) = default;
+};
+
+/// A slice `[start, stop)` of a multi-kernel's combined argument list
+/// (Python's `slice(start, stop, None)`).
+struct ArgSlice {
+  std::int64_t start = 0;
+  std::int64_t stop = 0;
+  friend constexpr bool operator==(ArgSlice, ArgSlice) = default;
+};
+
+/// The shapes a size-hint multi-kernel candidate was tuned for: one tuple of
+/// dimensions per tensor argument.
+using ShapeKey = std::vector<std::vector<std::int64_t>>;
+
+}  // namespace wrapir::ir

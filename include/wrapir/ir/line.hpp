@@ -1,0 +1,117 @@
+#pragma once
+/// \file
+/// `wrapir::Line`: the closed variant of every line kind.
+///
+/// The line set is declared once, as the type list `LineKinds`; the variant,
+/// the kind names, the kind indices and the emitter coverage checks are all
+/// derived from it. Adding a line kind means adding its struct to
+/// `ir/lines.hpp` and to this list: every exhaustive emitter then fails to
+/// compile until it handles the new kind.
+
+#include <wrapir/ir/detail/field_count.hpp>
+#include <wrapir/ir/lines.hpp>
+
+#include <boost/hana/accessors.hpp>
+#include <boost/hana/length.hpp>
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+
+namespace wrapir::ir {
+
+/// Every line kind, in the order of `ir/lines.hpp`.
+using LineKinds = boost::mp11::mp_list<
+    // memory
+    Allocate, FreeIfNotReused, Reuse, Free, Null, PoolCreate, AllocFromPool, DeallocFromPool, CommBufferAllocate,
+    CommBufferFree, WorkspaceAllocate, WorkspaceFree, DeviceCopy,
+    // views
+    Reinterpret,
+    // kernels
+    KernelDefinition, KernelCall, SymbolicCallArg, MultiKernelDefinition, MultiKernelCall,
+    // extern
+    ExternKernelAlloc, ExternKernelOut, ExternKernelMultiOut, MultiOutput, ScatterFallback, IndexPutFallback,
+    DynamicScalar, UnbackedSymbolDefs, AssertSizeStride,
+    // control
+    EnterSubgraph, ExitSubgraph, Conditional, WhileLoop, EnterDeviceContext, ExitDeviceContext, EnterStreamContext,
+    ExitStreamContext, GetRawStream,
+    // misc
+    Comment>;
+
+/// One line of a program: exactly one of the line kinds. Users `std::visit`
+/// it; `wrapir::emit` visits every line of a program and checks coverage.
+using Line = boost::mp11::mp_rename<LineKinds, std::variant>;
+
+inline constexpr std::size_t line_kind_count = boost::mp11::mp_size<LineKinds>::value;
+
+/// Whether `T` is one of the line kinds.
+template <class T>
+inline constexpr bool is_line_kind = boost::mp11::mp_contains<LineKinds, T>::value;
+
+template <class T>
+concept LineKind = is_line_kind<T>;
+
+/// The position of `T` in `LineKinds` (and in `Line`).
+template <LineKind T>
+inline constexpr std::size_t line_kind_index = boost::mp11::mp_find<LineKinds, T>::value;
+
+namespace detail {
+
+template <class... Ts>
+constexpr std::array<std::string_view, sizeof...(Ts)> kind_names(boost::mp11::mp_list<Ts...>) {
+  return {Ts::kind...};
+}
+
+constexpr bool names_unique(const std::array<std::string_view, line_kind_count>& names) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    for (std::size_t j = i + 1; j < names.size(); ++j)
+      if (names[i] == names[j]) return false;
+  return true;
+}
+
+// Every field of a line must be reflected, or equality, hashing, JSON and
+// the text form would silently ignore it.
+template <class T>
+constexpr bool reflects_every_field() {
+  return decltype(boost::hana::length(boost::hana::accessors<T>()))::value == aggregate_field_count<T>();
+}
+
+template <class... Ts>
+constexpr bool all_reflected(boost::mp11::mp_list<Ts...>) {
+  return (reflects_every_field<Ts>() && ...);
+}
+
+}  // namespace detail
+
+/// The kind names, indexed like `Line`.
+inline constexpr std::array<std::string_view, line_kind_count> line_kind_names = detail::kind_names(LineKinds{});
+
+static_assert(detail::names_unique(line_kind_names), "two line kinds have the same name");
+static_assert(std::is_same_v<std::variant_alternative_t<0, Line>, Allocate>);
+static_assert(detail::all_reflected(LineKinds{}),
+              "a line struct has a field that BOOST_HANA_ADAPT_STRUCT in ir/lines.hpp does not list");
+
+/// The kind name of the line `l` holds (`"KernelCall"`).
+[[nodiscard]] inline std::string_view kind_name(const Line& l) noexcept { return line_kind_names[l.index()]; }
+
+/// The index of the kind called `name`, if there is one.
+[[nodiscard]] constexpr std::optional<std::size_t> line_kind_from_name(std::string_view name) noexcept {
+  for (std::size_t i = 0; i < line_kind_count; ++i)
+    if (line_kind_names[i] == name) return i;
+  return std::nullopt;
+}
+
+}  // namespace wrapir::ir
+
+namespace wrapir {
+using ir::Line;
+}  // namespace wrapir
+
+// Equality and hashing of lines (generic, through reflection) come with the
+// variant, so `Line == Line` always works.
+#include <wrapir/ir/reflect.hpp>  // IWYU pragma: export

@@ -1,0 +1,490 @@
+#pragma once
+/// \file
+/// The line kinds of the Wrapper IR: one plain struct per kind, grouped as
+/// memory, views, kernels, extern, control and misc.
+///
+/// Each struct documents what the line means when a program runs it. Lines
+/// refer to buffers, kernels, pools and subgraphs by typed ids into the
+/// tables of the program that holds them (`ir/program.hpp`), and to
+/// symbolic values by expressions of the program's context. `kind` is the
+/// name the text form, JSON and diagnostics use.
+///
+/// The structs are reflected with Boost.Hana (`BOOST_HANA_ADAPT_STRUCT`, at
+/// the end of this file) so that equality, hashing, field iteration, the
+/// text form and JSON are written once for all of them (`ir/reflect.hpp`).
+/// `ir/line.hpp` lists them, in this order, as the closed variant `Line`.
+///
+/// Inductor's raw-text lines (reference §1.5) are typed here: stream fetch
+/// (GetRawStream), workspace zeroing (WorkspaceAllocate's zero mode), subgraph
+/// call plumbing and `if`/`while` (Conditional, WhileLoop), device copies
+/// (DeviceCopy), size/stride asserts (AssertSizeStride).
+
+#include <wrapir/expr/expr.hpp>
+#include <wrapir/ir/arg.hpp>
+#include <wrapir/ir/device.hpp>
+#include <wrapir/ir/ids.hpp>
+#include <wrapir/ir/kernel.hpp>
+#include <wrapir/ir/names.hpp>
+#include <wrapir/ir/symbol.hpp>
+
+#include <boost/hana/adapt_struct.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wrapir::ir {
+
+/// How a workspace's memory is initialised (reference §7).
+/// - `uninitialized`: the kernel needs no particular contents;
+/// - `zero_on_call`: zeroed before each call (the kernel may leave it dirty);
+/// - `zero_per_graph`: zeroed once per program run; the kernel restores zeros,
+///   so the workspace lives for the whole run and is never freed per call.
+enum class WorkspaceZeroMode : std::uint8_t { uninitialized, zero_on_call, zero_per_graph };
+
+inline constexpr std::size_t workspace_zero_mode_count = 3;
+
+/// Inductor's enumerator names: `UNINITIALIZED`, `ZERO_ON_CALL`, `ZERO_PER_GRAPH`.
+[[nodiscard]] constexpr std::string_view workspace_zero_mode_name(WorkspaceZeroMode m) noexcept {
+  constexpr std::array<std::string_view, workspace_zero_mode_count> names{"UNINITIALIZED", "ZERO_ON_CALL",
+                                                                          "ZERO_PER_GRAPH"};
+  const auto i = static_cast<std::size_t>(m);
+  return i < names.size() ? names[i] : std::string_view{"<invalid zero mode>"};
+}
+
+[[nodiscard]] constexpr std::optional<WorkspaceZeroMode> workspace_zero_mode_from_name(std::string_view s) noexcept {
+  for (std::size_t i = 0; i < workspace_zero_mode_count; ++i)
+    if (workspace_zero_mode_name(static_cast<WorkspaceZeroMode>(i)) == s) return static_cast<WorkspaceZeroMode>(i);
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// Memory
+// ---------------------------------------------------------------------------
+
+/// Creates storage for `buffer` with its declared layout (`empty_strided`).
+/// The buffer is live from here until it is freed or reused.
+struct Allocate {
+  static constexpr std::string_view kind = "Allocate";
+  BufferId buffer{};
+};
+
+/// `buffer` is dead: free it, unless a reuse planner gave its storage to a
+/// later allocation, in which case it sets `reused` and the line frees
+/// nothing (the storage lives on under the new buffer's name).
+struct FreeIfNotReused {
+  static constexpr std::string_view kind = "FreeIfNotReused";
+  BufferId buffer{};
+  bool reused = false;
+};
+
+/// `new_buffer` takes over the storage of the dead `old_buffer` instead of
+/// being allocated (reinterpreted when the layouts differ). Afterwards
+/// `old_buffer` is dead; `delete_old` says whether its name is released
+/// (false when the old buffer is a program output and must stay bound).
+/// The old storage must be large enough for the new layout.
+struct Reuse {
+  static constexpr std::string_view kind = "Reuse";
+  BufferId old_buffer{};
+  BufferId new_buffer{};
+  bool delete_old = true;
+};
+
+/// Releases a buffer that is never offered for reuse: a donated graph
+/// input (or another buffer the program owns but must not recycle).
+struct Free {
+  static constexpr std::string_view kind = "Free";
+  BufferId buffer{};
+};
+
+/// A cancelled memory line (planning removed it); does nothing.
+struct Null {
+  static constexpr std::string_view kind = "Null";
+};
+
+/// Allocates the storage of `pool` (its declared byte size, on its device).
+struct PoolCreate {
+  static constexpr std::string_view kind = "PoolCreate";
+  PoolId pool{};
+};
+
+/// Makes `buffer` a view of `pool`'s storage starting `offset_bytes` bytes in
+/// (a multiple of 64 when planned by wrapir). Two buffers carved from one
+/// pool must not overlap while both are live.
+struct AllocFromPool {
+  static constexpr std::string_view kind = "AllocFromPool";
+  BufferId buffer{};
+  PoolId pool{};
+  expr::Expr offset_bytes{};
+};
+
+/// `buffer` (carved from `pool`) is dead. When `releases_pool` is set this is
+/// the pool's last use: the pool's storage is freed too, and no buffer
+/// carved from it may be used afterwards.
+struct DeallocFromPool {
+  static constexpr std::string_view kind = "DeallocFromPool";
+  BufferId buffer{};
+  PoolId pool{};
+  bool releases_pool = false;
+};
+
+/// Allocates a communication buffer (role `comm`) in its group's symmetric
+/// memory (`empty_strided_p2p`).
+struct CommBufferAllocate {
+  static constexpr std::string_view kind = "CommBufferAllocate";
+  BufferId buffer{};
+};
+
+/// Frees a communication buffer.
+struct CommBufferFree {
+  static constexpr std::string_view kind = "CommBufferFree";
+  BufferId buffer{};
+};
+
+/// Allocates a kernel's scratch `workspace` (role `workspace`; its outer
+/// name is the buffer's name and its count of elements the buffer's single
+/// size), initialised as `zero_mode` says. `inner_name` is the kernel
+/// parameter it is passed as (`ws_ptr`); multi-kernels merge workspaces that
+/// share it.
+struct WorkspaceAllocate {
+  static constexpr std::string_view kind = "WorkspaceAllocate";
+  BufferId workspace{};
+  WorkspaceZeroMode zero_mode = WorkspaceZeroMode::uninitialized;
+  Name inner_name = "ws_ptr";
+};
+
+/// Frees a workspace after the call that used it (not used for
+/// `zero_per_graph` workspaces, which live for the whole run).
+struct WorkspaceFree {
+  static constexpr std::string_view kind = "WorkspaceFree";
+  BufferId workspace{};
+};
+
+/// Copies the elements of `source` into `destination` (`dst.copy_(src)`),
+/// possibly across devices; both must have the same sizes. With
+/// `non_blocking` the copy may be asynchronous with respect to the host.
+struct DeviceCopy {
+  static constexpr std::string_view kind = "DeviceCopy";
+  BufferArg destination{};
+  BufferArg source{};
+  bool non_blocking = false;
+};
+
+// ---------------------------------------------------------------------------
+// Views
+// ---------------------------------------------------------------------------
+
+/// Defines `view` as an alias of `base`'s storage with the view's declared
+/// layout (`reinterpret_tensor`); the layout's storage offset counts in
+/// elements of the base's storage. `view` owns no storage: it lives while
+/// `base` does and is never freed itself.
+struct Reinterpret {
+  static constexpr std::string_view kind = "Reinterpret";
+  BufferId view{};
+  BufferId base{};
+};
+
+// ---------------------------------------------------------------------------
+// Kernels
+// ---------------------------------------------------------------------------
+
+/// Defines `kernel` (an entry of the kernel table) from its source or binary
+/// and the metadata its launcher needs. A kernel is defined once, before
+/// its first call; emitters hoist definitions into the module's header.
+struct KernelDefinition {
+  static constexpr std::string_view kind = "KernelDefinition";
+  KernelId kernel{};
+  KernelSource source{};
+  KernelMetadata metadata{};
+};
+
+/// Launches `kernel` with `args` (one per signature parameter, with
+/// `arg_types` as the call site typed them) on `device` and stream
+/// `stream` (0 = the device's current stream). The grid comes from `grid`.
+struct KernelCall {
+  static constexpr std::string_view kind = "KernelCall";
+  KernelId kernel{};
+  std::vector<Arg> args{};
+  std::vector<ParamType> arg_types{};
+  LaunchGrid grid{};
+  Device device{};
+  std::uint32_t stream = 0;
+};
+
+/// Defines the symbol `symbol` (origin `computed`) as `value`, e.g. a named
+/// numel `triton_poi_fused_add_0_xnumel = s0*s1` or a precomputed size.
+struct SymbolicCallArg {
+  static constexpr std::string_view kind = "SymbolicCallArg";
+  expr::Expr symbol{};
+  expr::Expr value{};
+};
+
+/// Defines `kernel` as a choice among `candidates` (reference §5): on its
+/// first call each candidate is benchmarked and the fastest kept, or, when
+/// `shape_keys` is given (one per candidate, nullopt = no hint), the one
+/// whose shapes are closest to the call's. Candidate i receives the
+/// arguments `arg_index[i]` selects from the combined argument list.
+struct MultiKernelDefinition {
+  static constexpr std::string_view kind = "MultiKernelDefinition";
+  KernelId kernel{};
+  std::vector<KernelId> candidates{};
+  std::vector<std::vector<ArgSlice>> arg_index{};
+  std::vector<std::optional<ShapeKey>> shape_keys{};
+};
+
+/// Calls a multi-kernel with the combined argument list; each candidate
+/// launches with its own launcher grid.
+struct MultiKernelCall {
+  static constexpr std::string_view kind = "MultiKernelCall";
+  KernelId kernel{};
+  std::vector<Arg> args{};
+  std::vector<ParamType> arg_types{};
+  Device device{};
+  std::uint32_t stream = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Extern (library and fallback) kernels
+// ---------------------------------------------------------------------------
+
+/// Calls operator `kernel` (`aten.foo.default`), which allocates and returns
+/// its result: `result = kernel(args..., kwargs...)`. `result` is defined
+/// here (no Allocate); no result when the operator returns nothing.
+struct ExternKernelAlloc {
+  static constexpr std::string_view kind = "ExternKernelAlloc";
+  std::optional<BufferId> result{};
+  OpName kernel{};
+  std::vector<Arg> args{};
+  std::vector<NamedArg> kwargs{};
+};
+
+/// Calls operator `kernel` writing into the live buffer `out`:
+/// `kernel(args..., kwargs..., out=out)`.
+struct ExternKernelOut {
+  static constexpr std::string_view kind = "ExternKernelOut";
+  OpName kernel{};
+  std::vector<Arg> args{};
+  std::vector<NamedArg> kwargs{};
+  BufferArg out{};
+};
+
+/// A named output of a multi-output extern call (`out0=buf1`).
+struct NamedBuffer {
+  Name name{};
+  BufferArg buffer{};
+  friend bool operator==(const NamedBuffer&, const NamedBuffer&) = default;
+};
+
+/// Calls operator `kernel` writing into several live buffers:
+/// `result = kernel(args..., kwargs..., out0=buf1, out1=buf2)`; `result`,
+/// when present, is defined here and holds what the operator returns.
+struct ExternKernelMultiOut {
+  static constexpr std::string_view kind = "ExternKernelMultiOut";
+  std::optional<BufferId> result{};
+  OpName kernel{};
+  std::vector<Arg> args{};
+  std::vector<NamedArg> kwargs{};
+  std::vector<NamedBuffer> outs{};
+};
+
+/// Defines `result` as the element of the multi-output `source` that `path`
+/// selects (`buf2 = buf1[0]`, `buf3 = buf1['values'][1]`): only `index` and
+/// `key` steps. An empty path aliases `source`.
+struct MultiOutput {
+  static constexpr std::string_view kind = "MultiOutput";
+  BufferId result{};
+  BufferId source{};
+  KeyPath path{};
+};
+
+/// `aten.scatter_(self, dim, index, src, **kwargs)`: scatters `src` (a buffer
+/// or a scalar) into the live buffer `self` in place.
+struct ScatterFallback {
+  static constexpr std::string_view kind = "ScatterFallback";
+  OpName kernel = "aten.scatter_";
+  BufferId self{};
+  std::int64_t dim = 0;
+  BufferArg index{};
+  Arg src{};
+  std::vector<NamedArg> kwargs{};
+};
+
+/// `aten.index_put_(self, indices, values, accumulate)`: writes `values` into
+/// the live buffer `self` at `indices` (nullopt = a `None` hole, a full
+/// slice of that dimension).
+struct IndexPutFallback {
+  static constexpr std::string_view kind = "IndexPutFallback";
+  OpName kernel = "aten.index_put_";
+  BufferId self{};
+  std::vector<std::optional<BufferArg>> indices{};
+  BufferArg values{};
+  bool accumulate = false;
+};
+
+/// Defines the unbacked symbol `symbol` from the one-element buffer `source`
+/// (`u0 = buf3.item()`); `path` is empty, a single `convert_to_int`
+/// (`1 if x else 0`) or a single `divide_by` d (exact division, checked).
+struct DynamicScalar {
+  static constexpr std::string_view kind = "DynamicScalar";
+  expr::Expr symbol{};
+  BufferId source{};
+  KeyPath path{};
+};
+
+/// One unbacked symbol and where to read it in a result.
+struct SymbolBinding {
+  expr::Expr symbol{};
+  KeyPath path{};
+  friend bool operator==(const SymbolBinding&, const SymbolBinding&) = default;
+};
+
+/// Defines unbacked symbols from the (possibly nested) result `source`:
+/// `u1 = buf2[0].size(1)` for each binding.
+struct UnbackedSymbolDefs {
+  static constexpr std::string_view kind = "UnbackedSymbolDefs";
+  BufferId source{};
+  std::vector<SymbolBinding> bindings{};
+};
+
+/// Checks at run time that `buffer` has exactly these sizes and strides
+/// (`assert_size_stride(buf, sizes, strides)`); a mismatch stops the program.
+struct AssertSizeStride {
+  static constexpr std::string_view kind = "AssertSizeStride";
+  BufferId buffer{};
+  std::vector<expr::Expr> sizes{};
+  std::vector<expr::Expr> strides{};
+};
+
+// ---------------------------------------------------------------------------
+// Control
+// ---------------------------------------------------------------------------
+
+/// Opens a nested scope holding the inlined code of subgraph `graph`, as
+/// Inductor's text back ends write branches and loop bodies; closed by the
+/// matching ExitSubgraph. Memory planning never reuses across the scope's
+/// boundary, and emitters indent it.
+struct EnterSubgraph {
+  static constexpr std::string_view kind = "EnterSubgraph";
+  GraphId graph{};
+};
+
+/// Closes the innermost EnterSubgraph scope.
+struct ExitSubgraph {
+  static constexpr std::string_view kind = "ExitSubgraph";
+};
+
+/// Runs subgraph `true_graph` if `predicate` (a one-element bool buffer or a
+/// symbolic integer, non-zero = true) holds, else `false_graph`, passing
+/// `operands` as the subgraph's inputs; the subgraph's outputs define
+/// `outputs`. Both subgraphs take inputs like the operands and give outputs
+/// like `outputs`.
+struct Conditional {
+  static constexpr std::string_view kind = "Conditional";
+  Arg predicate{};
+  GraphId true_graph{};
+  GraphId false_graph{};
+  std::vector<Arg> operands{};
+  std::vector<BufferId> outputs{};
+};
+
+/// `while cond_graph(carried, additional): carried = body_graph(carried,
+/// additional)`; the final carried values define `outputs`. `cond_graph`
+/// returns one bool buffer; `body_graph` returns one value per carried
+/// value.
+struct WhileLoop {
+  static constexpr std::string_view kind = "WhileLoop";
+  GraphId cond_graph{};
+  GraphId body_graph{};
+  std::vector<Arg> carried{};
+  std::vector<Arg> additional{};
+  std::vector<BufferId> outputs{};
+};
+
+/// Makes `device` the current device until the matching ExitDeviceContext
+/// (`with torch.cuda._DeviceGuard(0):`).
+struct EnterDeviceContext {
+  static constexpr std::string_view kind = "EnterDeviceContext";
+  Device device{};
+};
+
+struct ExitDeviceContext {
+  static constexpr std::string_view kind = "ExitDeviceContext";
+};
+
+/// Makes side stream `stream` (> 0; 0 is the device's default stream) the
+/// current stream until the matching ExitStreamContext.
+struct EnterStreamContext {
+  static constexpr std::string_view kind = "EnterStreamContext";
+  std::uint32_t stream = 0;
+};
+
+struct ExitStreamContext {
+  static constexpr std::string_view kind = "ExitStreamContext";
+};
+
+/// Fetches the raw handle of stream `stream` of `device` for the kernel
+/// calls that follow (`stream0 = get_raw_stream(0)`).
+struct GetRawStream {
+  static constexpr std::string_view kind = "GetRawStream";
+  Device device{};
+  std::uint32_t stream = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Misc
+// ---------------------------------------------------------------------------
+
+/// A comment for readers of the generated code. One line of text: no control
+/// characters other than tab (the verifier checks, emitters escape).
+struct Comment {
+  static constexpr std::string_view kind = "Comment";
+  std::string text{};
+};
+
+}  // namespace wrapir::ir
+
+// Reflection: the fields of every line kind, in declaration order. A field
+// left out here is invisible to equality, hashing, JSON and the text form, so
+// a test checks each struct's reflected size against its `sizeof` layout.
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Allocate, buffer);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::FreeIfNotReused, buffer, reused);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Reuse, old_buffer, new_buffer, delete_old);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Free, buffer);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Null);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::PoolCreate, pool);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::AllocFromPool, buffer, pool, offset_bytes);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::DeallocFromPool, buffer, pool, releases_pool);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::CommBufferAllocate, buffer);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::CommBufferFree, buffer);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::WorkspaceAllocate, workspace, zero_mode, inner_name);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::WorkspaceFree, workspace);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::DeviceCopy, destination, source, non_blocking);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Reinterpret, view, base);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::KernelDefinition, kernel, source, metadata);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::KernelCall, kernel, args, arg_types, grid, device, stream);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::SymbolicCallArg, symbol, value);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::MultiKernelDefinition, kernel, candidates, arg_index, shape_keys);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::MultiKernelCall, kernel, args, arg_types, device, stream);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ExternKernelAlloc, result, kernel, args, kwargs);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ExternKernelOut, kernel, args, kwargs, out);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ExternKernelMultiOut, result, kernel, args, kwargs, outs);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::MultiOutput, result, source, path);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ScatterFallback, kernel, self, dim, index, src, kwargs);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::IndexPutFallback, kernel, self, indices, values, accumulate);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::DynamicScalar, symbol, source, path);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::UnbackedSymbolDefs, source, bindings);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::AssertSizeStride, buffer, sizes, strides);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::EnterSubgraph, graph);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ExitSubgraph);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Conditional, predicate, true_graph, false_graph, operands, outputs);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::WhileLoop, cond_graph, body_graph, carried, additional, outputs);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::EnterDeviceContext, device);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ExitDeviceContext);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::EnterStreamContext, stream);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ExitStreamContext);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::GetRawStream, device, stream);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Comment, text);

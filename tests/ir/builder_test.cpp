@@ -1,0 +1,185 @@
+// Tests of include/wrapir/ir/builder.hpp: what each builder call appends,
+// fresh names, and the mistakes it refuses at the call that made them.
+
+#include <wrapir/expr/ops.hpp>
+#include <wrapir/ir/builder.hpp>
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <variant>
+#include <vector>
+
+using namespace wrapir::ir;
+using wrapir::Builder;
+using wrapir::Program;
+
+namespace {
+
+std::vector<std::string_view> kinds(const Program& p) {
+  std::vector<std::string_view> out;
+  for (const auto& l : p.body) out.push_back(kind_name(l));
+  return out;
+}
+
+constexpr const char* add_signature = "in_ptr0: *fp32, in_ptr1: *fp32, out_ptr0: *fp32, xnumel: i32";
+
+}  // namespace
+
+TEST_CASE("ir/builder: allocate, launch and free in a few calls") {
+  Program p{"add"};
+  Builder b{p};
+  auto n = b.size_symbol("s0", 1024);
+  auto x = b.input("arg0_1", {n}, wrapir::f32);
+  auto y = b.input("arg1_1", {n}, wrapir::f32, wrapir::cuda_device(0));
+  auto k = b.triton_kernel("triton_poi_add_0", "@triton.jit\ndef k(): pass", add_signature,
+                           KernelMetadata{.num_warps = 4, .grid_type = GridType::grid_1d, .block = {{"XBLOCK", 1024}}});
+  auto out = b.empty({n}, wrapir::f32);
+  auto tmp = b.empty({n}, wrapir::f32);
+  b.call(k, {x, y, tmp, n}, {.free_after = {}});
+  b.call(k, {tmp, y, out, n}, {.free_after = {tmp}});
+  b.output(out);
+
+  CHECK(kinds(p) == std::vector<std::string_view>{"KernelDefinition", "Allocate", "Allocate", "KernelCall",
+                                                  "KernelCall", "FreeIfNotReused"});
+  CHECK(p.buffer(out).name == "buf0");
+  CHECK(p.buffer(tmp).name == "buf1");
+  CHECK(p.buffer(out).role == BufferRole::output);
+  CHECK(p.buffer(tmp).role == BufferRole::intermediate);
+  CHECK(p.inputs.size() == 3);
+  CHECK(boost::variant2::get<wrapir::expr::Expr>(p.inputs[0]) == n);
+  REQUIRE(p.symbols.size() == 1);
+  CHECK(p.symbols[0].hint == 1024);
+  CHECK(p.symbols[0].origin == SymbolOrigin::input);
+
+  const auto& call = std::get<KernelCall>(p.body[3]);
+  CHECK(call.kernel == k);
+  CHECK(call.args.size() == 4);
+  CHECK(call.arg_types == std::vector<ParamType>{{true, wrapir::f32}, {true, wrapir::f32}, {true, wrapir::f32},
+                                                 {false, wrapir::i32}});
+  CHECK(call.device == wrapir::cuda_device(0));
+  CHECK(std::holds_alternative<KernelDefinition>(p.body[0]));
+  CHECK(std::get<KernelDefinition>(p.body[0]).metadata.block[0].value == 1024);
+}
+
+TEST_CASE("ir/builder: fresh names skip names already in the program") {
+  Program p;
+  Builder b{p};
+  b.declare("buf0", Layout::contiguous(p.ctx(), {p.ctx().integer(4)}, wrapir::f32, wrapir::cuda_device(0)),
+            BufferRole::constant);
+  auto a = b.empty({p.ctx().integer(4)}, wrapir::f32);
+  auto c = b.empty({p.ctx().integer(4)}, wrapir::f32);
+  CHECK(p.buffer(a).name == "buf1");
+  CHECK(p.buffer(c).name == "buf2");
+  // A second builder on the same program continues without collisions.
+  Builder again{p};
+  CHECK(p.buffer(again.empty({p.ctx().integer(1)}, wrapir::f32)).name == "buf3");
+  CHECK(b.fresh_name("workspace_") == "workspace_0");
+}
+
+TEST_CASE("ir/builder: free picks the line the buffer's role needs") {
+  Program p;
+  Builder b{p};
+  auto four = p.ctx().integer(4);
+  auto in = b.input("arg0_1", Layout::contiguous(p.ctx(), {four}, wrapir::f32, wrapir::cuda_device(0)), true);
+  auto ws = b.workspace(p.ctx().integer(1024), WorkspaceZeroMode::zero_on_call);
+  auto comm = b.comm_buffer({four}, wrapir::f32, "0");
+  auto tmp = b.empty({four}, wrapir::f32);
+  b.free({in, ws, comm, tmp});
+  CHECK(kinds(p) == std::vector<std::string_view>{"WorkspaceAllocate", "CommBufferAllocate", "Allocate", "Free",
+                                                  "WorkspaceFree", "CommBufferFree", "FreeIfNotReused"});
+  CHECK(p.buffer(in).donated);
+  CHECK(p.buffer(ws).name == "workspace_0");
+  CHECK(p.buffer(ws).layout.dtype == wrapir::u8);
+  CHECK(p.buffer(comm).comm->group == "0");
+  CHECK(std::get<WorkspaceAllocate>(p.body[0]).inner_name == Name{"ws_ptr"});
+}
+
+TEST_CASE("ir/builder: views, extern calls, unpacking and dynamic scalars") {
+  Program p;
+  Builder b{p};
+  auto& ctx = p.ctx();
+  auto a = b.input("arg0_1", {ctx.integer(8), ctx.integer(8)}, wrapir::f32);
+  auto v = b.view(a, {ctx.integer(8)}, {ctx.integer(9)}, ctx.integer(0));  // the diagonal
+  CHECK(p.buffer(v).layout.strides[0] == ctx.integer(9));
+  auto mm = b.extern_alloc("aten.mm.default", {a, a},
+                           Layout::contiguous(ctx, {ctx.integer(8), ctx.integer(8)}, wrapir::f32, wrapir::cuda_device(0)));
+  auto out = b.empty({ctx.integer(8), ctx.integer(8)}, wrapir::f32);
+  b.extern_out("extern_kernels.mm", {a, mm}, BufferArg{out});
+  auto topk = b.extern_alloc_multi("aten.topk.default", {a, 2});
+  CHECK(p.buffer(topk).multi_output);
+  auto parts = b.unpack(topk, {Layout::contiguous(ctx, {ctx.integer(2)}, wrapir::f32, wrapir::cuda_device(0)),
+                               Layout::contiguous(ctx, {ctx.integer(2)}, wrapir::i64, wrapir::cuda_device(0))});
+  REQUIRE(parts.size() == 2);
+  auto u0 = b.unbacked_symbol("u0");
+  b.dynamic_scalar(u0, parts[1], {KeyStep{KeyStepKind::divide_by, 4}});
+  CHECK(kinds(p) == std::vector<std::string_view>{"Reinterpret", "ExternKernelAlloc", "Allocate", "ExternKernelOut",
+                                                  "ExternKernelAlloc", "MultiOutput", "MultiOutput", "DynamicScalar"});
+  CHECK(std::get<MultiOutput>(p.body[6]).path == KeyPath{KeyStep{KeyStepKind::index, 1}});
+  CHECK(u0.unbacked());
+}
+
+TEST_CASE("ir/builder: a conditional with its subgraphs in one call") {
+  Program p{"cond"};
+  Builder b{p};
+  auto& ctx = p.ctx();
+  auto s0 = b.size_symbol("s0");
+  auto x = b.input("arg0_1", {s0}, wrapir::f32);
+  auto k = b.triton_kernel("triton_neg_0", "src", "in_ptr0: *fp32, out_ptr0: *fp32, xnumel: i32");
+  auto outs = b.conditional(
+      wrapir::expr::gt(s0, ctx.integer(4)), {x, s0},
+      [&](Builder& t, std::span<const ProgramInput> in) {
+        auto xin = boost::variant2::get<BufferId>(in[0]);
+        auto n = boost::variant2::get<wrapir::expr::Expr>(in[1]);
+        auto kk = t.triton_kernel("triton_neg_1", "src", "in_ptr0: *fp32, out_ptr0: *fp32, xnumel: i32");
+        auto r = t.empty({n}, wrapir::f32);
+        t.call(kk, {xin, r, n});
+        t.output(r);
+      },
+      [&](Builder& f, std::span<const ProgramInput> in) { f.output(boost::variant2::get<BufferId>(in[0])); });
+  (void)k;
+  REQUIRE(outs.size() == 1);
+  REQUIRE(p.subgraphs.size() == 2);
+  CHECK(p.subgraphs[0].name == "true_graph_0");
+  CHECK(p.subgraphs[1].name == "false_graph_0");
+  CHECK(p.subgraphs[0].context == p.context);
+  CHECK(p.subgraphs[0].inputs.size() == 2);
+  CHECK(p.subgraphs[0].buffers[0].name == "arg0_1");
+  CHECK(p.subgraphs[0].symbols[0].symbol == s0);
+  const auto& c = std::get<Conditional>(p.body.back());
+  CHECK(c.true_graph == GraphId{0});
+  CHECK(c.outputs == outs);
+  CHECK(p.buffer(outs[0]).layout.sizes[0] == s0);
+
+  auto loop = b.while_loop(
+      {x}, {}, [&](Builder& c2, std::span<const ProgramInput> in) { c2.output(boost::variant2::get<BufferId>(in[0])); },
+      [&](Builder& body, std::span<const ProgramInput> in) { body.output(boost::variant2::get<BufferId>(in[0])); });
+  CHECK(loop.size() == 1);
+  CHECK(p.subgraphs[2].name == "cond_fn_0");
+  CHECK(p.subgraphs[3].name == "body_fn_0");
+}
+
+TEST_CASE("ir/builder: mistakes are refused where they are made") {
+  Program p;
+  Builder b{p};
+  auto& ctx = p.ctx();
+  CHECK_THROWS_WITH_AS(b.input("x; import os", {ctx.integer(1)}, wrapir::f32),
+                       doctest::Contains("invalid buffer name 'x; import os'"), BuildError);
+  CHECK_THROWS_WITH_AS(b.size_symbol("__import__('os')"), doctest::Contains("invalid symbol name"), BuildError);
+  auto x = b.input("arg0_1", {ctx.integer(1)}, wrapir::f32);
+  CHECK_THROWS_WITH_AS(b.input("arg0_1", {ctx.integer(1)}, wrapir::f32), doctest::Contains("already used"),
+                       BuildError);
+  auto k = b.triton_kernel("k0", "src", "in_ptr0: *fp32");
+  CHECK_THROWS_WITH_AS(b.call(k, {x, 1}), doctest::Contains("2 arguments for a signature of 1 parameters"),
+                       BuildError);
+  CHECK_THROWS_WITH_AS(b.call(KernelId{9}, {x}), doctest::Contains("kernel id 9 is not in program"), BuildError);
+  CHECK_THROWS_WITH_AS(b.triton_kernel("k1", "src", "a: fp33"), doctest::Contains("unknown parameter type"),
+                       BuildError);
+  CHECK_THROWS_WITH_AS(b.extern_out("os.system('rm')", {}, BufferArg{x}), doctest::Contains("invalid operator name"),
+                       BuildError);
+  CHECK_THROWS_WITH_AS(b.comment("two\nlines"), doctest::Contains("line break"), BuildError);
+  wrapir::expr::Context other;
+  CHECK_THROWS_WITH_AS(b.empty({other.integer(3)}, wrapir::f32), doctest::Contains("another context"), BuildError);
+  CHECK_THROWS_WITH_AS(b.multi_kernel({k}), doctest::Contains("at least two"), BuildError);
+  CHECK_THROWS_AS(b.free({BufferId{42}}), BuildError);
+}

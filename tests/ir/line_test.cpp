@@ -1,0 +1,108 @@
+// Tests of include/wrapir/ir/line.hpp and reflect.hpp: the kind list, the
+// names derived from it, and the generic equality, hashing and field
+// iteration written once over the reflected line structs.
+
+#include <wrapir/ir/line.hpp>
+#include <wrapir/ir/reflect.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+#include <doctest/doctest.h>
+
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_set>
+#include <variant>
+#include <vector>
+
+using namespace wrapir::ir;
+namespace mp = boost::mp11;
+
+TEST_CASE("ir/line: the variant, the kind list and the kind names agree") {
+  static_assert(std::variant_size_v<wrapir::Line> == line_kind_count);
+  static_assert(line_kind_count == 38);
+  mp::mp_for_each<mp::mp_iota_c<line_kind_count>>([](auto i) {
+    using FromList = mp::mp_at_c<LineKinds, i>;
+    using FromVariant = std::variant_alternative_t<i, wrapir::Line>;
+    static_assert(std::is_same_v<FromList, FromVariant>);
+    CHECK(line_kind_names[i] == FromList::kind);
+    CHECK(line_kind_index<FromList> == i);
+    CHECK(line_kind_from_name(FromList::kind) == std::size_t{i});
+    // Every line kind is a plain aggregate value.
+    static_assert(std::is_aggregate_v<FromList>);
+    static_assert(std::is_copy_constructible_v<FromList> && std::is_nothrow_move_constructible_v<FromList>);
+  });
+  CHECK_FALSE(line_kind_from_name("Alocate"));
+  CHECK(kind_name(wrapir::Line{KernelCall{}}) == "KernelCall");
+}
+
+TEST_CASE("ir/line: kind names are the struct names") {
+  // The kind string is what JSON and the text form use; it must read like
+  // the type a user writes.
+  mp::mp_for_each<LineKinds>([](auto line) {
+    using T = decltype(line);
+    const std::string_view kind = T::kind;
+    CHECK(!kind.empty());
+    CHECK(kind.find(' ') == std::string_view::npos);
+    CHECK((kind.front() >= 'A' && kind.front() <= 'Z'));
+  });
+}
+
+TEST_CASE("ir/reflect: for_each_field visits the fields in declaration order") {
+  wrapir::expr::Context ctx;
+  KernelCall call{KernelId{2}, {BufferId{1}, std::int64_t{3}}, {ParamType{true, wrapir::DType::float32}},
+                  ExplicitGrid{ctx.integer(1), ctx.integer(2), ctx.integer(3)}, wrapir::cuda_device(1), 4};
+  std::vector<std::string_view> names;
+  for_each_field(call, [&](std::string_view name, const auto&) { names.push_back(name); });
+  CHECK(names == std::vector<std::string_view>{"kernel", "args", "arg_types", "grid", "device", "stream"});
+  CHECK(field_names<KernelCall>() == names);
+  CHECK(field_names<Null>().empty());
+
+  // Fields are references: mutation through for_each_field changes the line.
+  for_each_field(call, [](std::string_view name, auto& field) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(field)>, std::uint32_t>) {
+      CHECK(name == "stream");
+      field = 7;
+    }
+  });
+  CHECK(call.stream == 7);
+}
+
+TEST_CASE("ir/reflect: equality and hashing look at every field") {
+  wrapir::expr::Context ctx;
+  const auto s0 = ctx.symbol("s0");
+  const wrapir::Line a = KernelCall{KernelId{0}, {BufferId{1}, s0, 2.5, true, "x", None{}}, {}, LauncherGrid{}, {}, 0};
+  wrapir::Line b = a;
+  CHECK(a == b);
+  CHECK(hash_value(a) == hash_value(b));
+  std::get<KernelCall>(b).stream = 1;
+  CHECK(a != b);
+  b = a;
+  std::get<KernelCall>(b).args[1] = ctx.symbol("s1");
+  CHECK(a != b);
+  b = a;
+  std::get<KernelCall>(b).args.push_back(Arg{ArgList{{std::int64_t{1}}}});
+  CHECK(a != b);
+  // Same fields, different kinds: never equal, hashed apart.
+  CHECK(wrapir::Line{Allocate{BufferId{3}}} != wrapir::Line{Free{BufferId{3}}});
+  CHECK(hash_value(wrapir::Line{Allocate{BufferId{3}}}) != hash_value(wrapir::Line{Free{BufferId{3}}}));
+  CHECK(wrapir::Line{ExitSubgraph{}} == wrapir::Line{ExitSubgraph{}});
+
+  std::unordered_set<wrapir::Line> set{a, b, wrapir::Line{Null{}}, wrapir::Line{Null{}}};
+  CHECK(set.size() == 3);  // a, b (one more argument) and one Null
+}
+
+TEST_CASE("ir/line: Arg keeps the alternative its constructor names") {
+  CHECK(Arg{3}.holds<std::int64_t>());
+  CHECK(Arg{std::int64_t{-1}}.holds<std::int64_t>());
+  CHECK(Arg{true}.holds<bool>());
+  CHECK(Arg{2.0f}.holds<double>());
+  CHECK(Arg{"text"}.holds<std::string>());
+  CHECK(Arg{BufferId{0}}.holds<BufferArg>());
+  CHECK(Arg{None{}}.holds<None>());
+  CHECK(Arg{}.holds<None>());
+  CHECK(Arg{wrapir::DType::int8}.holds<wrapir::DType>());
+  CHECK(Arg{wrapir::cpu_device()}.holds<wrapir::Device>());
+  CHECK(std::string(arg_kind_name(Arg{ArgList{}})) == "list");
+  CHECK(std::string(arg_kind_name(Arg{wrapir::expr::Expr{}})) == "symbolic integer");
+}
