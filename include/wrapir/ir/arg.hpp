@@ -55,7 +55,7 @@ struct Arg;
 
 /// A list (or tuple) of arguments, e.g. the tensors of `aten.cat`.
 struct ArgList {
-  std::vector<Arg> items{};
+  std::vector<Arg> items;  // no default member initializer: Arg is incomplete here
 
   friend bool operator==(const ArgList&, const ArgList&);
 };

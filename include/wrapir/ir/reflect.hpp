@@ -18,6 +18,7 @@
 #include <boost/hana/second.hpp>
 #include <boost/hana/string.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -161,7 +162,11 @@ template <LineKind T>
   return h;
 }
 
-[[nodiscard]] inline std::size_t hash_value(const Line& line) noexcept {
+// A template so that only the translation units that hash whole lines pay
+// for instantiating a visit over every kind.
+template <class L>
+  requires std::same_as<L, Line>
+[[nodiscard]] std::size_t hash_value(const L& line) noexcept {
   return std::visit([](const auto& l) { return hash_value(l); }, line);
 }
 
@@ -169,5 +174,8 @@ template <LineKind T>
 
 template <>
 struct std::hash<wrapir::ir::Line> {
-  std::size_t operator()(const wrapir::ir::Line& l) const noexcept { return wrapir::ir::hash_value(l); }
+  template <class L = wrapir::ir::Line>  // deferred, like hash_value(const Line&)
+  std::size_t operator()(const L& l) const noexcept {
+    return wrapir::ir::hash_value(l);
+  }
 };
