@@ -3,6 +3,7 @@
 
 #include <wrapir/expr/ops.hpp>
 #include <wrapir/ir/builder.hpp>
+#include <wrapir/ir/verify.hpp>
 
 #include <doctest/doctest.h>
 
@@ -182,4 +183,44 @@ TEST_CASE("ir/builder: mistakes are refused where they are made") {
   CHECK_THROWS_WITH_AS(b.empty({other.integer(3)}, wrapir::f32), doctest::Contains("another context"), BuildError);
   CHECK_THROWS_WITH_AS(b.multi_kernel({k}), doctest::Contains("at least two"), BuildError);
   CHECK_THROWS_AS(b.free({BufferId{42}}), BuildError);
+}
+
+TEST_CASE("ir/builder: subgraphs declare the symbols of their inputs' shapes and verify clean") {
+  Program p{"cond_shapes"};
+  Builder b{p};
+  auto s0 = b.size_symbol("s0", 8);
+  auto s1 = b.size_symbol("s1", 4);
+  auto x = b.input("arg0_1", {s0, s1}, wrapir::f32);
+  auto pred = b.input("arg1_1", {}, wrapir::DType::bool_);
+  auto outs = b.conditional(
+      pred, {x},
+      [](Builder& t, std::span<const ProgramInput> in) {
+        const auto xin = boost::variant2::get<BufferId>(in[0]);
+        const auto& l = t.program().buffer(xin).layout;
+        auto r = t.empty(l.sizes, wrapir::f32);
+        t.extern_out("aten.neg.out", {xin}, BufferArg{r});
+        t.output(r);
+      },
+      [](Builder& f, std::span<const ProgramInput> in) {
+        const auto xin = boost::variant2::get<BufferId>(in[0]);
+        auto r = f.empty(f.program().buffer(xin).layout.sizes, wrapir::f32);
+        f.extern_out("aten.abs.out", {xin}, BufferArg{r});
+        f.output(r);
+      });
+  b.output(outs[0]);
+  const Program& t = p.subgraphs[0];
+  REQUIRE(t.symbols.size() == 2);
+  CHECK(t.symbols[0].symbol == s0);
+  CHECK(t.symbols[0].origin == SymbolOrigin::input_shape);
+  CHECK(t.symbols[0].path == KeyPath{KeyStep{KeyStepKind::size, 0}});
+  CHECK(t.symbols[1].symbol == s1);
+  const auto findings = wrapir::verify(p);
+  for (const auto& f : findings) FAIL_CHECK(to_string(f));
+  CHECK(findings.empty());
+
+  // A symbol inside a larger expression cannot be read from the input.
+  auto y = b.input("arg2_1", {s0 * s1}, wrapir::f32);
+  CHECK_THROWS_WITH_AS(b.conditional(pred, {y}, [](Builder&, std::span<const ProgramInput>) {},
+                                     [](Builder&, std::span<const ProgramInput>) {}),
+                       doctest::Contains("pass it as an operand"), BuildError);
 }

@@ -43,12 +43,14 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory_resource>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -308,9 +310,9 @@ inline bool is_keyword(std::string_view name) noexcept {
       "Min", "Max", "FloorDiv", "CeilDiv", "CleanDiv", "ModularIndexing", "PythonMod", "Mod",
       "PowByNatural", "Where", "Identity", "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "std", "wrapir",
       "c10", "int64_t", "math", "torch"};
-  for (std::string_view r : reserved)
-    if (r == name) return true;
-  return false;
+  // Hashed: names are checked for every buffer and symbol a program loads.
+  static const std::unordered_set<std::string_view> set(std::begin(reserved), std::end(reserved));
+  return set.contains(name);
 }
 
 }  // namespace detail

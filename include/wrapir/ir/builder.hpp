@@ -442,9 +442,42 @@ class Builder {
                          arg_kind_name(a) + "; operands must be buffers or symbols");
       }
     }
+    declare_shape_symbols(sub, sb);
     build(sb, std::span<const ProgramInput>(sub.inputs));
     program_->subgraphs.push_back(std::move(sub));
     return GraphId{static_cast<std::uint32_t>(program_->subgraphs.size() - 1)};
+  }
+
+  // A subgraph declares the symbols its inputs' layouts use: each one is
+  // read from the first input whose size or stride it is (`input_shape`),
+  // unless it is itself an operand. A symbol that appears only inside a
+  // larger expression has nothing to be read from and must be passed.
+  static void declare_shape_symbols(Program& sub, Builder& sb) {
+    for (const ProgramInput& in : sub.inputs) {
+      const BufferId* id = boost::variant2::get_if<BufferId>(&in);
+      if (!id) continue;
+      const Layout layout = sub.buffers[id->index].layout;
+      auto declare_from = [&](expr::Expr e, KeyStepKind kind, std::size_t dim) {
+        if (!e.is(expr::Kind::symbol) || sub.find_symbol(e)) return;
+        sb.declare_symbol(e.name(), e.assumption(), e.unbacked(), SymbolOrigin::input_shape, std::nullopt);
+        sub.symbols.back().source = *id;
+        sub.symbols.back().path = {KeyStep{kind, static_cast<std::int64_t>(dim)}};
+      };
+      for (std::size_t d = 0; d < layout.sizes.size(); ++d) declare_from(layout.sizes[d], KeyStepKind::size, d);
+      for (std::size_t d = 0; d < layout.strides.size(); ++d) declare_from(layout.strides[d], KeyStepKind::stride, d);
+    }
+    for (const BufferDecl& b : sub.buffers) {
+      auto check = [&](expr::Expr e) {
+        for (expr::Expr s : expr::free_symbols(e))
+          if (!sub.find_symbol(s))
+            throw BuildError("subgraph " + quote_for_diagnostic(sub.name) + ": input " + quote_for_diagnostic(b.name) +
+                             " has symbol " + quote_for_diagnostic(s.name()) +
+                             " inside a larger expression of its layout; pass it as an operand");
+      };
+      for (expr::Expr e : b.layout.sizes) check(e);
+      for (expr::Expr e : b.layout.strides) check(e);
+      check(b.layout.storage_offset);
+    }
   }
 
   std::vector<BufferId> outputs_like(const Program& sub, const char* who) {

@@ -92,17 +92,22 @@ inline expr::Context& layout_context(const Layout& l, const char* who) {
                       std::to_string(l.strides.size()) + " strides"};
   if (!l.storage_offset) return Diagnostic{"layout storage offset is a null expression"};
   const expr::Context* ctx = &l.storage_offset.context();
-  auto check = [&](expr::Expr e, const std::string& what) -> std::optional<Diagnostic> {
-    if (!e) return Diagnostic{"layout " + what + " is a null expression"};
-    if (&e.context() != ctx) return Diagnostic{"layout " + what + " belongs to another expression context"};
-    if (expr::bounds(e).known_negative()) return Diagnostic{"layout " + what + " is negative"};
+  // The description of a dimension is only built for a finding: validate
+  // runs on every buffer of every verified or loaded program.
+  auto check = [&](expr::Expr e, const char* what, std::optional<std::size_t> dim) -> std::optional<Diagnostic> {
+    auto name = [&] { return dim ? detail::dim_text(what, *dim) : std::string(what); };
+    if (!e) return Diagnostic{"layout " + name() + " is a null expression"};
+    if (&e.context() != ctx) return Diagnostic{"layout " + name() + " belongs to another expression context"};
+    if (!e.is(expr::Kind::integer) && !e.is(expr::Kind::symbol) && expr::bounds(e).known_negative())
+      return Diagnostic{"layout " + name() + " is negative"};
+    if (e.is(expr::Kind::integer) && e.value() < 0) return Diagnostic{"layout " + name() + " is negative"};
     return std::nullopt;
   };
   for (std::size_t i = 0; i < l.sizes.size(); ++i) {
-    if (auto d = check(l.sizes[i], detail::dim_text("size", i))) return d;
-    if (auto d = check(l.strides[i], detail::dim_text("stride", i))) return d;
+    if (auto d = check(l.sizes[i], "size", i)) return d;
+    if (auto d = check(l.strides[i], "stride", i)) return d;
   }
-  if (auto d = check(l.storage_offset, "storage offset")) return d;
+  if (auto d = check(l.storage_offset, "storage offset", std::nullopt)) return d;
   if (!is_valid(l.dtype))
     return Diagnostic{"layout dtype " + std::to_string(static_cast<unsigned>(l.dtype)) + " is not a DType"};
   if (auto d = validate(l.device)) return Diagnostic{"layout " + d->message};
