@@ -14,6 +14,8 @@
 #include <wrapir/ir/builder.hpp>
 #include <wrapir/ir/line.hpp>
 #include <wrapir/ir/program.hpp>
+#include <wrapir/ir/stats.hpp>
+#include <wrapir/ir/verify.hpp>
 #include <wrapir/emit/emit.hpp>
 
 namespace wrapir {

@@ -1,0 +1,712 @@
+#pragma once
+/// \file
+/// The textual form of a wrapir program (printer): one IR line per text
+/// line, in the spirit of MLIR's textual IR. `wrapir dump`, tests and bug
+/// reports use it; `io/text.hpp` reads it back. The grammar is in
+/// docs/text-form.md.
+///
+/// ```
+/// program add_relu {
+///   symbol s0 : positive origin=input hint=1024
+///   buffer arg0_1 : input float32[s0] strides=[1] offset=0 device=cuda:0
+///   kernel triton_poi_add_0 : triton(in_ptr0: *fp32, out_ptr0: *fp32, xnumel: i32)
+///   inputs %arg0_1, s0
+///   KernelCall kernel=@triton_poi_add_0 args=[%arg0_1, %buf0, #s0] ...
+///   outputs %buf0
+/// }
+/// ```
+///
+/// A program's parts come in a fixed order: the header, the tables (symbols,
+/// buffers, kernels, pools), the subgraphs (so that a line's `^subgraph`
+/// reference always points backwards and one pass reads the text), the
+/// inputs, the body and the outputs. Table entries are written by hand;
+/// body lines are written generically, through the reflection of the line
+/// structs: `Kind field=value ...` with every field, in declaration order,
+/// and one codec per field type below. A new line kind therefore needs no
+/// code here, and a new field type fails to compile until it has a codec.
+///
+/// References carry sigils: `%buffer`, `@kernel`, `$pool`, `^subgraph`.
+/// Expressions are bare when atomic (a symbol or a non-negative integer) and
+/// parenthesised otherwise (`(s0*s1 + 1)`), as `expr::print_python` writes
+/// them. In an argument (`Arg`) a symbolic integer is marked with `#`
+/// (`#s0`, `#(2*s0)`, `#4`) so that it is never confused with the int `4`.
+/// Strings are double-quoted and escaped (`\n \t \r \" \\ \xHH`; every byte
+/// outside printable ASCII is escaped), so kernel sources stay on one line
+/// and the text is plain ASCII. Floats print in the shortest form that reads
+/// back exactly and always with a `.` or an exponent (`1.0`, `-0.0`,
+/// `1e+300`, `inf`, `-inf`, `nan`).
+///
+/// Printing a program that is not valid (an id out of range, a null
+/// expression) never crashes: the bad part prints as `<...>`, which the
+/// parser rejects.
+
+#include <wrapir/expr/expr.hpp>
+#include <wrapir/expr/print_python.hpp>
+#include <wrapir/ir/arg.hpp>
+#include <wrapir/ir/buffer.hpp>
+#include <wrapir/ir/device.hpp>
+#include <wrapir/ir/dtype.hpp>
+#include <wrapir/ir/ids.hpp>
+#include <wrapir/ir/kernel.hpp>
+#include <wrapir/ir/line.hpp>
+#include <wrapir/ir/lines.hpp>
+#include <wrapir/ir/names.hpp>
+#include <wrapir/ir/program.hpp>
+#include <wrapir/ir/reflect.hpp>
+#include <wrapir/ir/symbol.hpp>
+
+#include <boost/variant2/variant.hpp>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace wrapir::text {
+
+/// `program` in the text form, ending with a newline.
+[[nodiscard]] std::string to_text(const ir::Program& program);
+
+/// Appends `program` in the text form to `out`.
+void to_text(const ir::Program& program, std::string& out);
+
+// ---------------------------------------------------------------------------
+// Implementation. `detail` is shared with the parser (io/text.hpp): both
+// sides read the same enum, record and keyword tables, so they cannot drift.
+
+namespace detail {
+
+/// The words of the text form that can stand where an expression could: a
+/// symbol with one of these names is printed in parentheses (`(none)`), so
+/// that `outputs none` always means None.
+inline constexpr std::array<std::string_view, 1> reserved_words{"none"};
+
+[[nodiscard]] inline bool is_reserved_word(std::string_view s) noexcept {
+  for (std::string_view w : reserved_words)
+    if (w == s) return true;
+  return false;
+}
+
+// ---- enums by name ---------------------------------------------------------
+
+/// Names of the enumerators of `E`, in the spelling of the IR headers.
+template <class E>
+struct EnumTraits;
+
+template <>
+struct EnumTraits<ir::WorkspaceZeroMode> {
+  static constexpr std::string_view what = "zero mode";
+  static constexpr std::size_t count = ir::workspace_zero_mode_count;
+  static constexpr std::string_view name(ir::WorkspaceZeroMode v) noexcept { return ir::workspace_zero_mode_name(v); }
+};
+template <>
+struct EnumTraits<ir::GridType> {
+  static constexpr std::string_view what = "grid type";
+  static constexpr std::size_t count = ir::grid_type_count;
+  static constexpr std::string_view name(ir::GridType v) noexcept { return ir::grid_type_name(v); }
+};
+template <>
+struct EnumTraits<ir::KeyStepKind> {
+  static constexpr std::string_view what = "key step";
+  static constexpr std::size_t count = ir::key_step_kind_count;
+  static constexpr std::string_view name(ir::KeyStepKind v) noexcept { return ir::key_step_kind_name(v); }
+};
+template <>
+struct EnumTraits<ir::BufferRole> {
+  static constexpr std::string_view what = "buffer role";
+  static constexpr std::size_t count = ir::buffer_role_count;
+  static constexpr std::string_view name(ir::BufferRole v) noexcept { return ir::buffer_role_name(v); }
+};
+template <>
+struct EnumTraits<ir::SymbolOrigin> {
+  static constexpr std::string_view what = "symbol origin";
+  static constexpr std::size_t count = ir::symbol_origin_count;
+  static constexpr std::string_view name(ir::SymbolOrigin v) noexcept { return ir::symbol_origin_name(v); }
+};
+template <>
+struct EnumTraits<ir::KernelLanguage> {
+  static constexpr std::string_view what = "kernel language";
+  static constexpr std::size_t count = ir::kernel_language_count;
+  static constexpr std::string_view name(ir::KernelLanguage v) noexcept { return ir::kernel_language_name(v); }
+};
+template <>
+struct EnumTraits<ir::CommBufferType> {
+  static constexpr std::string_view what = "comm buffer type";
+  static constexpr std::size_t count = 1;
+  static constexpr std::string_view name(ir::CommBufferType v) noexcept { return ir::comm_buffer_type_name(v); }
+};
+template <>
+struct EnumTraits<ir::DType> {
+  static constexpr std::string_view what = "dtype";
+  static constexpr std::size_t count = ir::dtype_count;
+  static constexpr std::string_view name(ir::DType v) noexcept {
+    return ir::is_valid(v) ? ir::name(v) : std::string_view{"<invalid dtype>"};
+  }
+};
+template <>
+struct EnumTraits<expr::Assumption> {
+  static constexpr std::string_view what = "assumption";
+  static constexpr std::size_t count = 3;
+  static constexpr std::string_view name(expr::Assumption v) noexcept { return expr::assumption_name(v); }
+};
+
+template <class E>
+concept NamedEnum = std::is_enum_v<E> && requires(E e) { EnumTraits<E>::name(e); };
+
+/// The enumerator of `E` called `text`, exactly as printed.
+template <NamedEnum E>
+[[nodiscard]] constexpr std::optional<E> enum_from_name(std::string_view text) noexcept {
+  for (std::size_t i = 0; i < EnumTraits<E>::count; ++i)
+    if (EnumTraits<E>::name(static_cast<E>(i)) == text) return static_cast<E>(i);
+  return std::nullopt;
+}
+
+/// "a, b, c": the names of `E`, for "expected one of" diagnostics.
+template <NamedEnum E>
+[[nodiscard]] std::string enum_names() {
+  std::string out;
+  for (std::size_t i = 0; i < EnumTraits<E>::count; ++i) {
+    if (i) out += ", ";
+    out += EnumTraits<E>::name(static_cast<E>(i));
+  }
+  return out;
+}
+
+// ---- records ---------------------------------------------------------------
+
+/// One field of a record: its name in the text and its member.
+template <class T, class M>
+struct RecordField {
+  std::string_view name;
+  M T::*member;
+};
+
+template <class T, class M>
+constexpr RecordField<T, M> record_field(std::string_view name, M T::*member) noexcept {
+  return {name, member};
+}
+
+/// The helper structs that print as records, `prefix{field=value, ...}`
+/// (a View as `<sizes=[...], strides=[...], offset=...>`), every field in
+/// declaration order, named as the member is.
+template <class T>
+struct RecordTraits;
+
+template <>
+struct RecordTraits<ir::View> {
+  static constexpr std::string_view what = "a view";
+  static constexpr std::string_view prefix = "";
+  static constexpr char open = '<', close = '>';
+  static constexpr auto fields() {
+    return std::make_tuple(record_field("sizes", &ir::View::sizes), record_field("strides", &ir::View::strides),
+                           record_field("offset", &ir::View::offset));
+  }
+};
+template <>
+struct RecordTraits<ir::KernelMetadata> {
+  static constexpr std::string_view what = "kernel metadata";
+  static constexpr std::string_view prefix = "";
+  static constexpr char open = '{', close = '}';
+  static constexpr auto fields() {
+    using M = ir::KernelMetadata;
+    return std::make_tuple(record_field("constants", &M::constants), record_field("num_warps", &M::num_warps),
+                           record_field("num_stages", &M::num_stages),
+                           record_field("shared_memory_bytes", &M::shared_memory_bytes),
+                           record_field("grid_type", &M::grid_type), record_field("block", &M::block));
+  }
+};
+template <>
+struct RecordTraits<ir::ExplicitGrid> {
+  static constexpr std::string_view what = "an explicit grid";
+  static constexpr std::string_view prefix = "explicit";
+  static constexpr char open = '{', close = '}';
+  static constexpr auto fields() {
+    using G = ir::ExplicitGrid;
+    return std::make_tuple(record_field("x", &G::x), record_field("y", &G::y), record_field("z", &G::z));
+  }
+};
+template <>
+struct RecordTraits<ir::TypedGrid> {
+  static constexpr std::string_view what = "a typed grid";
+  static constexpr std::string_view prefix = "typed";
+  static constexpr char open = '{', close = '}';
+  static constexpr auto fields() {
+    using G = ir::TypedGrid;
+    return std::make_tuple(record_field("type", &G::type), record_field("numels", &G::numels),
+                           record_field("block", &G::block));
+  }
+};
+template <>
+struct RecordTraits<ir::BinaryRef> {
+  static constexpr std::string_view what = "a binary kernel source";
+  static constexpr std::string_view prefix = "binary";
+  static constexpr char open = '{', close = '}';
+  static constexpr auto fields() {
+    return std::make_tuple(record_field("path", &ir::BinaryRef::path), record_field("entry", &ir::BinaryRef::entry));
+  }
+};
+template <>
+struct RecordTraits<ir::SymbolBinding> {
+  static constexpr std::string_view what = "a symbol binding";
+  static constexpr std::string_view prefix = "";
+  static constexpr char open = '{', close = '}';
+  static constexpr auto fields() {
+    return std::make_tuple(record_field("symbol", &ir::SymbolBinding::symbol),
+                           record_field("path", &ir::SymbolBinding::path));
+  }
+};
+/// A key step prints compactly (`index(0)`, `key("out")`, `storage_offset`);
+/// as a record only when a field its kind does not use is set.
+template <>
+struct RecordTraits<ir::KeyStep> {
+  static constexpr std::string_view what = "a key step";
+  static constexpr std::string_view prefix = "";
+  static constexpr char open = '{', close = '}';
+  static constexpr auto fields() {
+    return std::make_tuple(record_field("kind", &ir::KeyStep::kind), record_field("value", &ir::KeyStep::value),
+                           record_field("key", &ir::KeyStep::key));
+  }
+};
+template <>
+struct RecordTraits<ir::CommBufferInfo> {
+  static constexpr std::string_view what = "comm buffer info";
+  static constexpr std::string_view prefix = "";
+  static constexpr char open = '{', close = '}';
+  static constexpr auto fields() {
+    return std::make_tuple(record_field("type", &ir::CommBufferInfo::type),
+                           record_field("group", &ir::CommBufferInfo::group));
+  }
+};
+
+template <class T>
+concept Record = requires { RecordTraits<T>::fields(); };
+
+/// Calls `f(field, index)` for each field of a record's field tuple.
+template <class Tuple, class F>
+constexpr void for_each_record_field(const Tuple& fields, F&& f) {
+  std::apply([&](const auto&... field) {
+    std::size_t index = 0;
+    (f(field, index++), ...);
+  }, fields);
+}
+
+/// Which key steps take an integer and which a string argument in the
+/// compact form.
+[[nodiscard]] constexpr bool key_step_takes_value(ir::KeyStepKind k) noexcept {
+  return k == ir::KeyStepKind::index || k == ir::KeyStepKind::size || k == ir::KeyStepKind::stride ||
+         k == ir::KeyStepKind::divide_by;
+}
+[[nodiscard]] constexpr bool key_step_takes_key(ir::KeyStepKind k) noexcept { return k == ir::KeyStepKind::key; }
+
+/// Whether `step` prints compactly (fields its kind does not use are unset).
+[[nodiscard]] inline bool key_step_is_compact(const ir::KeyStep& step) noexcept {
+  if (static_cast<std::size_t>(step.kind) >= ir::key_step_kind_count) return false;
+  return (key_step_takes_value(step.kind) || step.value == 0) && (key_step_takes_key(step.kind) || step.key.empty());
+}
+
+// ---- scalars ---------------------------------------------------------------
+
+/// Appends `s` double-quoted; every byte outside printable ASCII is escaped,
+/// so the result is one line of ASCII whatever `s` holds.
+inline void append_quoted(std::string& out, std::string_view s) {
+  constexpr char hex[] = "0123456789abcdef";
+  out += '"';
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (u < 0x20 || u >= 0x7f) {
+          out += "\\x";
+          out += hex[u >> 4];
+          out += hex[u & 15];
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+/// Appends `v` in the shortest form that reads back to the same double, with
+/// a `.` or an exponent so that it never reads as an int: `1.0`, `-0.0`,
+/// `1e+300`, `inf`, `-inf`, `nan` (`-nan` for a NaN with the sign bit; other
+/// NaN payload bits are not kept).
+inline void append_double(std::string& out, double v) {
+  if (std::isnan(v)) {
+    out += std::signbit(v) ? "-nan" : "nan";
+    return;
+  }
+  if (std::isinf(v)) {
+    out += v < 0 ? "-inf" : "inf";
+    return;
+  }
+  char buffer[64];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
+  const std::string_view text(buffer, ec == std::errc{} ? static_cast<std::size_t>(end - buffer) : 0);
+  out += text;
+  if (text.find_first_of(".e") == std::string_view::npos) out += ".0";
+}
+
+template <class I>
+void append_integer(std::string& out, I v) {
+  char buffer[32];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
+  out.append(buffer, ec == std::errc{} ? end : buffer);
+}
+
+// ---- the field writer ----------------------------------------------------
+
+/// Writes values of every field type of the line structs, for one program
+/// (whose tables give the names of ids). Overloads are members so that they
+/// see each other whatever their order (lists of args of lists ...).
+class Writer {
+ public:
+  Writer(std::string& out, const ir::Program& program) noexcept : out_(out), program_(program) {}
+
+  // References.
+  void write(ir::BufferId id) { write_ref('%', program_.buffers, id.index); }
+  void write(ir::KernelId id) { write_ref('@', program_.kernels, id.index); }
+  void write(ir::PoolId id) { write_ref('$', program_.pools, id.index); }
+  void write(ir::GraphId id) { write_ref('^', program_.subgraphs, id.index); }
+
+  /// Bare when atomic, parenthesised otherwise.
+  void write(expr::Expr e) {
+    if (!e) {
+      out_ += "<null expression>";
+      return;
+    }
+    if ((e.is_integer() && e.value() >= 0) || (e.is_symbol() && !is_reserved_word(e.name()))) {
+      if (e.is_integer()) append_integer(out_, e.value());
+      else out_ += e.name();
+      return;
+    }
+    const std::size_t open = out_.size();
+    out_ += '(';
+    try {
+      expr::print_python(e, out_);
+    } catch (const expr::Error&) {
+      out_.resize(open + 1);
+      out_ += "<unprintable expression>";  // a DAG too large to print as a tree
+    }
+    // What prints atomic is written bare whatever its node (`Identity(s0)`
+    // prints as `s0`), so that the text reads back to text printed the same.
+    const std::string_view inner = std::string_view(out_).substr(open + 1);
+    bool atomic = !inner.empty() && !is_reserved_word(inner);
+    for (char c : inner)
+      atomic = atomic && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+    if (atomic) out_.erase(open, 1);
+    else out_ += ')';
+  }
+
+  void write(bool b) { out_ += b ? "true" : "false"; }
+  void write(std::uint32_t v) { append_integer(out_, v); }
+  void write(std::int64_t v) { append_integer(out_, v); }
+  void write(double v) { append_double(out_, v); }
+  void write(const std::string& s) { append_quoted(out_, s); }
+  void write(const ir::Name& n) { out_ += n.text; }
+  void write(const ir::OpName& n) { out_ += n.text; }
+  void write(const ir::Device& d) { out_ += ir::to_string(d); }
+  void write(ir::ParamType t) { out_ += ir::to_string(t); }
+
+  template <NamedEnum E>
+  void write(E e) {
+    out_ += EnumTraits<E>::name(e);
+  }
+
+  /// `none`, `%buf`, `#expr`, `3`, `1.5`, `true`, `"text"`, `device(cuda:0)`,
+  /// `dtype(float32)`, `[...]`.
+  void write(const ir::Arg& a) {
+    boost::variant2::visit([&](const auto& v) { write_arg(v); }, a.value);
+  }
+  void write(const ir::NamedArg& a) { write_pair(a.name, a.value); }
+  void write(const ir::NamedBuffer& b) { write_pair(b.name, b.buffer); }
+  void write(const ir::NamedExpr& n) { write_pair(n.name, n.value); }
+  void write(const ir::BlockSize& b) { write_pair(b.name, b.value); }
+
+  void write(const ir::BufferArg& b) {
+    write(b.buffer);
+    if (b.view) write(*b.view);
+  }
+
+  void write(ir::ArgSlice s) {
+    write(s.start);
+    out_ += ':';
+    write(s.stop);
+  }
+
+  void write(const ir::KeyStep& step) {
+    if (!key_step_is_compact(step)) {
+      write_record(step);
+      return;
+    }
+    out_ += ir::key_step_kind_name(step.kind);
+    if (key_step_takes_value(step.kind)) {
+      out_ += '(';
+      write(step.value);
+      out_ += ')';
+    } else if (key_step_takes_key(step.kind)) {
+      out_ += '(';
+      write(step.key);
+      out_ += ')';
+    }
+  }
+
+  void write(const ir::LaunchGrid& g) {
+    boost::variant2::visit(
+        [&](const auto& v) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(v)>, ir::LauncherGrid>) out_ += "launcher";
+          else write_record(v);
+        },
+        g);
+  }
+
+  void write(const ir::KernelSource& s) {
+    boost::variant2::visit(
+        [&](const auto& v) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(v)>, ir::SourceText>) write(v.text);
+          else write_record(v);
+        },
+        s);
+  }
+
+  template <Record T>
+  void write(const T& v) {
+    write_record(v);
+  }
+
+  template <class T>
+  void write(const std::optional<T>& o) {
+    if (o) write(*o);
+    else out_ += "none";
+  }
+
+  template <class T>
+  void write(const std::vector<T>& items) {
+    out_ += '[';
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (i) out_ += ", ";
+      write(items[i]);
+    }
+    out_ += ']';
+  }
+
+  /// `Kind field=value ...`, every reflected field in order.
+  template <ir::LineKind T>
+  void write_line(const T& line) {
+    out_ += T::kind;
+    ir::for_each_field(line, [&](std::string_view name, const auto& field) {
+      out_ += ' ';
+      out_ += name;
+      out_ += '=';
+      write(field);
+    });
+  }
+
+  template <Record T>
+  void write_record(const T& v) {
+    out_ += RecordTraits<T>::prefix;
+    out_ += RecordTraits<T>::open;
+    for_each_record_field(RecordTraits<T>::fields(), [&](const auto& field, std::size_t index) {
+      if (index) out_ += ", ";
+      out_ += field.name;
+      out_ += '=';
+      write(v.*(field.member));
+    });
+    out_ += RecordTraits<T>::close;
+  }
+
+ private:
+  template <class Table>
+  void write_ref(char sigil, const Table& table, std::uint32_t index) {
+    out_ += sigil;
+    if (index < table.size()) {
+      out_ += table[index].name;
+    } else {
+      out_ += "<invalid id ";
+      append_integer(out_, index);
+      out_ += '>';
+    }
+  }
+
+  template <class V>
+  void write_pair(const ir::Name& name, const V& value) {
+    out_ += name.text;
+    out_ += '=';
+    write(value);
+  }
+
+  void write_arg(ir::None) { out_ += "none"; }
+  void write_arg(const ir::BufferArg& b) { write(b); }
+  void write_arg(expr::Expr e) {
+    out_ += '#';
+    write(e);
+  }
+  void write_arg(std::int64_t v) { write(v); }
+  void write_arg(double v) { write(v); }
+  void write_arg(bool b) { write(b); }
+  void write_arg(const std::string& s) { write(s); }
+  void write_arg(const ir::Device& d) {
+    out_ += "device(";
+    write(d);
+    out_ += ')';
+  }
+  void write_arg(ir::DType d) {
+    out_ += "dtype(";
+    write(d);
+    out_ += ')';
+  }
+  void write_arg(const ir::ArgList& l) { write(l.items); }
+
+  std::string& out_;
+  const ir::Program& program_;
+};
+
+inline void indent(std::string& out, std::size_t depth) { out.append(2 * depth, ' '); }
+
+inline void write_symbol_decl(std::string& out, Writer& w, const ir::SymbolDecl& s) {
+  out += "symbol ";
+  if (s.symbol && s.symbol.is_symbol()) {
+    out += s.symbol.name();
+    out += " : ";
+    w.write(s.symbol.assumption());
+    if (s.symbol.unbacked()) out += " unbacked";
+  } else {
+    out += "<not a symbol: ";
+    w.write(s.symbol);
+    out += "> :";
+  }
+  out += " origin=";
+  w.write(s.origin);
+  if (s.source) {
+    out += " source=";
+    w.write(*s.source);
+  }
+  if (!s.path.empty()) {
+    out += " path=";
+    w.write(s.path);
+  }
+  if (s.hint) {
+    out += " hint=";
+    w.write(*s.hint);
+  }
+}
+
+inline void write_buffer_decl(std::string& out, Writer& w, const ir::BufferDecl& b) {
+  out += "buffer ";
+  out += b.name;
+  out += " : ";
+  w.write(b.role);
+  out += ' ';
+  w.write(b.layout.dtype);
+  w.write(b.layout.sizes);
+  out += " strides=";
+  w.write(b.layout.strides);
+  out += " offset=";
+  w.write(b.layout.storage_offset);
+  out += " device=";
+  w.write(b.layout.device);
+  // Attributes with their default value are left out.
+  if (b.donated) out += " donated=true";
+  if (b.comm) {
+    out += " comm=";
+    w.write(*b.comm);
+  }
+  if (b.multi_output) out += " multi_output=true";
+  if (b.stream != 0) {
+    out += " stream=";
+    w.write(b.stream);
+  }
+  if (!b.aligned) out += " aligned=false";
+}
+
+inline void write_kernel_decl(std::string& out, Writer& w, const ir::KernelDecl& k) {
+  out += "kernel ";
+  out += k.name;
+  out += " : ";
+  w.write(k.language);
+  out += '(';
+  for (std::size_t i = 0; i < k.signature.size(); ++i) {
+    if (i) out += ", ";
+    out += k.signature[i].name;
+    out += ": ";
+    w.write(k.signature[i].type);
+  }
+  out += ')';
+}
+
+inline void write_pool_decl(std::string& out, Writer& w, const ir::PoolDecl& p) {
+  out += "pool ";
+  out += p.name;
+  out += " : device=";
+  w.write(p.device);
+  out += " size_bytes=";
+  w.write(p.size_bytes);
+}
+
+inline void write_program(std::string& out, const ir::Program& p, std::size_t depth) {
+  Writer w{out, p};
+  indent(out, depth);
+  out += depth == 0 ? "program " : "subgraph ";
+  out += p.name;
+  out += " {\n";
+  auto item = [&](auto&& write_one) {
+    indent(out, depth + 1);
+    write_one();
+    out += '\n';
+  };
+  for (const ir::SymbolDecl& s : p.symbols) item([&] { write_symbol_decl(out, w, s); });
+  for (const ir::BufferDecl& b : p.buffers) item([&] { write_buffer_decl(out, w, b); });
+  for (const ir::KernelDecl& k : p.kernels) item([&] { write_kernel_decl(out, w, k); });
+  for (const ir::PoolDecl& pl : p.pools) item([&] { write_pool_decl(out, w, pl); });
+  for (const ir::Program& g : p.subgraphs) write_program(out, g, depth + 1);
+  item([&] {
+    out += "inputs";
+    for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+      out += i ? ", " : " ";
+      boost::variant2::visit([&](const auto& v) { w.write(v); }, p.inputs[i]);
+    }
+  });
+  for (const ir::Line& line : p.body)
+    item([&] { std::visit([&](const auto& l) { w.write_line(l); }, line); });
+  item([&] {
+    out += "outputs";
+    for (std::size_t i = 0; i < p.outputs.size(); ++i) {
+      out += i ? ", " : " ";
+      boost::variant2::visit(
+          [&](const auto& v) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(v)>, ir::None>) out += "none";
+            else w.write(v);
+          },
+          p.outputs[i]);
+    }
+  });
+  indent(out, depth);
+  out += "}\n";
+}
+
+}  // namespace detail
+
+inline void to_text(const ir::Program& program, std::string& out) { detail::write_program(out, program, 0); }
+
+inline std::string to_text(const ir::Program& program) {
+  std::string out;
+  to_text(program, out);
+  return out;
+}
+
+}  // namespace wrapir::text
