@@ -6,7 +6,12 @@
 # compiled with CXX (-std=c++20 -Wall -Wextra -Werror, include dirs from
 # INCLUDES, separated by |) and run; it must exit with 0.
 #
-# Variables: DOC (the .md file), OUT_DIR, CXX, INCLUDES.
+# Variables: DOC (the .md file), OUT_DIR, CXX, INCLUDES, and optionally LIBS
+# (libraries to link, separated by |: Boost.JSON for the JSON examples).
+set(_libs "")
+if(DEFINED LIBS)
+  string(REPLACE "|" ";" _libs "${LIBS}")
+endif()
 foreach(_v DOC OUT_DIR CXX INCLUDES)
   if(NOT DEFINED ${_v})
     message(FATAL_ERROR "WrapirDocSnippets: ${_v} is not set")
@@ -41,7 +46,7 @@ foreach(_line IN LISTS _lines)
       file(WRITE "${_src}" "${_block}")
       set(_exe "${OUT_DIR}/${_doc_name}_${_start}")
       execute_process(
-        COMMAND "${CXX}" -std=c++20 -Wall -Wextra -Werror ${_include_flags} "${_src}" -o "${_exe}"
+        COMMAND "${CXX}" -std=c++20 -Wall -Wextra -Werror ${_include_flags} "${_src}" -o "${_exe}" ${_libs}
         RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _out)
       if(NOT _rc EQUAL 0)
         message(FATAL_ERROR "${DOC}:${_start}: the example does not compile:\n${_out}")

@@ -16,6 +16,7 @@
 
 #include <boost/variant2/variant.hpp>
 
+#include <bit>
 #include <concepts>
 #include <cstdint>
 #include <optional>
@@ -97,7 +98,15 @@ struct Arg {
     return boost::variant2::get_if<T>(&value);
   }
 
-  friend bool operator==(const Arg& a, const Arg& b) { return a.value == b.value; }
+  /// Equality of data, not of numbers: floats compare by their bits, so
+  /// that a program holding NaN equals its copy and -0.0 differs from 0.0
+  /// (both matter to what generated code prints).
+  friend bool operator==(const Arg& a, const Arg& b) {
+    if (a.value.index() != b.value.index()) return false;
+    if (const double* x = a.get_if<double>())
+      return std::bit_cast<std::uint64_t>(*x) == std::bit_cast<std::uint64_t>(*b.get_if<double>());
+    return a.value == b.value;
+  }
 };
 
 inline bool operator==(const ArgList& a, const ArgList& b) { return a.items == b.items; }

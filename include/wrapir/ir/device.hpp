@@ -7,6 +7,7 @@
 /// device without an index prints as `cpu` / `device(type='cpu')`.
 
 #include <wrapir/diagnostic.hpp>
+#include <wrapir/ir/names.hpp>
 
 #include <array>
 #include <cstddef>
@@ -89,7 +90,7 @@ struct Device {
 /// leading zeros, at most max_device_index. Anything else is a one-line
 /// diagnostic whose column points at the offending character.
 [[nodiscard]] inline Result<Device> parse_device(std::string_view text) {
-  auto shown = [&] { return "'" + std::string(text.substr(0, 64)) + (text.size() > 64 ? "...'" : "'"); };
+  auto shown = [&] { return quote_for_diagnostic(text); };
   const std::size_t colon = text.find(':');
   const std::string_view type_text = text.substr(0, colon);
   const auto type = device_type_from_name(type_text);

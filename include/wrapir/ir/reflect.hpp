@@ -18,6 +18,7 @@
 #include <boost/hana/second.hpp>
 #include <boost/hana/string.hpp>
 
+#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -77,7 +78,7 @@ std::size_t field_hash(Id<Tag> id) noexcept {
 inline std::size_t field_hash(bool b) noexcept { return b ? 1231 : 1237; }
 inline std::size_t field_hash(std::int64_t v) noexcept { return std::hash<std::int64_t>{}(v); }
 inline std::size_t field_hash(std::uint32_t v) noexcept { return std::hash<std::uint32_t>{}(v); }
-inline std::size_t field_hash(double v) noexcept { return std::hash<double>{}(v); }
+inline std::size_t field_hash(double v) noexcept { return std::hash<std::uint64_t>{}(std::bit_cast<std::uint64_t>(v)); }
 inline std::size_t field_hash(const std::string& s) noexcept { return std::hash<std::string>{}(s); }
 inline std::size_t field_hash(const Name& s) noexcept { return std::hash<std::string>{}(s.text); }
 inline std::size_t field_hash(const OpName& s) noexcept { return std::hash<std::string>{}(s.text); }
