@@ -3,13 +3,20 @@
 # code 0; on failure nothing on stdout, one line on stderr matching a regex,
 # and exit code 1.
 #
-# Variables: EXE, ARGS (arguments separated by |), and either STDOUT (the
-# expected line) or ERROR (a regex the stderr line must match).
+# Variables: EXE, ARGS (arguments separated by |), and one of STDOUT (the
+# expected line), STDOUT_FILE (a file holding the expected stdout, for the
+# commands that print many lines, e.g. `wrapir dump`) or ERROR (a regex the
+# stderr line must match).
 string(REPLACE "|" ";" _args "${ARGS}")
 execute_process(COMMAND "${EXE}" ${_args}
   RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
 set(_shown "wrapir ${ARGS}\n  exit code: ${_rc}\n  stdout: [${_out}]\n  stderr: [${_err}]")
-if(DEFINED STDOUT)
+if(DEFINED STDOUT_FILE)
+  file(READ "${STDOUT_FILE}" _expected)
+  if(NOT _rc EQUAL 0 OR NOT _out STREQUAL "${_expected}" OR NOT _err STREQUAL "")
+    message(FATAL_ERROR "expected exit 0 and stdout equal to ${STDOUT_FILE}, got:\n${_shown}")
+  endif()
+elseif(DEFINED STDOUT)
   if(NOT _rc EQUAL 0 OR NOT _out STREQUAL "${STDOUT}\n" OR NOT _err STREQUAL "")
     message(FATAL_ERROR "expected exit 0 and stdout [${STDOUT}], got:\n${_shown}")
   endif()

@@ -1,20 +1,28 @@
-// The `wrapir` command-line tool. It grows with the library; today it has the
-// `expr` subcommands:
+// The `wrapir` command-line tool:
 //
 //   wrapir expr simplify EXPR                   canonical form, Python syntax
 //   wrapir expr eval EXPR NAME=VALUE...         the integer value
 //   wrapir expr print --lang python|cpp [--style standalone|c10] EXPR
 //   wrapir expr solve --for SYMBOL EXPR VALUE   SYMBOL with EXPR == VALUE
+//   wrapir verify FILE                          findings of the verifier
+//   wrapir dump FILE                            the program's text form
+//   wrapir stats FILE                           counts, bytes, a naive peak
 //
-// Every symbol is a positive integer (Inductor's convention for sizes). On
-// success one line goes to stdout and the exit code is 0; on any error one
-// line goes to stderr and the exit code is 1.
+// FILE is a program as JSON or in the text form.
+//
+// Expression symbols are positive integers (Inductor's convention for
+// sizes). On success the result goes to stdout (one line; the text form for
+// dump) and the exit code is 0; on any error one line per problem goes to
+// stderr and the exit code is 1. The program commands live in
+// program_commands.cpp.
 
 #include <wrapir/expr/eval.hpp>
 #include <wrapir/expr/parse.hpp>
 #include <wrapir/expr/print_cpp.hpp>
 #include <wrapir/expr/print_python.hpp>
 #include <wrapir/expr/solve.hpp>
+
+#include "cli.hpp"
 
 #include <charconv>
 #include <cstdio>
@@ -32,30 +40,14 @@ constexpr std::string_view usage =
     "       wrapir expr eval EXPR NAME=VALUE...\n"
     "       wrapir expr print --lang python|cpp [--style standalone|c10] EXPR\n"
     "       wrapir expr solve --for SYMBOL EXPR VALUE\n"
-    "Symbols are positive integers. Output: one line; errors: one line on stderr, exit 1.\n";
+    "       wrapir verify FILE.json\n"
+    "       wrapir dump FILE.json\n"
+    "       wrapir stats FILE.json\n"
+    "Symbols are positive integers. Output: one line (dump: the text form);\n"
+    "errors: one line per problem on stderr, exit 1.\n";
 
-/// Thrown to end the command with a one-line message on stderr.
-struct Failure {
-  std::string message;
-};
-
-/// Keeps a message on one line whatever the input held.
-std::string one_line(std::string_view text, std::size_t limit = 200) {
-  std::string out;
-  for (char c : text.substr(0, limit)) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      static constexpr char hex[] = "0123456789abcdef";
-      out += "\\x";
-      out += hex[u >> 4];
-      out += hex[u & 15];
-    } else {
-      out += c;
-    }
-  }
-  if (text.size() > limit) out += "...";
-  return out;
-}
+using wrapir::cli::Failure;
+using wrapir::cli::one_line;
 
 ex::Expr parse_or_fail(ex::Context& ctx, std::string_view text, std::string_view what) {
   auto r = ex::parse(ctx, text);
@@ -142,6 +134,8 @@ int run(int argc, char** argv) {
     std::fputs(usage.data(), args.empty() ? stderr : stdout);
     return args.empty() ? 1 : 0;
   }
+  if (args[0] == "verify" || args[0] == "dump" || args[0] == "stats")
+    return wrapir::cli::run_program_command(args[0], std::vector<std::string_view>(args.begin() + 1, args.end()));
   if (args[0] != "expr") throw Failure{"unknown command '" + one_line(args[0], 40) + "'; try 'wrapir --help'"};
   if (args.size() < 2) throw Failure{"expr needs a subcommand: simplify, eval, print or solve"};
   const std::string_view sub = args[1];
