@@ -11,8 +11,8 @@
 /// CommBufferFree, DeallocFromPool releasing its pool). Inputs and constants
 /// are not counted. Symbolic sizes are evaluated at the symbols' hints; when
 /// a symbol has no hint the numbers are absent and `bytes_allocated` stays
-/// symbolic. Subgraphs are counted into the totals; their peak is not added
-/// to the parent's.
+/// symbolic. Subgraphs are counted into the totals with their parent's hints;
+/// the peak is the largest of any one program's, not their sum.
 
 #include <wrapir/expr/eval.hpp>
 #include <wrapir/expr/ops.hpp>
@@ -53,8 +53,10 @@ class StatsWalker {
  public:
   explicit StatsWalker(ProgramStats& stats) : stats_(stats) {}
 
-  void walk(const Program& p) {
-    expr::Bindings hints;
+  // Subgraphs see their parent's hints: they declare the same symbols,
+  // usually without hints of their own.
+  void walk(const Program& p, const expr::Bindings& inherited = {}) {
+    expr::Bindings hints = inherited;
     for (const SymbolDecl& s : p.symbols)
       if (s.symbol && s.hint) hints.set(s.symbol, *s.hint);
     stats_.kernels += p.kernels.size();
@@ -132,7 +134,7 @@ class StatsWalker {
     }
     if (!known) peaks_known_ = false;
     max_peak_ = std::max(max_peak_, peak);
-    for (const Program& g : p.subgraphs) walk(g);
+    for (const Program& g : p.subgraphs) walk(g, hints);
     // The hints of the root decide the totals (subgraphs declare the same
     // symbols they receive).
     if (&p == root_) {
