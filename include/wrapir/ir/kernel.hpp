@@ -83,7 +83,12 @@ struct ParamType {
 };
 
 [[nodiscard]] inline std::string to_string(ParamType t) {
-  return (t.pointer ? "*" : "") + std::string(triton_type_name(t.dtype));
+  // Appended piecewise: `"*" + std::string(...)` trips g++ 12's -Wrestrict
+  // false positive at -O3.
+  std::string s;
+  if (t.pointer) s += '*';
+  s += triton_type_name(t.dtype);
+  return s;
 }
 
 /// Parses `*fp32`, `i32`, `*float32`, ... (Triton or wrapir dtype names).
