@@ -657,7 +657,7 @@ TEST_CASE("io/text: diagnostics for bad values") {
   CHECK(error_of(wrap("  ScatterFallback kernel=aten.scatter_ self=%buf1 dim=0 index=%buf0 src=s0 kwargs=[]\n"))
             .find("a symbolic integer is written #s0") != std::string::npos);
   CHECK(error_of(wrap("  WorkspaceAllocate workspace=%buf1 zero_mode=ZERO inner_name=ws\n"))
-            .find("unknown zero mode 'ZERO', expected one of UNINITIALIZED, ZERO_ON_CALL, ZERO_PER_GRAPH") !=
+            .find("unknown workspace zero mode 'ZERO', expected one of UNINITIALIZED, ZERO_ON_CALL, ZERO_PER_GRAPH") !=
         std::string::npos);
   CHECK(error_of(wrap("  EnterDeviceContext device=gpu:0\n")).find("unknown device type 'gpu'") != std::string::npos);
   CHECK(error_of(wrap("  EnterDeviceContext device=cuda:300\n")).find("larger than 127") != std::string::npos);

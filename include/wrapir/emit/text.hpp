@@ -46,6 +46,7 @@
 #include <wrapir/ir/buffer.hpp>
 #include <wrapir/ir/device.hpp>
 #include <wrapir/ir/dtype.hpp>
+#include <wrapir/ir/enum_names.hpp>
 #include <wrapir/ir/ids.hpp>
 #include <wrapir/ir/kernel.hpp>
 #include <wrapir/ir/line.hpp>
@@ -99,87 +100,16 @@ inline constexpr std::array<std::string_view, 1> reserved_words{"none"};
 
 // ---- enums by name ---------------------------------------------------------
 
-/// Names of the enumerators of `E`, in the spelling of the IR headers.
+// One table of enumerator names for every codec (ir/enum_names.hpp).
 template <class E>
-struct EnumTraits;
-
-template <>
-struct EnumTraits<ir::WorkspaceZeroMode> {
-  static constexpr std::string_view what = "zero mode";
-  static constexpr std::size_t count = ir::workspace_zero_mode_count;
-  static constexpr std::string_view name(ir::WorkspaceZeroMode v) noexcept { return ir::workspace_zero_mode_name(v); }
-};
-template <>
-struct EnumTraits<ir::GridType> {
-  static constexpr std::string_view what = "grid type";
-  static constexpr std::size_t count = ir::grid_type_count;
-  static constexpr std::string_view name(ir::GridType v) noexcept { return ir::grid_type_name(v); }
-};
-template <>
-struct EnumTraits<ir::KeyStepKind> {
-  static constexpr std::string_view what = "key step";
-  static constexpr std::size_t count = ir::key_step_kind_count;
-  static constexpr std::string_view name(ir::KeyStepKind v) noexcept { return ir::key_step_kind_name(v); }
-};
-template <>
-struct EnumTraits<ir::BufferRole> {
-  static constexpr std::string_view what = "buffer role";
-  static constexpr std::size_t count = ir::buffer_role_count;
-  static constexpr std::string_view name(ir::BufferRole v) noexcept { return ir::buffer_role_name(v); }
-};
-template <>
-struct EnumTraits<ir::SymbolOrigin> {
-  static constexpr std::string_view what = "symbol origin";
-  static constexpr std::size_t count = ir::symbol_origin_count;
-  static constexpr std::string_view name(ir::SymbolOrigin v) noexcept { return ir::symbol_origin_name(v); }
-};
-template <>
-struct EnumTraits<ir::KernelLanguage> {
-  static constexpr std::string_view what = "kernel language";
-  static constexpr std::size_t count = ir::kernel_language_count;
-  static constexpr std::string_view name(ir::KernelLanguage v) noexcept { return ir::kernel_language_name(v); }
-};
-template <>
-struct EnumTraits<ir::CommBufferType> {
-  static constexpr std::string_view what = "comm buffer type";
-  static constexpr std::size_t count = 1;
-  static constexpr std::string_view name(ir::CommBufferType v) noexcept { return ir::comm_buffer_type_name(v); }
-};
-template <>
-struct EnumTraits<ir::DType> {
-  static constexpr std::string_view what = "dtype";
-  static constexpr std::size_t count = ir::dtype_count;
-  static constexpr std::string_view name(ir::DType v) noexcept {
-    return ir::is_valid(v) ? ir::name(v) : std::string_view{"<invalid dtype>"};
-  }
-};
-template <>
-struct EnumTraits<expr::Assumption> {
-  static constexpr std::string_view what = "assumption";
-  static constexpr std::size_t count = 3;
-  static constexpr std::string_view name(expr::Assumption v) noexcept { return expr::assumption_name(v); }
-};
-
-template <class E>
-concept NamedEnum = std::is_enum_v<E> && requires(E e) { EnumTraits<E>::name(e); };
-
-/// The enumerator of `E` called `text`, exactly as printed.
-template <NamedEnum E>
-[[nodiscard]] constexpr std::optional<E> enum_from_name(std::string_view text) noexcept {
-  for (std::size_t i = 0; i < EnumTraits<E>::count; ++i)
-    if (EnumTraits<E>::name(static_cast<E>(i)) == text) return static_cast<E>(i);
-  return std::nullopt;
-}
+using EnumTraits = ir::EnumNames<E>;
+using ir::enum_from_name;
+using ir::NamedEnum;
 
 /// "a, b, c": the names of `E`, for "expected one of" diagnostics.
 template <NamedEnum E>
 [[nodiscard]] std::string enum_names() {
-  std::string out;
-  for (std::size_t i = 0; i < EnumTraits<E>::count; ++i) {
-    if (i) out += ", ";
-    out += EnumTraits<E>::name(static_cast<E>(i));
-  }
-  return out;
+  return ir::enum_choices<E>();
 }
 
 // ---- records ---------------------------------------------------------------

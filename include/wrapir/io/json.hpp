@@ -48,6 +48,7 @@
 #include <wrapir/ir/buffer.hpp>
 #include <wrapir/ir/device.hpp>
 #include <wrapir/ir/dtype.hpp>
+#include <wrapir/ir/enum_names.hpp>
 #include <wrapir/ir/ids.hpp>
 #include <wrapir/ir/kernel.hpp>
 #include <wrapir/ir/layout.hpp>
@@ -381,77 +382,9 @@ inline constexpr bool is_optional_v = false;
 template <class T>
 inline constexpr bool is_optional_v<std::optional<T>> = true;
 
-/// Names and parsers of the enumerations that appear in programs. An enum
-/// without a specialisation here fails to compile where it is written or
-/// read, naming itself in the error.
-template <class E>
-struct EnumNames;
-
-template <>
-struct EnumNames<ir::WorkspaceZeroMode> {
-  static constexpr std::size_t count = ir::workspace_zero_mode_count;
-  static constexpr std::string_view what = "workspace zero mode";
-  static constexpr std::string_view name(ir::WorkspaceZeroMode v) { return ir::workspace_zero_mode_name(v); }
-};
-template <>
-struct EnumNames<ir::GridType> {
-  static constexpr std::size_t count = ir::grid_type_count;
-  static constexpr std::string_view what = "grid type";
-  static constexpr std::string_view name(ir::GridType v) { return ir::grid_type_name(v); }
-};
-template <>
-struct EnumNames<ir::KeyStepKind> {
-  static constexpr std::size_t count = ir::key_step_kind_count;
-  static constexpr std::string_view what = "key step kind";
-  static constexpr std::string_view name(ir::KeyStepKind v) { return ir::key_step_kind_name(v); }
-};
-template <>
-struct EnumNames<ir::KernelLanguage> {
-  static constexpr std::size_t count = ir::kernel_language_count;
-  static constexpr std::string_view what = "kernel language";
-  static constexpr std::string_view name(ir::KernelLanguage v) { return ir::kernel_language_name(v); }
-};
-template <>
-struct EnumNames<ir::BufferRole> {
-  static constexpr std::size_t count = ir::buffer_role_count;
-  static constexpr std::string_view what = "buffer role";
-  static constexpr std::string_view name(ir::BufferRole v) { return ir::buffer_role_name(v); }
-};
-template <>
-struct EnumNames<ir::SymbolOrigin> {
-  static constexpr std::size_t count = ir::symbol_origin_count;
-  static constexpr std::string_view what = "symbol origin";
-  static constexpr std::string_view name(ir::SymbolOrigin v) { return ir::symbol_origin_name(v); }
-};
-template <>
-struct EnumNames<ir::CommBufferType> {
-  static constexpr std::size_t count = 1;
-  static constexpr std::string_view what = "comm buffer type";
-  static constexpr std::string_view name(ir::CommBufferType v) { return ir::comm_buffer_type_name(v); }
-};
-template <>
-struct EnumNames<expr::Assumption> {
-  static constexpr std::size_t count = 3;
-  static constexpr std::string_view what = "assumption";
-  static constexpr std::string_view name(expr::Assumption v) { return expr::assumption_name(v); }
-};
-
-template <class E>
-std::optional<E> enum_from_name(std::string_view s) noexcept {
-  for (std::size_t i = 0; i < EnumNames<E>::count; ++i)
-    if (EnumNames<E>::name(static_cast<E>(i)) == s) return static_cast<E>(i);
-  return std::nullopt;
-}
-
-template <class E>
-std::string enum_choices() {
-  std::string out;
-  for (std::size_t i = 0; i < EnumNames<E>::count; ++i) {
-    if (i) out += ", ";
-    out += EnumNames<E>::name(static_cast<E>(i));
-  }
-  return out;
-}
+using ir::enum_choices;
+using ir::enum_from_name;
+using ir::EnumNames;
 
 /// Writes a program as JSON text. Ids are written as the names of the
 /// entries they index in the program being written (`current_`).
