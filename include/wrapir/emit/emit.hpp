@@ -63,7 +63,8 @@ constexpr bool handles_all(boost::mp11::mp_list<Kinds...>) {
 
 template <class Emitter, class... Kinds>
 constexpr bool check_all(boost::mp11::mp_list<Kinds...>) {
-  return (check_handler<Emitter, Kinds>() & ...);
+  // Counted, not folded with &&: every missing kind is reported, not only the first.
+  return ((check_handler<Emitter, Kinds>() ? 0 : 1) + ...) == 0;
 }
 
 }  // namespace emit_detail
