@@ -66,11 +66,15 @@ struct CallOptions {
   std::vector<BufferId> free_after{};
 };
 
-class Builder {
+// A class template only so that a member function is compiled in the
+// translation units that call it, not in every one that includes this
+// header; use it as `Builder` (= BasicBuilder<>).
+template <class Deferred = void>
+class BasicBuilder {
  public:
   /// Appends to `program`, which must outlive the builder. New buffers go to
   /// `default_device` unless a call says otherwise.
-  explicit Builder(Program& program, Device default_device = Device{DeviceType::cuda, 0})
+  explicit BasicBuilder(Program& program, Device default_device = Device{DeviceType::cuda, 0})
       : program_(&program), device_(default_device) {
     for (const BufferDecl& b : program.buffers) names_.insert(b.name);
     for (const KernelDecl& k : program.kernels) names_.insert(k.name);
@@ -355,7 +359,7 @@ class Builder {
 
   /// Builds one branch or loop body: receives a builder for the subgraph
   /// and the subgraph's inputs (one per operand, in order).
-  using SubgraphFn = std::function<void(Builder&, std::span<const ProgramInput>)>;
+  using SubgraphFn = std::function<void(BasicBuilder&, std::span<const ProgramInput>)>;
 
   /// A Conditional with its two subgraphs (`true_graph_N`, `false_graph_N`),
   /// each built by a callback that must set the subgraph's outputs. Returns
@@ -422,7 +426,7 @@ class Builder {
     if (names_.contains(name)) name = fresh_name(name + "_");
     names_.insert(name);
     Program sub{name, program_->context};
-    Builder sb{sub, device_};
+    BasicBuilder sb{sub, device_};
     for (std::size_t i = 0; i < operands.size(); ++i) {
       const Arg& a = operands[i];
       if (const BufferArg* b = a.get_if<BufferArg>()) {
@@ -452,7 +456,7 @@ class Builder {
   // read from the first input whose size or stride it is (`input_shape`),
   // unless it is itself an operand. A symbol that appears only inside a
   // larger expression has nothing to be read from and must be passed.
-  static void declare_shape_symbols(Program& sub, Builder& sb) {
+  static void declare_shape_symbols(Program& sub, BasicBuilder& sb) {
     for (const ProgramInput& in : sub.inputs) {
       const BufferId* id = boost::variant2::get_if<BufferId>(&in);
       if (!id) continue;
@@ -535,9 +539,12 @@ class Builder {
   std::size_t while_count_ = 0;
 };
 
+using Builder = BasicBuilder<>;
+
 }  // namespace wrapir::ir
 
 namespace wrapir {
+using ir::BasicBuilder;
 using ir::Builder;
 using ir::CallOptions;
 }  // namespace wrapir

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -49,6 +50,9 @@ struct ProgramStats {
 
 namespace detail {
 
+// A template only so that its code is compiled where program_stats is
+// called, not in every translation unit that includes this header.
+template <class Deferred>
 class StatsWalker {
  public:
   explicit StatsWalker(ProgramStats& stats) : stats_(stats) {}
@@ -171,9 +175,11 @@ class StatsWalker {
 
 /// Statistics of `p` and its subgraphs (see the file comment). Never
 /// throws for a malformed program: what cannot be computed is left absent.
-[[nodiscard]] inline ProgramStats program_stats(const Program& p) {
+template <class P>
+  requires std::same_as<P, Program>
+[[nodiscard]] ProgramStats program_stats(const P& p) {
   ProgramStats stats;
-  detail::StatsWalker walker{stats};
+  detail::StatsWalker<P> walker{stats};
   walker.root_ = &p;
   walker.walk(p);
   return stats;

@@ -108,6 +108,7 @@
 #include <boost/variant2/variant.hpp>
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -323,6 +324,10 @@ struct Death {
   bool pool_released;
 };
 
+// A template only so that its member functions are compiled in the
+// translation units that call verify(), not in every one that includes
+// this header (they are most of its compile time).
+template <class Deferred>
 class ProgramVerifier {
  public:
   ProgramVerifier(const Program& p, std::string path, const expr::Context* root_ctx, FreeSymbolCache& cache,
@@ -1769,7 +1774,7 @@ class ProgramVerifier {
                "is nested more than " + std::to_string(max_graph_depth) + " levels deep and was not verified");
         continue;
       }
-      ProgramVerifier sub(g, std::move(path), root_ctx_, cache_, out_, depth_ + 1);
+      ProgramVerifier<Deferred> sub(g, std::move(path), root_ctx_, cache_, out_, depth_ + 1);
       sub.run();
     }
   }
@@ -1802,10 +1807,14 @@ class ProgramVerifier {
 
 /// Every finding about `program` and its subgraphs; empty when it is well
 /// formed. See the file comment for what is checked and the order.
-[[nodiscard]] inline std::vector<Finding> verify(const Program& program) {
+/// (A template over `Program` only, to keep the verifier's code out of
+/// translation units that include this header without calling it.)
+template <class P>
+  requires std::same_as<P, Program>
+[[nodiscard]] std::vector<Finding> verify(const P& program) {
   std::vector<Finding> findings;
   detail::verifier::FreeSymbolCache cache;
-  detail::verifier::ProgramVerifier root(program, std::string(), program.context.get(), cache, findings, 0);
+  detail::verifier::ProgramVerifier<P> root(program, std::string(), program.context.get(), cache, findings, 0);
   root.run();
   return findings;
 }
