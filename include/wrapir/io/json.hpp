@@ -1145,6 +1145,9 @@ class ObjectReader {
   /// The member `key`, or null when it is absent.
   const Node* optional(std::string_view key) {
     if (known_count_ < max_known) known_[known_count_++] = Key{key.data(), key.size()};
+    // Every member taken (keys are unique): the rest are absent. Defaults are
+    // not written, so most optional lookups of a table entry end here.
+    if (used_ == object_.size) return nullptr;
     // Members usually come in the order this file writes and reads them:
     // try the one after the last found before searching.
     if (next_ != end() && same_text(next_->text(), key)) return take(next_);
