@@ -36,7 +36,7 @@ TEST_CASE("ir/line: the variant, the kind list and the kind names agree") {
   CHECK(kind_name(wrapir::Line{KernelCall{}}) == "KernelCall");
 }
 
-TEST_CASE("ir/line: kind names are the struct names") {
+TEST_CASE("ir/line: kind names are single capitalised words") {
   // The kind string is what JSON and the text form use; it must read like
   // the type a user writes.
   mp::mp_for_each<LineKinds>([](auto line) {

@@ -59,6 +59,11 @@
 #include <wrapir/ir/reflect.hpp>
 #include <wrapir/ir/symbol.hpp>
 
+#include <boost/hana/accessors.hpp>
+#include <boost/hana/first.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/second.hpp>
+#include <boost/hana/string.hpp>
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/error.hpp>
 #include <boost/json/parse_options.hpp>
@@ -699,44 +704,16 @@ class Encoder {
         a.value);
     w_.end_object();
   }
-  void put(const ir::NamedArg& a) {
+  /// Small value records (ir::is_record): one member per field, every
+  /// field written, in declaration order, named as the member is.
+  template <class T>
+    requires ir::is_record<T>
+  void put(const T& record) {
     w_.begin_object();
-    w_.key("name");
-    put(a.name);
-    w_.key("value");
-    put(a.value);
-    w_.end_object();
-  }
-  void put(const ir::NamedBuffer& a) {
-    w_.begin_object();
-    w_.key("name");
-    put(a.name);
-    w_.key("buffer");
-    put(a.buffer);
-    w_.end_object();
-  }
-  void put(const ir::NamedExpr& a) {
-    w_.begin_object();
-    w_.key("name");
-    put(a.name);
-    w_.key("value");
-    put(a.value);
-    w_.end_object();
-  }
-  void put(const ir::BlockSize& a) {
-    w_.begin_object();
-    w_.key("name");
-    put(a.name);
-    w_.key("value");
-    put(a.value);
-    w_.end_object();
-  }
-  void put(ir::ArgSlice s) {
-    w_.begin_object();
-    w_.key("start");
-    put(s.start);
-    w_.key("stop");
-    put(s.stop);
+    boost::hana::for_each(boost::hana::accessors<T>(), [&](auto accessor) {
+      w_.key(boost::hana::to<const char*>(boost::hana::first(accessor)));
+      put(boost::hana::second(accessor)(record));
+    });
     w_.end_object();
   }
   void put(const ir::KeyStep& s) {
@@ -751,14 +728,6 @@ class Encoder {
       w_.key("key");
       put(s.key);
     }
-    w_.end_object();
-  }
-  void put(const ir::SymbolBinding& b) {
-    w_.begin_object();
-    w_.key("symbol");
-    put(b.symbol);
-    w_.key("path");
-    put(b.path);
     w_.end_object();
   }
   void put(const ir::LaunchGrid& g) {
@@ -1771,34 +1740,15 @@ class Decoder {
     }
   }
 
-  void get(const Node& v, ir::NamedArg& out, const Path& path) {
+  /// Small value records (ir::is_record): every field required.
+  template <class T>
+    requires ir::is_record<T>
+  void get(const Node& v, T& out, const Path& path) {
     ObjectReader r(v, path);
-    get(r.required("name"), out.name, path / "name");
-    get(r.required("value"), out.value, path / "value");
-    r.finish();
-  }
-  void get(const Node& v, ir::NamedBuffer& out, const Path& path) {
-    ObjectReader r(v, path);
-    get(r.required("name"), out.name, path / "name");
-    get(r.required("buffer"), out.buffer, path / "buffer");
-    r.finish();
-  }
-  void get(const Node& v, ir::NamedExpr& out, const Path& path) {
-    ObjectReader r(v, path);
-    get(r.required("name"), out.name, path / "name");
-    get(r.required("value"), out.value, path / "value");
-    r.finish();
-  }
-  void get(const Node& v, ir::BlockSize& out, const Path& path) {
-    ObjectReader r(v, path);
-    get(r.required("name"), out.name, path / "name");
-    get(r.required("value"), out.value, path / "value");
-    r.finish();
-  }
-  void get(const Node& v, ir::ArgSlice& out, const Path& path) {
-    ObjectReader r(v, path);
-    get(r.required("start"), out.start, path / "start");
-    get(r.required("stop"), out.stop, path / "stop");
+    boost::hana::for_each(boost::hana::accessors<T>(), [&](auto accessor) {
+      const char* name = boost::hana::to<const char*>(boost::hana::first(accessor));
+      get(r.required(name), boost::hana::second(accessor)(out), path / name);
+    });
     r.finish();
   }
   void get(const Node& v, ir::KeyStep& out, const Path& path) {
@@ -1806,12 +1756,6 @@ class Decoder {
     get(r.required("kind"), out.kind, path / "kind");
     if (const Node* x = r.optional("value")) get(*x, out.value, path / "value");
     if (const Node* x = r.optional("key")) get(*x, out.key, path / "key");
-    r.finish();
-  }
-  void get(const Node& v, ir::SymbolBinding& out, const Path& path) {
-    ObjectReader r(v, path);
-    get(r.required("symbol"), out.symbol, path / "symbol");
-    get(r.required("path"), out.path, path / "path");
     r.finish();
   }
   void get(const Node& v, ir::LaunchGrid& out, const Path& path) {

@@ -431,13 +431,7 @@ class BasicBuilder {
       const Arg& a = operands[i];
       if (const BufferArg* b = a.get_if<BufferArg>()) {
         check_buffer(b->buffer, "subgraph operand");
-        Layout l = program_->buffers[b->buffer.index].layout;
-        if (b->view) {
-          l.sizes = b->view->sizes;
-          l.strides = b->view->strides;
-          l.storage_offset = b->view->offset;
-        }
-        sb.input("arg" + std::to_string(i) + "_1", std::move(l));
+        sb.input("arg" + std::to_string(i) + "_1", layout_of(*program_, *b));
       } else if (const expr::Expr* e = a.get_if<expr::Expr>(); e && e->kind() == expr::Kind::symbol) {
         sb.declare_symbol(e->name(), e->assumption(), e->unbacked(), SymbolOrigin::input, std::nullopt);
         sub.inputs.emplace_back(*e);
@@ -491,15 +485,21 @@ class BasicBuilder {
       if (!b || !sub.contains(b->buffer))
         throw BuildError(std::string(who) + ": subgraph " + quote_for_diagnostic(sub.name) +
                          " must return buffers only");
-      Layout l = sub.buffers[b->buffer.index].layout;
-      if (b->view) {
-        l.sizes = b->view->sizes;
-        l.strides = b->view->strides;
-        l.storage_offset = b->view->offset;
-      }
-      outputs.push_back(declare(fresh_name("buf"), std::move(l), BufferRole::intermediate));
+      outputs.push_back(declare(fresh_name("buf"), layout_of(sub, *b), BufferRole::intermediate));
     }
     return outputs;
+  }
+
+  // The layout a buffer argument presents: the buffer's own, or its view's
+  // sizes, strides and offset with the buffer's dtype and device.
+  static Layout layout_of(const Program& p, const BufferArg& arg) {
+    Layout l = p.buffers[arg.buffer.index].layout;
+    if (arg.view) {
+      l.sizes = arg.view->sizes;
+      l.strides = arg.view->strides;
+      l.storage_offset = arg.view->offset;
+    }
+    return l;
   }
 
   // Layout::contiguous throws expr::Error for null sizes or sizes of another

@@ -95,6 +95,8 @@ static_assert(detail::names_unique(line_kind_names), "two line kinds have the sa
 static_assert(std::is_same_v<std::variant_alternative_t<0, Line>, Allocate>);
 static_assert(detail::all_reflected(LineKinds{}),
               "a line struct has a field that BOOST_HANA_ADAPT_STRUCT in ir/lines.hpp does not list");
+static_assert(detail::all_reflected(RecordKinds{}),
+              "a value record has a field that BOOST_HANA_ADAPT_STRUCT in ir/lines.hpp does not list");
 
 /// The kind name of the line `l` holds (`"KernelCall"`).
 [[nodiscard]] inline std::string_view kind_name(const Line& l) noexcept { return line_kind_names[l.index()]; }

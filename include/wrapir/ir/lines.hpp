@@ -28,6 +28,8 @@
 #include <wrapir/ir/symbol.hpp>
 
 #include <boost/hana/adapt_struct.hpp>
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
 
 #include <array>
 #include <cstddef>
@@ -488,3 +490,22 @@ BOOST_HANA_ADAPT_STRUCT(wrapir::ir::EnterStreamContext, stream);
 BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ExitStreamContext);
 BOOST_HANA_ADAPT_STRUCT(wrapir::ir::GetRawStream, device, stream);
 BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Comment, text);
+
+// Small value records that lines hold: reflected too, so that codecs can
+// write and read them generically (every field, in declaration order).
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::NamedArg, name, value);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::NamedBuffer, name, buffer);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::NamedExpr, name, value);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::BlockSize, name, value);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ArgSlice, start, stop);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::SymbolBinding, symbol, path);
+
+namespace wrapir::ir {
+
+/// The reflected value records, in the order above.
+using RecordKinds = boost::mp11::mp_list<NamedArg, NamedBuffer, NamedExpr, BlockSize, ArgSlice, SymbolBinding>;
+
+template <class T>
+inline constexpr bool is_record = boost::mp11::mp_contains<RecordKinds, T>::value;
+
+}  // namespace wrapir::ir

@@ -67,33 +67,29 @@ class StatsWalker {
     stats_.subgraphs += p.subgraphs.size();
     std::int64_t live = 0, peak = 0;
     bool known = true;
-    auto storage = [&](const Layout& l) -> std::optional<std::int64_t> {
-      auto bytes = storage_bytes_or_null(l);
-      if (!bytes) return std::nullopt;
-      total_ = total_ ? expr::add(total_, bytes) : bytes;
-      auto v = expr::eval(bytes, hints);
-      if (!v) return std::nullopt;
-      return *v;
-    };
-    auto grow = [&](const Layout& l) {
+    // Every creation and release is counted in bytes: a buffer's storage
+    // bytes or a pool's size. A null `bytes` (a malformed layout) makes the
+    // peak unknown.
+    auto grow = [&](expr::Expr bytes) {
       ++stats_.allocations;
-      auto b = storage(l);
-      if (!b) {
+      if (!bytes) {
         known = false;
         return;
       }
-      live += *b;
+      total_ = total_ ? expr::add(total_, bytes) : bytes;
+      auto v = expr::eval(bytes, hints);
+      if (!v) {
+        known = false;
+        return;
+      }
+      live += *v;
       peak = std::max(peak, live);
     };
-    auto shrink = [&](const Layout& l) {
-      auto bytes = storage_bytes_or_null(l);
+    auto shrink = [&](expr::Expr bytes) {
       if (!bytes) return;
-      auto v = expr::eval(bytes, hints);
-      if (v) live -= *v;
+      if (auto v = expr::eval(bytes, hints)) live -= *v;
     };
-    auto layout_of = [&](BufferId id) -> const Layout* {
-      return p.contains(id) ? &p.buffers[id.index].layout : nullptr;
-    };
+    auto bytes_of = [&](BufferId id) { return storage_bytes_or_null(p.buffers[id.index].layout); };
     for (const Line& line : p.body) {
       ++stats_.lines;
       ++stats_.lines_per_kind[line.index()];
@@ -103,35 +99,27 @@ class StatsWalker {
             if constexpr (std::is_same_v<T, KernelCall> || std::is_same_v<T, MultiKernelCall>) {
               ++stats_.launches;
             } else if constexpr (std::is_same_v<T, Allocate> || std::is_same_v<T, CommBufferAllocate>) {
-              if (auto* lay = layout_of(l.buffer)) grow(*lay);
+              if (p.contains(l.buffer)) grow(bytes_of(l.buffer));
             } else if constexpr (std::is_same_v<T, WorkspaceAllocate>) {
-              if (auto* lay = layout_of(l.workspace)) grow(*lay);
+              if (p.contains(l.workspace)) grow(bytes_of(l.workspace));
             } else if constexpr (std::is_same_v<T, ExternKernelAlloc>) {
               if (l.result && p.contains(*l.result) && !p.buffers[l.result->index].multi_output)
-                grow(p.buffers[l.result->index].layout);
+                grow(bytes_of(*l.result));
             } else if constexpr (std::is_same_v<T, PoolCreate>) {
-              if (p.contains(l.pool)) {
-                ++stats_.allocations;
-                const expr::Expr bytes = p.pools[l.pool.index].size_bytes;
-                if (!bytes) return;
-                total_ = total_ ? expr::add(total_, bytes) : bytes;
-                if (auto v = expr::eval(bytes, hints)) {
-                  live += *v;
-                  peak = std::max(peak, live);
-                } else {
-                  known = false;
-                }
+              if (!p.contains(l.pool)) return;
+              if (const expr::Expr bytes = p.pools[l.pool.index].size_bytes) {
+                grow(bytes);
+              } else {
+                ++stats_.allocations;  // a pool without a size: counted, not measured
               }
             } else if constexpr (std::is_same_v<T, FreeIfNotReused>) {
-              if (!l.reused)
-                if (auto* lay = layout_of(l.buffer)) shrink(*lay);
+              if (!l.reused && p.contains(l.buffer)) shrink(bytes_of(l.buffer));
             } else if constexpr (std::is_same_v<T, Free> || std::is_same_v<T, CommBufferFree>) {
-              if (auto* lay = layout_of(l.buffer); lay && p.buffers[l.buffer.index].role != BufferRole::input) shrink(*lay);
+              if (p.contains(l.buffer) && p.buffers[l.buffer.index].role != BufferRole::input) shrink(bytes_of(l.buffer));
             } else if constexpr (std::is_same_v<T, WorkspaceFree>) {
-              if (auto* lay = layout_of(l.workspace)) shrink(*lay);
+              if (p.contains(l.workspace)) shrink(bytes_of(l.workspace));
             } else if constexpr (std::is_same_v<T, DeallocFromPool>) {
-              if (l.releases_pool && p.contains(l.pool) && p.pools[l.pool.index].size_bytes)
-                if (auto v = expr::eval(p.pools[l.pool.index].size_bytes, hints)) live -= *v;
+              if (l.releases_pool && p.contains(l.pool)) shrink(p.pools[l.pool.index].size_bytes);
             }
           },
           line);
