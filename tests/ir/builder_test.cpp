@@ -96,6 +96,79 @@ TEST_CASE("ir/builder: free picks the line the buffer's role needs") {
   CHECK(std::get<WorkspaceAllocate>(p.body[0]).inner_name == Name{"ws_ptr"});
 }
 
+TEST_CASE("ir/builder: workspace requests of a call are allocated before it and freed after it") {
+  Program p;
+  Builder b{p};
+  auto& ctx = p.ctx();
+  auto x = b.input("arg0_1", {ctx.integer(64)}, wrapir::f32);
+  auto k = b.triton_kernel("triton_red_0", "pass", "in_ptr0: *fp32, ws_ptr: *u8, sem_ptr: *u8");
+  b.call(k, {x}, {.workspaces = {{ctx.integer(256), WorkspaceZeroMode::zero_on_call},
+                                 {ctx.integer(8), WorkspaceZeroMode::uninitialized, Name{"sem_ptr"}}}});
+  CHECK(kinds(p) == std::vector<std::string_view>{"KernelDefinition", "WorkspaceAllocate", "WorkspaceAllocate",
+                                                  "KernelCall", "WorkspaceFree", "WorkspaceFree"});
+  const auto& call = std::get<KernelCall>(p.body[3]);
+  REQUIRE(call.args.size() == 3);
+  CHECK(call.args[1] == Arg{BufferId{1}});
+  CHECK(call.args[2] == Arg{BufferId{2}});
+  CHECK(std::get<WorkspaceFree>(p.body[4]).workspace == BufferId{2});  // reverse order
+  CHECK(std::get<WorkspaceFree>(p.body[5]).workspace == BufferId{1});
+  CHECK(verify(p).empty());
+
+  // Too many or too few arguments counting the workspaces, or two requests
+  // for one parameter of a plain kernel, are refused.
+  CHECK_THROWS_WITH_AS(b.call(k, {x, x}, {.workspaces = {{ctx.integer(1)}, {ctx.integer(1), {}, Name{"sem_ptr"}}}}),
+                       doctest::Contains("2 arguments and 2 workspaces for a signature of 3 parameters"), BuildError);
+  CHECK_THROWS_WITH_AS(b.call(k, {x}, {.workspaces = {{ctx.integer(1)}, {ctx.integer(2)}}}),
+                       doctest::Contains("two requests for the parameter 'ws_ptr'"), BuildError);
+}
+
+TEST_CASE("ir/builder: zero_per_graph workspaces are shared, grown to the largest request and never freed") {
+  Program p;
+  Builder b{p};
+  auto& ctx = p.ctx();
+  auto s0 = b.size_symbol("s0", 16);
+  auto x = b.input("arg0_1", {s0}, wrapir::f32);
+  auto k = b.triton_kernel("triton_red_0", "pass", "in_ptr0: *fp32, sem_ptr: *u8");
+  const WorkspaceRequest sem{ctx.integer(64), WorkspaceZeroMode::zero_per_graph, Name{"sem_ptr"}};
+  b.call(k, {x}, {.workspaces = {sem}});
+  b.call(k, {x}, {.workspaces = {{s0 * ctx.integer(4), WorkspaceZeroMode::zero_per_graph, Name{"sem_ptr"}}}});
+  CHECK(kinds(p) == std::vector<std::string_view>{"KernelDefinition", "WorkspaceAllocate", "KernelCall", "KernelCall"});
+  REQUIRE(p.buffers.size() == 2);
+  CHECK(p.buffers[1].layout.sizes.front() == wrapir::expr::max(ctx.integer(64), s0 * ctx.integer(4)));
+  CHECK(std::get<KernelCall>(p.body[2]).args[1] == std::get<KernelCall>(p.body[3]).args[1]);
+  // Another dtype is another workspace.
+  auto other = b.workspace(ctx.integer(8), WorkspaceZeroMode::zero_per_graph, Name{"sem_ptr"}, wrapir::i32);
+  CHECK(other != BufferId{1});
+  CHECK(verify(p).empty());
+}
+
+TEST_CASE("ir/builder: a multi-kernel call merges its candidates' workspaces by inner name") {
+  Program p;
+  Builder b{p};
+  auto& ctx = p.ctx();
+  auto x = b.input("arg0_1", {ctx.integer(64)}, wrapir::f32);
+  auto k0 = b.triton_kernel("triton_red_0", "pass", "in_ptr0: *fp32, ws_ptr: *u8");
+  auto k1 = b.triton_kernel("triton_red_1", "pass", "in_ptr0: *fp32, ws_ptr: *u8");
+  auto mk = b.multi_kernel({k0, k1});
+  b.call_multi(mk, {x}, {.workspaces = {{ctx.integer(128), WorkspaceZeroMode::uninitialized},
+                                        {ctx.integer(512), WorkspaceZeroMode::zero_on_call}}});
+  CHECK(kinds(p) == std::vector<std::string_view>{"KernelDefinition", "KernelDefinition", "MultiKernelDefinition",
+                                                  "WorkspaceAllocate", "MultiKernelCall", "WorkspaceFree"});
+  const auto& ws = std::get<WorkspaceAllocate>(p.body[3]);
+  CHECK(ws.zero_mode == WorkspaceZeroMode::zero_on_call);
+  CHECK(p.buffer(ws.workspace).layout.sizes.front() == ctx.integer(512));
+  CHECK(std::get<MultiKernelCall>(p.body[4]).args.size() == 2);
+  CHECK(verify(p).empty());
+
+  CHECK_THROWS_WITH_AS(b.call_multi(mk, {x}, {.workspaces = {{ctx.integer(1), WorkspaceZeroMode::zero_on_call},
+                                                             {ctx.integer(1), WorkspaceZeroMode::zero_per_graph}}}),
+                       doctest::Contains("want zero modes ZERO_ON_CALL and ZERO_PER_GRAPH, which do not combine"),
+                       BuildError);
+  CHECK(combine(WorkspaceZeroMode::uninitialized, WorkspaceZeroMode::zero_per_graph) ==
+        WorkspaceZeroMode::zero_per_graph);
+  CHECK(!combine(WorkspaceZeroMode::zero_per_graph, WorkspaceZeroMode::zero_on_call));
+}
+
 TEST_CASE("ir/builder: views, extern calls, unpacking and dynamic scalars") {
   Program p;
   Builder b{p};

@@ -22,6 +22,7 @@
 /// ```
 
 #include <wrapir/expr/expr.hpp>
+#include <wrapir/expr/ops.hpp>
 #include <wrapir/expr/query.hpp>
 #include <wrapir/ir/arg.hpp>
 #include <wrapir/ir/buffer.hpp>
@@ -31,6 +32,7 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -55,6 +57,17 @@ class BuildError : public std::invalid_argument {
 };
 
 /// Options of `Builder::call`.
+/// A kernel's request for a scratch workspace (reference §7): `count`
+/// elements of `dtype`, passed as the kernel parameter `inner_name`.
+struct WorkspaceRequest {
+  expr::Expr count;
+  WorkspaceZeroMode zero_mode = WorkspaceZeroMode::uninitialized;
+  Name inner_name = "ws_ptr";
+  DType dtype = DType::uint8;
+  /// The call's device when absent.
+  std::optional<Device> device{};
+};
+
 struct CallOptions {
   /// The launch grid; the default lets the kernel's launcher compute it.
   LaunchGrid grid = LauncherGrid{};
@@ -64,6 +77,12 @@ struct CallOptions {
   /// Buffers that die with this call: freed right after it (see
   /// `Builder::free`).
   std::vector<BufferId> free_after{};
+  /// Workspaces the kernel needs: allocated before the call, passed after
+  /// `args` in this order, and freed after it in reverse order (except
+  /// `zero_per_graph` ones, which live for the whole run). A multi-kernel
+  /// call takes the requests of all its candidates and merges those that
+  /// share an inner name into one, of the largest count.
+  std::vector<WorkspaceRequest> workspaces{};
 };
 
 // A class template only so that a member function is compiled in the
@@ -183,12 +202,27 @@ class BasicBuilder {
 
   /// A workspace of `count` elements of `dtype` (bytes by default) for the
   /// next kernel call.
+  ///
+  /// A `zero_per_graph` workspace is zeroed once and lives for the whole
+  /// run, so a later `zero_per_graph` request with the same inner name,
+  /// dtype and device returns the same buffer, grown to the larger of the
+  /// two counts, and appends nothing (Inductor grows the first allocation
+  /// the same way).
   BufferId workspace(expr::Expr count, WorkspaceZeroMode mode, Name inner_name = "ws_ptr",
                      DType dtype = DType::uint8, std::optional<Device> device = std::nullopt) {
     check_expr(count, "workspace");
     if (auto err = check_name(inner_name.text, "workspace inner")) throw BuildError("workspace: " + *err);
-    BufferId id = declare(fresh_name("workspace_"), contiguous_layout({count}, dtype, device.value_or(device_)),
-                          BufferRole::workspace);
+    const Device where = device.value_or(device_);
+    if (mode == WorkspaceZeroMode::zero_per_graph) {
+      for (const auto& [shared, inner] : zero_per_graph_) {
+        BufferDecl& b = program_->buffers[shared.index];
+        if (b.layout.dtype != dtype || b.layout.device != where || inner != inner_name.text) continue;
+        b.layout.sizes.front() = expr::max(b.layout.sizes.front(), count);
+        return shared;
+      }
+    }
+    BufferId id = declare(fresh_name("workspace_"), contiguous_layout({count}, dtype, where), BufferRole::workspace);
+    if (mode == WorkspaceZeroMode::zero_per_graph) zero_per_graph_.emplace_back(id, inner_name.text);
     append(WorkspaceAllocate{id, mode, std::move(inner_name)});
     return id;
   }
@@ -213,7 +247,12 @@ class BasicBuilder {
       switch (program_->buffers[b.index].role) {
         case BufferRole::input: append(Free{b}); break;
         case BufferRole::comm: append(CommBufferFree{b}); break;
-        case BufferRole::workspace: append(WorkspaceFree{b}); break;
+        case BufferRole::workspace:
+          // A zero_per_graph workspace lives for the whole run.
+          if (std::none_of(zero_per_graph_.begin(), zero_per_graph_.end(),
+                           [&](const auto& shared) { return shared.first == b; }))
+            append(WorkspaceFree{b});
+          break;
         default: append(FreeIfNotReused{b}); break;
       }
     }
@@ -264,14 +303,21 @@ class BasicBuilder {
   void call(KernelId kernel, std::vector<Arg> args, CallOptions options = {}) {
     check_kernel(kernel, "call");
     const KernelDecl& k = program_->kernels[kernel.index];
-    if (args.size() != k.signature.size())
+    if (args.size() + options.workspaces.size() != k.signature.size())
       throw BuildError("call of " + quote_for_diagnostic(k.name) + ": " + std::to_string(args.size()) +
-                       " arguments for a signature of " + std::to_string(k.signature.size()) + " parameters");
+                       " arguments" +
+                       (options.workspaces.empty() ? std::string()
+                                                   : " and " + std::to_string(options.workspaces.size()) + " workspaces") +
+                       " for a signature of " + std::to_string(k.signature.size()) + " parameters");
+    const Device device = options.device.value_or(device_);
+    const std::vector<BufferId> workspaces =
+        allocate_workspaces(std::move(options.workspaces), device, /*merge=*/false, k.name);
+    for (BufferId w : workspaces) args.emplace_back(w);
     std::vector<ParamType> types;
     types.reserve(k.signature.size());
     for (const KernelParam& p : k.signature) types.push_back(p.type);
-    append(KernelCall{kernel, std::move(args), std::move(types), std::move(options.grid),
-                      options.device.value_or(device_), options.stream});
+    append(KernelCall{kernel, std::move(args), std::move(types), std::move(options.grid), device, options.stream});
+    free_workspaces(workspaces);
     free(options.free_after);
   }
 
@@ -295,9 +341,14 @@ class BasicBuilder {
   void call_multi(KernelId multi, std::vector<Arg> args, CallOptions options = {}) {
     check_kernel(multi, "call_multi");
     const KernelDecl& k = program_->kernels[multi.index];
+    const Device device = options.device.value_or(device_);
+    const std::vector<BufferId> workspaces =
+        allocate_workspaces(std::move(options.workspaces), device, /*merge=*/true, k.name);
+    for (BufferId w : workspaces) args.emplace_back(w);
     std::vector<ParamType> types;
     for (const KernelParam& p : k.signature) types.push_back(p.type);
-    append(MultiKernelCall{multi, std::move(args), std::move(types), options.device.value_or(device_), options.stream});
+    append(MultiKernelCall{multi, std::move(args), std::move(types), device, options.stream});
+    free_workspaces(workspaces);
     free(options.free_after);
   }
 
@@ -406,6 +457,45 @@ class BasicBuilder {
   void append(Line line) { program_->body.push_back(std::move(line)); }
 
  private:
+  /// Allocates the workspaces of one call, in request order. With `merge`
+  /// (a multi-kernel's candidates share one set of workspaces), requests
+  /// with the same inner name become one workspace of the largest count
+  /// and the combined zero mode (Inductor's `merge_workspaces_inplace`).
+  std::vector<BufferId> allocate_workspaces(std::vector<WorkspaceRequest> requests, Device call_device, bool merge,
+                                            std::string_view kernel) {
+    const std::string who = "workspaces of " + quote_for_diagnostic(kernel);
+    std::vector<WorkspaceRequest> merged;
+    for (WorkspaceRequest& r : requests) {
+      if (!r.device) r.device = call_device;
+      check_expr(r.count, "workspace");
+      auto same = std::find_if(merged.begin(), merged.end(),
+                               [&](const WorkspaceRequest& m) { return m.inner_name == r.inner_name; });
+      if (same == merged.end()) {
+        merged.push_back(std::move(r));
+        continue;
+      }
+      if (!merge) throw BuildError(who + ": two requests for the parameter " + quote_for_diagnostic(r.inner_name.text));
+      if (same->dtype != r.dtype || same->device != r.device)
+        throw BuildError(who + ": the requests for " + quote_for_diagnostic(r.inner_name.text) +
+                         " differ in dtype or device, so they cannot share one workspace");
+      const auto mode = combine(same->zero_mode, r.zero_mode);
+      if (!mode)
+        throw BuildError(who + ": the requests for " + quote_for_diagnostic(r.inner_name.text) + " want zero modes " +
+                         std::string(workspace_zero_mode_name(same->zero_mode)) + " and " +
+                         std::string(workspace_zero_mode_name(r.zero_mode)) + ", which do not combine");
+      same->zero_mode = *mode;
+      same->count = expr::max(same->count, r.count);
+    }
+    std::vector<BufferId> ids;
+    ids.reserve(merged.size());
+    for (WorkspaceRequest& r : merged)
+      ids.push_back(workspace(r.count, r.zero_mode, std::move(r.inner_name), r.dtype, r.device));
+    return ids;
+  }
+  void free_workspaces(const std::vector<BufferId>& workspaces) {
+    for (auto it = workspaces.rbegin(); it != workspaces.rend(); ++it) free({*it});
+  }
+
   expr::Expr declare_symbol(std::string_view name, expr::Assumption assumption, bool unbacked, SymbolOrigin origin,
                             std::optional<std::int64_t> hint) {
     if (auto err = check_name(name, "symbol")) throw BuildError("symbol: " + *err);
@@ -534,6 +624,8 @@ class BasicBuilder {
   Program* program_;
   Device device_;
   std::unordered_set<std::string> names_;
+  /// The zero_per_graph workspaces so far, with their inner names.
+  std::vector<std::pair<BufferId, std::string>> zero_per_graph_;
   std::unordered_map<std::string, std::size_t> counters_;
   std::size_t conditional_count_ = 0;
   std::size_t while_count_ = 0;

@@ -58,6 +58,17 @@ inline constexpr std::size_t workspace_zero_mode_count = 3;
   return i < names.size() ? names[i] : std::string_view{"<invalid zero mode>"};
 }
 
+/// The zero mode of one workspace shared by two requests (Inductor's
+/// `WorkspaceZeroMode.combine`): equal modes stay; `uninitialized` yields to
+/// the other; `zero_on_call` and `zero_per_graph` do not combine (no mode
+/// satisfies both: absent).
+[[nodiscard]] constexpr std::optional<WorkspaceZeroMode> combine(WorkspaceZeroMode a, WorkspaceZeroMode b) noexcept {
+  if (a == b) return a;
+  if (a == WorkspaceZeroMode::uninitialized) return b;
+  if (b == WorkspaceZeroMode::uninitialized) return a;
+  return std::nullopt;
+}
+
 [[nodiscard]] constexpr std::optional<WorkspaceZeroMode> workspace_zero_mode_from_name(std::string_view s) noexcept {
   for (std::size_t i = 0; i < workspace_zero_mode_count; ++i)
     if (workspace_zero_mode_name(static_cast<WorkspaceZeroMode>(i)) == s) return static_cast<WorkspaceZeroMode>(i);
