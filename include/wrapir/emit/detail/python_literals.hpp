@@ -1,0 +1,177 @@
+#pragma once
+/// \file
+/// Python literals for the Python emitter (emit/python.hpp): strings, kernel
+/// sources, comments, numbers and shape tuples, appended to a std::string.
+///
+/// Everything user-controlled that reaches generated Python goes through
+/// these functions, so that no text can end a literal or a comment early:
+///
+/// - `append_string_literal`: a single-quoted literal with repr-style
+///   escapes; the result is always one line.
+/// - `append_source_literal`: a kernel source as Inductor writes it,
+///   `'''source'''`, when the raw text reads back unchanged; otherwise the
+///   escaped single-quoted form.
+/// - `append_comment_text`: comment text, with control characters and bytes
+///   that are not UTF-8 shown as `\xHH`, so the comment stays on its line and
+///   the file stays valid UTF-8.
+///
+/// Python reads a source file as UTF-8 and a `str` literal holds code
+/// points, so a string that is not valid UTF-8 has no faithful literal: the
+/// literal functions refuse it (return false) and the caller reports it.
+
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace wrapir::python::detail {
+
+/// The length of the UTF-8 sequence at `s[i]`, or 0 when the bytes there are
+/// not a well-formed sequence (overlong forms, surrogates and code points
+/// above U+10FFFF are not well-formed).
+[[nodiscard]] inline std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  if (b0 < 0x80) return 1;
+  auto continuation = [&](std::size_t k) {
+    return i + k < s.size() && (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+  };
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  if (b0 >= 0xc2 && b0 <= 0xdf) return continuation(1) ? 2 : 0;
+  if (b0 >= 0xe0 && b0 <= 0xef) {
+    if (!continuation(1) || !continuation(2)) return 0;
+    if (b0 == 0xe0 && byte(1) < 0xa0) return 0;   // overlong
+    if (b0 == 0xed && byte(1) >= 0xa0) return 0;  // surrogates
+    return 3;
+  }
+  if (b0 >= 0xf0 && b0 <= 0xf4) {
+    if (!continuation(1) || !continuation(2) || !continuation(3)) return 0;
+    if (b0 == 0xf0 && byte(1) < 0x90) return 0;   // overlong
+    if (b0 == 0xf4 && byte(1) >= 0x90) return 0;  // above U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+[[nodiscard]] inline bool is_valid_utf8(std::string_view s) noexcept {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = utf8_sequence_length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+inline void append_hex_escape(std::string& out, unsigned char u) {
+  constexpr char hex[] = "0123456789abcdef";
+  out += "\\x";
+  out += hex[u >> 4];
+  out += hex[u & 15];
+}
+
+/// Appends `s` as a single-quoted Python string literal (`'a\'b\n'`):
+/// backslash, quote, newline, carriage return and tab get their short
+/// escapes, other control characters `\xHH`; UTF-8 text is kept as it is.
+/// Returns false, appending nothing, when `s` is not valid UTF-8.
+[[nodiscard]] inline bool append_string_literal(std::string& out, std::string_view s) {
+  if (!is_valid_utf8(s)) return false;
+  out.reserve(out.size() + s.size() + 2);
+  out += '\'';
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '\'': out += "\\'"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (u < 0x20 || u == 0x7f) append_hex_escape(out, u);
+        else out += c;
+    }
+  }
+  out += '\'';
+  return true;
+}
+
+/// Whether `s` reads back unchanged from `'''s'''` in a UTF-8 source file:
+/// no backslash (escapes would be interpreted), no `'''` and no trailing
+/// quote (either would end the literal early), no control characters other
+/// than newline and tab (a carriage return would be read as a newline),
+/// valid UTF-8.
+[[nodiscard]] inline bool fits_triple_quotes(std::string_view s) noexcept {
+  if (!s.empty() && s.back() == '\'') return false;
+  if (s.find("'''") != std::string_view::npos) return false;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\\' || (u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) return false;
+  }
+  return is_valid_utf8(s);
+}
+
+/// Appends a kernel source: `'''source'''` as Inductor writes it when that
+/// is exact, else the escaped single-quoted literal. Returns false when `s`
+/// is not valid UTF-8.
+[[nodiscard]] inline bool append_source_literal(std::string& out, std::string_view s) {
+  if (fits_triple_quotes(s)) {
+    out.reserve(out.size() + s.size() + 6);
+    out += "'''";
+    out += s;
+    out += "'''";
+    return true;
+  }
+  return append_string_literal(out, s);
+}
+
+/// Appends `s` as the text of a `#` comment: tabs and UTF-8 are kept; other
+/// control characters, DEL and bytes that are not part of a UTF-8 sequence
+/// are shown as `\xHH`, so the comment cannot end its line.
+inline void append_comment_text(std::string& out, std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    if (u < 0x80) {
+      if ((u < 0x20 && s[i] != '\t') || u == 0x7f) append_hex_escape(out, u);
+      else out += s[i];
+      ++i;
+      continue;
+    }
+    const std::size_t n = utf8_sequence_length(s, i);
+    if (n == 0) {
+      append_hex_escape(out, u);
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+}
+
+template <class I>
+inline void append_integer(std::string& out, I v) {
+  char buffer[24];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
+  out.append(buffer, ec == std::errc{} ? end : buffer);
+}
+
+/// Appends `v` as a Python float expression: the shortest text that reads
+/// back exactly, always with a `.` or an exponent (`1.0`, `1e+21`), and
+/// `inf`, `-inf`, `nan`, `-nan` (the module imports `inf` and `nan`).
+inline void append_float(std::string& out, double v) {
+  if (std::isnan(v)) {
+    out += std::signbit(v) ? "-nan" : "nan";
+    return;
+  }
+  if (std::isinf(v)) {
+    out += v < 0 ? "-inf" : "inf";
+    return;
+  }
+  char buffer[64];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
+  const std::string_view text(buffer, ec == std::errc{} ? static_cast<std::size_t>(end - buffer) : 0);
+  out += text;
+  if (text.find_first_of(".e") == std::string_view::npos) out += ".0";
+}
+
+}  // namespace wrapir::python::detail

@@ -1,0 +1,100 @@
+from ctypes import c_void_p, c_long, c_int
+import torch
+import math
+import random
+import os
+import tempfile
+from math import inf, nan
+from cmath import nanj
+from torch._inductor.hooks import run_intermediate_hooks
+from torch._inductor.utils import maybe_profile
+from torch._inductor.codegen.memory_planning import _align as align
+from torch import device, empty_strided
+from torch._inductor.async_compile import AsyncCompile
+from torch._inductor.select_algorithm import extern_kernels
+from torch._inductor.codegen.debug_utils import _print_debugging_tensor_value_info
+import triton
+import triton.language as tl
+from torch._inductor.runtime.triton_heuristics import start_graph, end_graph
+from torch._C import _cuda_getCurrentRawStream as get_raw_stream
+
+aten = torch.ops.aten
+inductor_ops = torch.ops.inductor
+_quantized = torch.ops._quantized
+assert_size_stride = torch._C._dynamo.guards.assert_size_stride
+assert_alignment = torch._C._dynamo.guards.assert_alignment
+empty_strided_cpu = torch._C._dynamo.guards._empty_strided_cpu
+empty_strided_cpu_pinned = torch._C._dynamo.guards._empty_strided_cpu_pinned
+empty_strided_cuda = torch._C._dynamo.guards._empty_strided_cuda
+empty_strided_xpu = torch._C._dynamo.guards._empty_strided_xpu
+empty_strided_mtia = torch._C._dynamo.guards._empty_strided_mtia
+reinterpret_tensor = torch._C._dynamo.guards._reinterpret_tensor
+alloc_from_pool = torch.ops.inductor._alloc_from_pool
+async_compile = AsyncCompile()
+
+
+triton_poi_fused_relu_0 = async_compile.triton('triton_poi_fused_relu_0', '''@triton.jit
+def triton_poi_fused_relu_0(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    pass
+''', device_str='cuda')
+
+
+Triton_Poi_Fused_Tanh_1 = async_compile.triton('Triton_Poi_Fused_Tanh_1', '''@triton.jit
+def Triton_Poi_Fused_Tanh_1(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    pass
+''', device_str='cuda')
+
+
+async_compile.wait(globals())
+del async_compile
+
+
+def call(args):
+    s0, arg0_1, arg1_1 = args
+    args.clear()
+    assert_size_stride(arg0_1, (s0, ), (1, ))
+    assert_size_stride(arg1_1, (s0, s0), (s0, 1))
+    with torch.cuda._DeviceGuard(0):
+        torch.cuda.set_device(0)
+        buf0 = empty_strided_cuda((s0, ), (1, ), torch.float32)
+        _print_debugging_tensor_value_info('inductor: before_launch - triton_poi_fused_relu_0 - arg0_1', arg0_1)
+        _print_debugging_tensor_value_info('inductor: before_launch - triton_poi_fused_relu_0 - buf0', buf0)
+        _print_debugging_tensor_value_info('inductor: before_launch - triton_poi_fused_relu_0 - s0', s0)
+        stream0 = get_raw_stream(0)
+        triton_poi_fused_relu_0.run(arg0_1, buf0, s0, stream=stream0)
+        _print_debugging_tensor_value_info('inductor: after_launch - triton_poi_fused_relu_0 - arg0_1', arg0_1)
+        _print_debugging_tensor_value_info('inductor: after_launch - triton_poi_fused_relu_0 - buf0', buf0)
+        _print_debugging_tensor_value_info('inductor: after_launch - triton_poi_fused_relu_0 - s0', s0)
+        buf1 = empty_strided_cuda((s0, ), (1, ), torch.float32)
+        Triton_Poi_Fused_Tanh_1.run(buf0, buf1, s0, stream=stream0)
+        buf2 = empty_strided_cuda((s0, 1), (1, 1), torch.float32)
+        _print_debugging_tensor_value_info('inductor: before_launch - extern_kernels.mm - arg1_1', arg1_1)
+        _print_debugging_tensor_value_info('inductor: before_launch - extern_kernels.mm - reinterpret_tensor(buf1, (s0, 1), (1, 1), 0)', reinterpret_tensor(buf1, (s0, 1), (1, 1), 0))
+        _print_debugging_tensor_value_info('inductor: before_launch - extern_kernels.mm - buf2', buf2)
+        extern_kernels.mm(arg1_1, reinterpret_tensor(buf1, (s0, 1), (1, 1), 0), out=buf2)
+        _print_debugging_tensor_value_info('inductor: after_launch - extern_kernels.mm - arg1_1', arg1_1)
+        _print_debugging_tensor_value_info('inductor: after_launch - extern_kernels.mm - reinterpret_tensor(buf1, (s0, 1), (1, 1), 0)', reinterpret_tensor(buf1, (s0, 1), (1, 1), 0))
+        _print_debugging_tensor_value_info('inductor: after_launch - extern_kernels.mm - buf2', buf2)
+        del buf0
+        del buf1
+    return (buf2, )
+
+
+def get_args():
+    from torch._dynamo.testing import rand_strided
+    s0 = 64
+    arg0_1 = rand_strided((64, ), (1, ), device='cuda:0', dtype=torch.float32)
+    arg1_1 = rand_strided((64, 64), (64, 1), device='cuda:0', dtype=torch.float32)
+    return [s0, arg0_1, arg1_1]
+
+
+def benchmark_compiled_module(args, times=10, repeat=10):
+    from torch._inductor.utils import print_performance
+    fn = lambda: call(list(args))
+    return print_performance(fn, times=times, repeat=repeat)
+
+
+if __name__ == "__main__":
+    from torch._inductor.wrapper_benchmark import compiled_module_main
+    args = get_args()
+    compiled_module_main('debug', lambda times, repeat: benchmark_compiled_module(args, times=times, repeat=repeat))
