@@ -1,0 +1,79 @@
+#pragma once
+/// \file
+/// Small text helpers of the run/ layer: quoting names for diagnostics and
+/// fixed-width hexadecimal. run/ stays free of the IR headers (and so of the
+/// expression library), which is why it does not use ir/names.hpp's quoting.
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace wrapir::run::detail {
+
+/// `name` in single quotes, with quotes, backslashes and control or non-ASCII
+/// bytes escaped, so that a hostile name cannot forge or break a diagnostic line.
+[[nodiscard]] inline std::string quoted(std::string_view name) {
+  static constexpr std::string_view digits = "0123456789abcdef";
+  std::string out = "'";
+  for (const char c : name) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\'' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (byte < 0x20 || byte >= 0x7f) {
+      out += "\\x";
+      out += digits[byte >> 4];
+      out += digits[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  out += '\'';
+  return out;
+}
+
+/// `value` as exactly 16 lowercase hexadecimal digits.
+[[nodiscard]] inline std::string hex16(std::uint64_t value) {
+  static constexpr std::string_view digits = "0123456789abcdef";
+  std::string out(16, '0');
+  for (std::size_t i = 0; i < 16; ++i) out[15 - i] = digits[(value >> (4 * i)) & 0xf];
+  return out;
+}
+
+/// The value of exactly 16 lowercase hexadecimal digits, or nullopt for
+/// anything else (uppercase, a sign, another length).
+[[nodiscard]] inline std::optional<std::uint64_t> parse_hex16(std::string_view text) noexcept {
+  if (text.size() != 16) return std::nullopt;
+  std::uint64_t value = 0;
+  for (const char c : text) {
+    std::uint64_t digit = 0;
+    if (c >= '0' && c <= '9') {
+      digit = static_cast<std::uint64_t>(c - '0');
+    } else if (c >= 'a' && c <= 'f') {
+      digit = static_cast<std::uint64_t>(c - 'a' + 10);
+    } else {
+      return std::nullopt;
+    }
+    value = (value << 4) | digit;
+  }
+  return value;
+}
+
+/// The value of a canonical decimal (digits only, no sign, no leading zero
+/// unless the number is 0) that fits `std::uint64_t`, or nullopt.
+[[nodiscard]] inline std::optional<std::uint64_t> parse_canonical_decimal(std::string_view text) noexcept {
+  if (text.empty() || text.size() > 20 || (text.size() > 1 && text.front() == '0')) return std::nullopt;
+  std::uint64_t value = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+}  // namespace wrapir::run::detail
