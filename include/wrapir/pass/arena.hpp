@@ -1,0 +1,836 @@
+#pragma once
+/// \file
+/// wrapir's arena planner: one arena per device, every block at a byte
+/// offset chosen so that blocks live at the same time never share a byte.
+///
+/// Algorithm (trace level, `place_in_arenas`)
+/// ------------------------------------------
+/// This is offline dynamic storage allocation, NP-hard in general; like
+/// XLA's heap simulator and TFLite's "greedy by size" we place the blocks
+/// one at a time in some order, each into the smallest gap that fits it
+/// between the already-placed blocks whose lifetimes overlap its own (best
+/// fit), or above all of them when no gap fits. Several orders are tried
+/// and the smallest arena kept (`ArenaOrder`). Offsets are multiples of the
+/// alignment (64 bytes) because every block occupies its size rounded up.
+///
+/// Finding the placed blocks whose lifetimes overlap a block's is the cost
+/// that matters. Time is compressed to the distinct begin steps, and two
+/// segment trees over it answer the query without looking at any block
+/// that does not overlap: a block that began at or before `begin` overlaps
+/// iff it covers the point `begin` (a stabbing query: every block is kept
+/// in the O(log n) nodes that decompose its interval), and a block that
+/// began later overlaps iff its begin lies in `(begin, end)` (a range query:
+/// every block is kept in the nodes above its begin). The node lists are
+/// flat arrays sized once per device and reused by every order. Work is
+/// proportional to the number of overlapping pairs; after the first order,
+/// an order that would exceed `ArenaOptions::work_limit` pair visits is
+/// abandoned, so a pathological trace (thousands of blocks alive at once)
+/// still plans in bounded time, with fewer orders tried.
+///
+/// Symbolic sizes (`symbolic_placement`)
+/// -------------------------------------
+/// Dynamic shapes give blocks symbolic sizes. We plan at the size hints and
+/// then make the placement safe for every binding: each block's symbolic
+/// offset is the Max, over the time-overlapping blocks placed below it at
+/// the hints, of their symbolic offset plus their aligned symbolic size
+/// (0 when there are none) — a longest path over the "below" relation,
+/// which is acyclic because it follows the hint offsets. For any binding,
+/// a block starts at or above the end of every overlapping block below it,
+/// so no two live blocks overlap whatever the sizes turn out to be; at the
+/// hints each offset is at most the planned one, so the arena is at most
+/// the planned arena. The arena size is the Max over its blocks of offset
+/// plus size. With static sizes everything folds to integers.
+///
+/// Program level (`plan_arena`)
+/// ----------------------------
+/// The storage that Allocate lines create (pass/liveness.hpp: lifetimes
+/// from the creating line to the last line naming the storage or an alias)
+/// is placed at the hints, made symbolic as above, and the program is
+/// rewritten: one pool per device (`arena0`, `arena1`, ... in device order,
+/// skipping names in use) whose size is the symbolic arena size; the first
+/// AllocFromPool of an arena is preceded by its PoolCreate; Allocate becomes
+/// AllocFromPool at the block's offset; FreeIfNotReused and Free of a placed
+/// storage (through any of its names) become DeallocFromPool, and the last
+/// one of an arena releases it when no block of the arena is used later and
+/// none is a program output; a FreeIfNotReused marked reused becomes Null
+/// (the storage stays in the arena for the Reuse that follows). Workspaces,
+/// comm buffers, extern results, control-flow results and existing pools
+/// are left as they are. A block whose size is 0 at the hints but not
+/// statically 0 is planned as 1 byte, so that it is kept apart from the
+/// others. Subgraphs are planned on their own.
+///
+/// Re-planning: because the symbolic offsets are safe for every binding, a
+/// binding that exceeds the hints never corrupts memory; only the packing
+/// degrades (blocks that were interleaved at the hints stack up). Sizes are
+/// monotone in the offsets, so a binding with every block at or below its
+/// hint needs at most the planned arena; `needs_replan` says whether some
+/// block exceeds its hint, which is when a caller that cares about the
+/// footprint should plan again with the new sizes as hints (and, for a
+/// long-running process, cache one plan per shape bucket).
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+#include <wrapir/diagnostic.hpp>
+#include <wrapir/expr/eval.hpp>
+#include <wrapir/expr/expr.hpp>
+#include <wrapir/expr/ops.hpp>
+#include <wrapir/expr/print_python.hpp>
+#include <wrapir/ir/buffer.hpp>
+#include <wrapir/ir/line.hpp>
+#include <wrapir/ir/lines.hpp>
+#include <wrapir/ir/names.hpp>
+#include <wrapir/ir/program.hpp>
+#include <wrapir/pass/liveness.hpp>
+#include <wrapir/pass/plan_stats.hpp>
+#include <wrapir/pass/pools.hpp>
+#include <wrapir/pass/trace.hpp>
+
+namespace wrapir::pass {
+
+/// The orders in which `place_in_arenas` may place blocks (each breaks ties
+/// by size, then by index, so every order is deterministic).
+enum class ArenaOrder : std::uint8_t {
+  /// Largest first, then longest-lived (TFLite's greedy by size; XLA's
+  /// spatial order).
+  size,
+  /// The largest peak of live bytes during the block's lifetime first:
+  /// blocks in the tightest region, which decides the lower bound, go in
+  /// first, while there is room to pack them.
+  pressure,
+  /// Largest size times lifetime first (XLA's "area").
+  area,
+  /// Longest-lived first (XLA's temporal order).
+  lifetime,
+  /// Most bytes of time-overlapping blocks first: the most constrained.
+  conflict,
+  /// Earliest begin first: what an online allocator would see.
+  begin,
+};
+
+inline constexpr ArenaOrder all_arena_orders[] = {ArenaOrder::size,     ArenaOrder::pressure, ArenaOrder::area,
+                                                  ArenaOrder::lifetime, ArenaOrder::conflict, ArenaOrder::begin};
+
+[[nodiscard]] constexpr std::string_view arena_order_name(ArenaOrder o) noexcept {
+  switch (o) {
+    case ArenaOrder::size:
+      return "size";
+    case ArenaOrder::pressure:
+      return "pressure";
+    case ArenaOrder::area:
+      return "area";
+    case ArenaOrder::lifetime:
+      return "lifetime";
+    case ArenaOrder::conflict:
+      return "conflict";
+    case ArenaOrder::begin:
+      return "begin";
+  }
+  return "<invalid arena order>";
+}
+
+struct ArenaOptions {
+  /// Offsets are multiples of this (a power of two).
+  std::int64_t alignment = planner_alignment;
+  /// The orders to try, in this order; the first one always runs to the
+  /// end. Empty means all of `all_arena_orders`.
+  std::vector<ArenaOrder> orders{};
+  /// After the first order, an order is abandoned once it has visited this
+  /// many overlapping pairs on one device.
+  std::size_t work_limit = 20'000'000;
+  /// After the orders, at most this many rounds of "squeaky wheel"
+  /// repacking: the blocks that ended above the lower bound go first in the
+  /// next round's order. A round runs only while the arena exceeds the
+  /// (aligned) max-live bound, so easy traces pay nothing.
+  std::size_t improvement_rounds = 8;
+  /// Program level: the prefix of the arenas' pool names (`arena0`, ...).
+  std::string name_prefix = "arena";
+};
+
+/// A trace-level arena plan.
+struct ArenaPlan {
+  /// One arena per device, in increasing device order.
+  Placement placement;
+  /// Per arena, the order whose packing was kept.
+  std::vector<ArenaOrder> chosen;
+  /// The orders that ran to the end, summed over devices.
+  std::size_t orders_completed = 0;
+  /// Repacking rounds that ran (see `ArenaOptions::improvement_rounds`).
+  std::size_t improvement_rounds = 0;
+  /// Byte ranges visited, summed over orders, rounds and devices.
+  std::size_t pair_visits = 0;
+};
+
+namespace detail {
+
+[[nodiscard]] inline std::int64_t align_up_checked(std::int64_t bytes, std::int64_t alignment,
+                                                   const TracedAllocation& a) {
+  if (bytes > std::numeric_limits<std::int64_t>::max() - (alignment - 1))
+    throw std::invalid_argument("arena planner: block " + a.name + " of " + std::to_string(bytes) +
+                                " bytes cannot be aligned without overflowing 64 bits");
+  return (bytes + alignment - 1) & -alignment;
+}
+
+/// The blocks of one device, packed by best fit in several orders.
+class ArenaPacker {
+ public:
+  struct Block {
+    std::int64_t size;  // aligned
+    std::size_t begin, end;
+    std::uint32_t lo, hi;  // the begin points it covers: [lo, hi)
+  };
+
+  explicit ArenaPacker(std::vector<Block> blocks) : blocks_(std::move(blocks)) {
+    std::vector<std::size_t> begins;
+    begins.reserve(blocks_.size());
+    for (const Block& b : blocks_) begins.push_back(b.begin);
+    std::sort(begins.begin(), begins.end());
+    begins.erase(std::unique(begins.begin(), begins.end()), begins.end());
+    points_ = begins.size();
+    width_ = std::bit_ceil(std::max<std::size_t>(points_, 1));
+    for (Block& b : blocks_) {
+      b.lo = static_cast<std::uint32_t>(std::lower_bound(begins.begin(), begins.end(), b.begin) - begins.begin());
+      b.hi = static_cast<std::uint32_t>(std::lower_bound(begins.begin(), begins.end(), b.end) - begins.begin());
+    }
+  }
+
+  /// The blocks in `order`.
+  [[nodiscard]] std::vector<std::uint32_t> order(ArenaOrder kind) const {
+    const std::size_t n = blocks_.size();
+    std::vector<std::uint32_t> ids(n);
+    std::iota(ids.begin(), ids.end(), 0u);
+    std::vector<double> key(n, 0.0);
+    switch (kind) {
+      case ArenaOrder::size:
+        break;
+      case ArenaOrder::pressure:
+        key = peak_pressure();
+        break;
+      case ArenaOrder::area:
+        for (std::size_t i = 0; i < n; ++i)
+          key[i] = static_cast<double>(blocks_[i].size) * static_cast<double>(blocks_[i].end - blocks_[i].begin);
+        break;
+      case ArenaOrder::lifetime:
+        for (std::size_t i = 0; i < n; ++i) key[i] = static_cast<double>(blocks_[i].end - blocks_[i].begin);
+        break;
+      case ArenaOrder::conflict:
+        key = overlapping_bytes();
+        break;
+      case ArenaOrder::begin:
+        for (std::size_t i = 0; i < n; ++i) key[i] = -static_cast<double>(blocks_[i].begin);
+        break;
+    }
+    std::sort(ids.begin(), ids.end(), [&](std::uint32_t x, std::uint32_t y) {
+      if (key[x] != key[y]) return key[x] > key[y];
+      const Block& a = blocks_[x];
+      const Block& b = blocks_[y];
+      if (a.size != b.size) return a.size > b.size;
+      if (a.end - a.begin != b.end - b.begin) return a.end - a.begin > b.end - b.begin;
+      return x < y;
+    });
+    return ids;
+  }
+
+  /// The max-live bound of the aligned sizes.
+  [[nodiscard]] std::int64_t aligned_lower_bound() const {
+    std::vector<std::int64_t> live(points_ + 1, 0);
+    for (const Block& b : blocks_) {
+      live[b.lo] += b.size;
+      live[b.hi] -= b.size;
+    }
+    std::int64_t now = 0, peak = 0;
+    for (std::size_t k = 0; k < points_; ++k) peak = std::max(peak, now += live[k]);
+    return peak;
+  }
+
+  /// Best-fit packing in `order`: the offsets and the arena size (the top
+  /// of the highest block, `raw` sizes at the top), or nothing when the
+  /// work limit was hit.
+  struct Packing {
+    std::vector<std::int64_t> offsets;
+    std::int64_t arena = 0;
+  };
+  [[nodiscard]] bool pack(std::span<const std::uint32_t> order, std::span<const std::int64_t> raw, std::size_t limit,
+                          Packing& out, std::size_t& visits) {
+    const std::size_t n = blocks_.size();
+    // Cleared, not freed: the next order reuses the node sets' capacity.
+    cover_.resize(2 * width_);
+    starts_.resize(2 * width_);
+    for (auto& v : cover_) v.clear();
+    for (auto& v : starts_) v.clear();
+    out.offsets.assign(n, 0);
+    out.arena = 0;
+    for (const std::uint32_t i : order) {
+      const Block& b = blocks_[i];
+      taken_.clear();
+      const auto visit = [&](const IntervalSet& set) { taken_.insert(taken_.end(), set.begin(), set.end()); };
+      for (std::size_t node = width_ + b.lo; node >= 1; node >>= 1) visit(cover_[node]);
+      for_each_cover_node(b.lo + 1, b.hi, [&](std::size_t node) { visit(starts_[node]); });
+      visits += taken_.size();
+      if (visits > limit) return false;
+      std::sort(taken_.begin(), taken_.end());
+      // Best fit: the smallest gap that holds the block, else the top.
+      std::int64_t top = 0, best = -1, best_gap = std::numeric_limits<std::int64_t>::max();
+      for (const auto& [lo, hi] : taken_) {
+        if (lo > top && lo - top >= b.size && lo - top < best_gap) {
+          best = top;
+          best_gap = lo - top;
+        }
+        top = std::max(top, hi);
+      }
+      const std::int64_t offset = best >= 0 ? best : top;
+      out.offsets[i] = offset;
+      out.arena = std::max(out.arena, offset + raw[i]);
+      for_each_cover_node(b.lo, b.hi, [&](std::size_t node) { add(cover_[node], offset, offset + b.size); });
+      for (std::size_t node = width_ + b.lo; node >= 1; node >>= 1) add(starts_[node], offset, offset + b.size);
+    }
+    return true;
+  }
+
+ private:
+  template <class F>
+  void for_each_cover_node(std::size_t lo, std::size_t hi, F&& f) const {
+    for (std::size_t l = lo + width_, r = hi + width_; l < r; l >>= 1, r >>= 1) {
+      if (l & 1) f(l++);
+      if (r & 1) f(--r);
+    }
+  }
+
+  /// Per block, the largest sum of live (aligned) bytes at one of the begin
+  /// points it covers.
+  [[nodiscard]] std::vector<double> peak_pressure() const {
+    // Live bytes at each begin point: a difference array over [lo, hi).
+    std::vector<double> live(points_ + 1, 0.0);
+    for (const Block& b : blocks_) {
+      live[b.lo] += static_cast<double>(b.size);
+      live[b.hi] -= static_cast<double>(b.size);
+    }
+    for (std::size_t k = 1; k <= points_; ++k) live[k] += live[k - 1];
+    // Range maxima with a sparse table.
+    std::vector<std::vector<double>> table{std::vector<double>(live.begin(), live.begin() + points_)};
+    for (std::size_t span = 1; 2 * span <= points_; span *= 2) {
+      const std::vector<double>& prev = table.back();
+      std::vector<double> next(points_ - 2 * span + 1);
+      for (std::size_t k = 0; k < next.size(); ++k) next[k] = std::max(prev[k], prev[k + span]);
+      table.push_back(std::move(next));
+    }
+    std::vector<double> key(blocks_.size());
+    for (std::size_t i = 0; i < blocks_.size(); ++i) {
+      const std::size_t lo = blocks_[i].lo, len = blocks_[i].hi - lo;
+      const std::size_t level = static_cast<std::size_t>(std::bit_width(len)) - 1;
+      key[i] = std::max(table[level][lo], table[level][blocks_[i].hi - (std::size_t{1} << level)]);
+    }
+    return key;
+  }
+
+  /// Per block, the bytes of the blocks whose lifetimes overlap its own
+  /// (itself included): those that begin before it ends minus those that
+  /// end by its begin.
+  [[nodiscard]] std::vector<double> overlapping_bytes() const {
+    std::vector<std::pair<std::size_t, double>> by_begin, by_end;
+    for (const Block& b : blocks_) {
+      by_begin.emplace_back(b.begin, static_cast<double>(b.size));
+      by_end.emplace_back(b.end, static_cast<double>(b.size));
+    }
+    std::sort(by_begin.begin(), by_begin.end());
+    std::sort(by_end.begin(), by_end.end());
+    for (std::size_t k = 1; k < by_begin.size(); ++k) {
+      by_begin[k].second += by_begin[k - 1].second;
+      by_end[k].second += by_end[k - 1].second;
+    }
+    // Bytes of the blocks with `time` < t (first) or <= t (second).
+    const auto sum_below = [](const std::vector<std::pair<std::size_t, double>>& v, std::size_t t, bool inclusive) {
+      const auto it = inclusive ? std::upper_bound(v.begin(), v.end(), std::pair{t, std::numeric_limits<double>::max()})
+                                : std::lower_bound(v.begin(), v.end(), std::pair{t, -1.0});
+      return it == v.begin() ? 0.0 : std::prev(it)->second;
+    };
+    std::vector<double> key(blocks_.size());
+    for (std::size_t i = 0; i < blocks_.size(); ++i)
+      key[i] = sum_below(by_begin, blocks_[i].end, false) - sum_below(by_end, blocks_[i].begin, true);
+    return key;
+  }
+
+  /// Disjoint byte ranges `[lo, hi)` in increasing order; touching ranges
+  /// are merged, since only the gaps between them matter.
+  using IntervalSet = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+  static void add(IntervalSet& set, std::int64_t lo, std::int64_t hi) {
+    auto first =
+        std::lower_bound(set.begin(), set.end(), lo,
+                         [](const std::pair<std::int64_t, std::int64_t>& r, std::int64_t x) { return r.second < x; });
+    auto last = first;
+    for (; last != set.end() && last->first <= hi; ++last) {
+      lo = std::min(lo, last->first);
+      hi = std::max(hi, last->second);
+    }
+    if (first == last) {
+      set.insert(first, {lo, hi});
+    } else {
+      *first = {lo, hi};
+      set.erase(first + 1, last);
+    }
+  }
+
+  std::vector<Block> blocks_;
+  std::size_t points_ = 0, width_ = 1;
+  // Per segment-tree node, the bytes taken by the placed blocks that cover
+  // the node's time range (cover_) or that begin in it (starts_).
+  std::vector<IntervalSet> cover_, starts_;
+  std::vector<std::pair<std::int64_t, std::int64_t>> taken_;
+};
+
+}  // namespace detail
+
+/// Places `trace` into one arena per device (see the file comment). Blocks
+/// of zero bytes sit at offset 0. Throws `std::invalid_argument` for an
+/// invalid trace (`validate_trace`), an alignment that is not a power of
+/// two, more than 2^32 - 1 blocks on one device, or sizes whose sum
+/// overflows 64 bits.
+[[nodiscard]] inline ArenaPlan place_in_arenas(const AllocationTrace& trace, const ArenaOptions& options = {}) {
+  if (auto bad = validate_trace(trace)) throw std::invalid_argument("arena planner: " + *bad);
+  const std::int64_t alignment = options.alignment;
+  if (alignment <= 0 || (alignment & (alignment - 1)) != 0)
+    throw std::invalid_argument("arena planner: the alignment " + std::to_string(alignment) +
+                                " is not a positive power of two");
+  std::vector<ArenaOrder> orders = options.orders;
+  if (orders.empty()) orders.assign(std::begin(all_arena_orders), std::end(all_arena_orders));
+
+  std::map<std::int32_t, std::vector<std::size_t>> by_device;
+  for (std::size_t i = 0; i < trace.allocations.size(); ++i) by_device[trace.allocations[i].device].push_back(i);
+
+  ArenaPlan plan;
+  plan.placement.blocks.assign(trace.allocations.size(), BlockPlacement{});
+  for (const auto& [device, members] : by_device) {
+    const std::size_t arena = plan.placement.arenas.size();
+    std::vector<detail::ArenaPacker::Block> blocks;
+    std::vector<std::int64_t> raw;
+    std::vector<std::size_t> trace_index;
+    std::int64_t total = 0;
+    for (const std::size_t i : members) {
+      const TracedAllocation& a = trace.allocations[i];
+      plan.placement.blocks[i] = {arena, 0};
+      if (a.bytes == 0) continue;
+      const std::int64_t size = detail::align_up_checked(a.bytes, alignment, a);
+      if (total > std::numeric_limits<std::int64_t>::max() - size)
+        throw std::invalid_argument("arena planner: the blocks of device " + std::to_string(device) +
+                                    " need more than 2^63 bytes together");
+      total += size;
+      blocks.push_back({size, a.begin, a.end, 0, 0});
+      raw.push_back(a.bytes);
+      trace_index.push_back(i);
+    }
+    if (blocks.size() >= std::numeric_limits<std::uint32_t>::max())
+      throw std::invalid_argument("arena planner: more than 2^32 - 1 blocks on device " + std::to_string(device));
+    detail::ArenaPacker packer(std::move(blocks));
+    detail::ArenaPacker::Packing best, candidate;
+    ArenaOrder best_order = orders.front();
+    bool have_best = false;
+    std::vector<std::uint32_t> best_sequence;
+    for (const ArenaOrder kind : orders) {
+      std::size_t visits = 0;
+      std::vector<std::uint32_t> order = packer.order(kind);
+      const std::size_t limit = have_best ? options.work_limit : std::numeric_limits<std::size_t>::max();
+      const bool done = packer.pack(order, raw, limit, candidate, visits);
+      plan.pair_visits += visits;
+      if (!done) continue;
+      ++plan.orders_completed;
+      if (!have_best || candidate.arena < best.arena) {
+        std::swap(best, candidate);
+        best_sequence = std::move(order);
+        best_order = kind;
+        have_best = true;
+      }
+    }
+    // Squeaky wheel: the blocks that end above the lower bound are the ones
+    // the order served badly; move them to the front and pack again.
+    const std::int64_t bound = packer.aligned_lower_bound();
+    for (std::size_t round = 0; round < options.improvement_rounds && best.arena > bound; ++round) {
+      std::vector<std::uint32_t> order;
+      order.reserve(best_sequence.size());
+      for (const std::uint32_t i : best_sequence)
+        if (best.offsets[i] + raw[i] > bound) order.push_back(i);
+      for (const std::uint32_t i : best_sequence)
+        if (best.offsets[i] + raw[i] <= bound) order.push_back(i);
+      std::size_t visits = 0;
+      const bool done = packer.pack(order, raw, options.work_limit, candidate, visits);
+      plan.pair_visits += visits;
+      if (!done) break;
+      ++plan.improvement_rounds;
+      if (candidate.arena < best.arena) {
+        std::swap(best, candidate);
+        best_sequence = std::move(order);
+      } else if (order == best_sequence) {
+        break;
+      } else {
+        best_sequence = std::move(order);  // keep squeaking from the new order, keep the best packing
+      }
+    }
+    for (std::size_t k = 0; k < trace_index.size(); ++k) plan.placement.blocks[trace_index[k]].offset = best.offsets[k];
+    plan.placement.arenas.push_back({device, best.arena});
+    plan.chosen.push_back(best_order);
+  }
+  return plan;
+}
+
+namespace detail {
+
+/// A lower bound on a symbolic offset that is a sum: a constant plus
+/// symbolic terms (aligned sizes along one chain of blocks stacked below a
+/// block). A block's offset is the Max of its forms; keeping offsets as flat
+/// sets of forms, rather than nesting `Max(offset + align(size))`, keeps
+/// every expression small (nested Max would share subterms in memory but
+/// print and evaluate as trees exponential in the depth of the stacking).
+struct OffsetForm {
+  using Term = std::pair<expr::Expr, std::int64_t>;  // a size and its value at the hints
+
+  std::int64_t constant = 0;
+  std::vector<Term> terms;  // sorted by expr::ExprLess on the size, with repeats
+  std::int64_t at_hints = 0;
+
+  static bool less(const Term& a, const Term& b) { return expr::ExprLess{}(a.first, b.first); }
+
+  [[nodiscard]] OffsetForm plus(expr::Expr e, std::int64_t hint) const {
+    OffsetForm f = *this;
+    if (f.at_hints > std::numeric_limits<std::int64_t>::max() - hint)
+      throw std::invalid_argument("symbolic_placement: an offset exceeds 2^63 bytes at the hints");
+    f.at_hints += hint;
+    if (e.is_integer()) {
+      f.constant += e.value();
+    } else {
+      const Term t{e, hint};
+      f.terms.insert(std::upper_bound(f.terms.begin(), f.terms.end(), t, less), t);
+    }
+    return f;
+  }
+  /// Not smaller than `o` for any binding (terms are sizes: non-negative).
+  [[nodiscard]] bool dominates(const OffsetForm& o) const {
+    return constant >= o.constant && std::includes(terms.begin(), terms.end(), o.terms.begin(), o.terms.end(), less);
+  }
+  /// A form not smaller than either.
+  [[nodiscard]] OffsetForm join(const OffsetForm& o) const {
+    OffsetForm f{std::max(constant, o.constant), {}, 0};
+    std::set_union(terms.begin(), terms.end(), o.terms.begin(), o.terms.end(), std::back_inserter(f.terms), less);
+    f.at_hints = f.constant;
+    for (const Term& t : f.terms) f.at_hints += t.second;
+    return f;
+  }
+  [[nodiscard]] expr::Expr to_expr(expr::Context& ctx) const {
+    std::vector<expr::Expr> parts;
+    for (const Term& t : terms) parts.push_back(t.first);
+    parts.push_back(ctx.integer(constant));
+    return expr::add(parts);
+  }
+};
+
+/// At most this many forms per offset; beyond, the two whose join is
+/// smallest at the hints are joined (safe for every binding, but no longer
+/// at most the hint placement at the hints). Programs have few distinct
+/// symbolic sizes, so the cap is rarely reached.
+inline constexpr std::size_t max_offset_forms = 32;
+
+inline void prune_offset_forms(std::vector<OffsetForm>& forms) {
+  std::vector<OffsetForm> kept;
+  for (OffsetForm& f : forms) {
+    bool dominated = false;
+    for (const OffsetForm& k : kept)
+      if (k.dominates(f)) {
+        dominated = true;
+        break;
+      }
+    if (dominated) continue;
+    std::erase_if(kept, [&](const OffsetForm& k) { return f.dominates(k); });
+    kept.push_back(std::move(f));
+  }
+  while (kept.size() > max_offset_forms) {
+    std::size_t best_a = 0, best_b = 1;
+    std::int64_t best = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t a = 0; a < kept.size(); ++a)
+      for (std::size_t b = a + 1; b < kept.size(); ++b)
+        if (const std::int64_t v = kept[a].join(kept[b]).at_hints; v < best) {
+          best = v;
+          best_a = a;
+          best_b = b;
+        }
+    kept[best_a] = kept[best_a].join(kept[best_b]);
+    kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(best_b));
+  }
+  forms = std::move(kept);
+}
+
+[[nodiscard]] inline expr::Expr max_of_forms(expr::Context& ctx, const std::vector<OffsetForm>& forms) {
+  std::vector<expr::Expr> parts;
+  for (const OffsetForm& f : forms) parts.push_back(f.to_expr(ctx));
+  return expr::max(parts);
+}
+
+}  // namespace detail
+
+/// A placement whose offsets and arena sizes are expressions (see the file
+/// comment): safe for every binding of the symbols.
+struct SymbolicPlacement {
+  /// Per block (trace order): its arena and its byte offset.
+  std::vector<std::size_t> arena_of;
+  std::vector<expr::Expr> offsets;
+  /// Per arena: its device and its size in bytes.
+  std::vector<std::int32_t> arena_device;
+  std::vector<expr::Expr> arena_bytes;
+};
+
+/// Turns `hint_placement`, a valid placement of `trace` (whose sizes are the
+/// hints), into offsets safe for any binding of `symbolic_bytes` (one
+/// non-negative size expression per block, equal to the block's `bytes` at
+/// the hints; all of one context). Throws `std::invalid_argument` when the
+/// spans do not match, when the placement is invalid, or when a block of
+/// zero bytes at the hints has a size that is not the integer 0 (a plan at
+/// the hints cannot keep it apart from anything). Cost: one Max term per
+/// pair of time-overlapping blocks, so meant for program-sized traces.
+[[nodiscard]] inline SymbolicPlacement symbolic_placement(const AllocationTrace& trace, const Placement& hint_placement,
+                                                          std::span<const expr::Expr> symbolic_bytes,
+                                                          std::int64_t alignment = planner_alignment) {
+  const auto& blocks = trace.allocations;
+  if (symbolic_bytes.size() != blocks.size())
+    throw std::invalid_argument("symbolic_placement: " + std::to_string(symbolic_bytes.size()) +
+                                " symbolic sizes for " + std::to_string(blocks.size()) + " blocks");
+  if (auto bad = check_placement(trace, hint_placement, alignment))
+    throw std::invalid_argument("symbolic_placement: the placement at the hints is invalid: " + *bad);
+  SymbolicPlacement out;
+  for (const ArenaExtent& a : hint_placement.arenas) out.arena_device.push_back(a.device);
+  if (blocks.empty()) {
+    for (std::size_t k = 0; k < hint_placement.arenas.size(); ++k) out.arena_bytes.push_back(expr::Expr{});
+    return out;
+  }
+  expr::Context& ctx = symbolic_bytes.front().context();
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    if (!symbolic_bytes[i])
+      throw std::invalid_argument("symbolic_placement: block " + blocks[i].name + " has a null size");
+    if (&symbolic_bytes[i].context() != &ctx)
+      throw std::invalid_argument("symbolic_placement: the sizes belong to different expression contexts");
+    if (blocks[i].bytes == 0 && !symbolic_bytes[i].is_integer(0))
+      throw std::invalid_argument("symbolic_placement: block " + blocks[i].name +
+                                  " has 0 bytes at the hints but the size " + expr::to_string(symbolic_bytes[i]));
+  }
+  // Blocks by hint offset: every block below another comes first.
+  std::vector<std::size_t> by_offset(blocks.size());
+  std::iota(by_offset.begin(), by_offset.end(), std::size_t{0});
+  std::sort(by_offset.begin(), by_offset.end(), [&](std::size_t x, std::size_t y) {
+    return hint_placement.blocks[x].offset != hint_placement.blocks[y].offset
+               ? hint_placement.blocks[x].offset < hint_placement.blocks[y].offset
+               : x < y;
+  });
+  out.arena_of.resize(blocks.size());
+  out.offsets.assign(blocks.size(), ctx.integer(0));
+  std::vector<std::vector<detail::OffsetForm>> forms(blocks.size());
+  std::vector<std::vector<detail::OffsetForm>> arena_tops(hint_placement.arenas.size());
+  std::vector<std::size_t> placed;
+  std::vector<expr::Expr> aligned(blocks.size());
+  for (const std::size_t i : by_offset) {
+    const TracedAllocation& a = blocks[i];
+    const std::size_t arena = hint_placement.blocks[i].arena;
+    out.arena_of[i] = arena;
+    std::vector<detail::OffsetForm>& mine = forms[i];
+    if (a.bytes > 0) {
+      for (const std::size_t j : placed)
+        if (hint_placement.blocks[j].arena == arena && blocks[j].begin < a.end && a.begin < blocks[j].end)
+          for (const detail::OffsetForm& f : forms[j])
+            mine.push_back(f.plus(aligned[j], detail::align_up_checked(blocks[j].bytes, alignment, blocks[j])));
+      detail::prune_offset_forms(mine);
+      aligned[i] = expr::align(symbolic_bytes[i], alignment);
+      placed.push_back(i);
+    }
+    if (mine.empty()) mine.push_back(detail::OffsetForm{});
+    out.offsets[i] = detail::max_of_forms(ctx, mine);
+    for (const detail::OffsetForm& f : mine) arena_tops[arena].push_back(f.plus(symbolic_bytes[i], a.bytes));
+    detail::prune_offset_forms(arena_tops[arena]);
+  }
+  for (auto& tops : arena_tops)
+    out.arena_bytes.push_back(tops.empty() ? ctx.integer(0) : detail::max_of_forms(ctx, tops));
+  return out;
+}
+
+/// `placement` at `bindings`, to check or to run it; a diagnostic when an
+/// expression cannot be evaluated there.
+[[nodiscard]] inline Result<Placement> evaluate(const SymbolicPlacement& placement, const expr::Bindings& bindings) {
+  Placement out;
+  for (std::size_t k = 0; k < placement.arena_device.size(); ++k) {
+    std::int64_t bytes = 0;
+    if (placement.arena_bytes[k]) {
+      auto v = expr::eval(placement.arena_bytes[k], bindings);
+      if (!v) return Diagnostic{"the size of arena " + std::to_string(k) + ": " + v.error().message};
+      bytes = v.value();
+    }
+    out.arenas.push_back({placement.arena_device[k], bytes});
+  }
+  for (std::size_t i = 0; i < placement.offsets.size(); ++i) {
+    auto v = expr::eval(placement.offsets[i], bindings);
+    if (!v) return Diagnostic{"the offset of block " + std::to_string(i) + ": " + v.error().message};
+    out.blocks.push_back({placement.arena_of[i], v.value()});
+  }
+  return out;
+}
+
+/// Whether some block is larger at `bindings` than its hint in `trace`: then
+/// the symbolic plan is still safe but may be much larger than a new plan
+/// (see the file comment). A diagnostic when a size cannot be evaluated.
+[[nodiscard]] inline Result<bool> needs_replan(const AllocationTrace& trace, std::span<const expr::Expr> symbolic_bytes,
+                                               const expr::Bindings& bindings) {
+  if (symbolic_bytes.size() != trace.allocations.size())
+    return Diagnostic{std::to_string(symbolic_bytes.size()) + " symbolic sizes for " +
+                      std::to_string(trace.allocations.size()) + " blocks"};
+  for (std::size_t i = 0; i < symbolic_bytes.size(); ++i) {
+    auto v = expr::eval(symbolic_bytes[i], bindings);
+    if (!v) return Diagnostic{"the size of block " + trace.allocations[i].name + ": " + v.error().message};
+    if (v.value() > trace.allocations[i].bytes) return true;
+  }
+  return false;
+}
+
+/// wrapir's arena planner on `program` (see the file comment), with its
+/// statistics (`PlanStats::arenas` counts the arenas). A diagnostic when the
+/// program cannot be traced, a size cannot be built, or the name prefix
+/// does not make valid names.
+[[nodiscard]] inline Result<PlanResult> plan_arena(const ir::Program& program, const ArenaOptions& options = {});
+
+namespace detail {
+
+[[nodiscard]] inline Result<std::size_t> plan_arena_in(ir::Program& p, const ArenaOptions& options) {
+  std::size_t arenas = 0;
+  for (ir::Program& g : p.subgraphs) {
+    Result<std::size_t> sub = plan_arena_in(g, options);
+    if (!sub) return Diagnostic{"subgraph " + g.name + ": " + sub.error().message};
+    arenas += sub.value();
+  }
+  Result<ProgramTrace> traced = trace_program(p);
+  if (!traced) return traced.error();
+  const ProgramTrace& pt = traced.value();
+  // The blocks we place: storage created by Allocate.
+  AllocationTrace trace;
+  trace.steps = pt.trace.steps;
+  std::vector<std::size_t> placed_of_block(pt.trace.allocations.size(), std::numeric_limits<std::size_t>::max());
+  std::vector<std::size_t> block_of_placed;
+  std::vector<expr::Expr> sizes;
+  for (std::size_t i = 0; i < pt.trace.allocations.size(); ++i) {
+    if (pt.liveness.lifetimes[i].origin != StorageOrigin::allocate) continue;
+    TracedAllocation a = pt.trace.allocations[i];
+    try {
+      sizes.push_back(storage_bytes_expr(p.buffer(pt.buffers[i])));
+    } catch (const expr::Error& e) {
+      return Diagnostic{"buffer " + a.name + ": its size in bytes cannot be built: " + e.what()};
+    }
+    if (a.bytes == 0 && !sizes.back().is_integer(0)) a.bytes = 1;
+    placed_of_block[i] = block_of_placed.size();
+    block_of_placed.push_back(i);
+    trace.allocations.push_back(std::move(a));
+  }
+  if (trace.allocations.empty()) return arenas;
+  ArenaPlan plan;
+  SymbolicPlacement symbolic;
+  try {
+    plan = place_in_arenas(trace, options);
+    symbolic = symbolic_placement(trace, plan.placement, sizes, options.alignment);
+  } catch (const std::invalid_argument& e) {
+    return Diagnostic{e.what()};
+  } catch (const expr::Error& e) {
+    return Diagnostic{std::string("an arena offset cannot be built: ") + e.what()};
+  }
+  // One pool per arena.
+  std::unordered_set<std::string> names = names_in_use(p);
+  std::size_t counter = 0;
+  const std::size_t first_pool = p.pools.size();
+  std::vector<std::size_t> last_use(symbolic.arena_bytes.size(), 0);
+  std::vector<bool> holds_output(symbolic.arena_bytes.size(), false);
+  for (std::size_t k = 0; k < symbolic.arena_bytes.size(); ++k) {
+    ir::Device device{};
+    for (std::size_t j = 0; j < block_of_placed.size(); ++j)
+      if (symbolic.arena_of[j] == k) device = p.buffer(pt.buffers[block_of_placed[j]]).layout.device;
+    p.pools.push_back(
+        ir::PoolDecl{fresh_numbered_name(options.name_prefix, counter, names), device, symbolic.arena_bytes[k]});
+  }
+  for (std::size_t j = 0; j < block_of_placed.size(); ++j) {
+    const BufferLifetime& l = pt.liveness.lifetimes[block_of_placed[j]];
+    const std::size_t k = symbolic.arena_of[j];
+    last_use[k] = std::max(last_use[k], l.last_line);
+    holds_output[k] = holds_output[k] || l.is_output;
+  }
+  const auto placed = [&](ir::BufferId b) -> std::size_t {
+    if (!p.contains(b) || b.index >= pt.liveness.storage_of.size()) return std::numeric_limits<std::size_t>::max();
+    const std::size_t block = pt.liveness.storage_of[b.index];
+    return block < placed_of_block.size() ? placed_of_block[block] : std::numeric_limits<std::size_t>::max();
+  };
+  std::vector<ir::Line> body;
+  body.reserve(p.body.size() + symbolic.arena_bytes.size());
+  std::vector<bool> created(symbolic.arena_bytes.size(), false);
+  std::vector<std::size_t> last_dealloc(symbolic.arena_bytes.size(), std::numeric_limits<std::size_t>::max());
+  std::vector<std::size_t> last_dealloc_line(symbolic.arena_bytes.size(), 0);
+  for (std::size_t i = 0; i < p.body.size(); ++i) {
+    ir::Line& line = p.body[i];
+    if (const auto* a = std::get_if<ir::Allocate>(&line)) {
+      const std::size_t j = placed(a->buffer);
+      if (j != std::numeric_limits<std::size_t>::max() && pt.buffers[block_of_placed[j]] == a->buffer) {
+        const std::size_t k = symbolic.arena_of[j];
+        const ir::PoolId pool{static_cast<std::uint32_t>(first_pool + k)};
+        if (!created[k]) {
+          body.push_back(ir::PoolCreate{pool});
+          created[k] = true;
+        }
+        body.push_back(ir::AllocFromPool{a->buffer, pool, symbolic.offsets[j]});
+        continue;
+      }
+    }
+    std::optional<ir::BufferId> freed;
+    if (const auto* f = std::get_if<ir::FreeIfNotReused>(&line)) {
+      if (placed(f->buffer) != std::numeric_limits<std::size_t>::max() && f->reused) {
+        body.push_back(ir::Null{});
+        continue;
+      }
+      freed = f->buffer;
+    }
+    if (const auto* f = std::get_if<ir::Free>(&line)) freed = f->buffer;
+    if (freed) {
+      const std::size_t j = placed(*freed);
+      if (j != std::numeric_limits<std::size_t>::max()) {
+        const std::size_t k = symbolic.arena_of[j];
+        last_dealloc[k] = body.size();
+        last_dealloc_line[k] = i;
+        body.push_back(ir::DeallocFromPool{*freed, ir::PoolId{static_cast<std::uint32_t>(first_pool + k)}, false});
+        continue;
+      }
+    }
+    body.push_back(std::move(line));
+  }
+  for (std::size_t k = 0; k < last_dealloc.size(); ++k)
+    if (last_dealloc[k] != std::numeric_limits<std::size_t>::max() && !holds_output[k] &&
+        last_dealloc_line[k] >= last_use[k])
+      std::get<ir::DeallocFromPool>(body[last_dealloc[k]]).releases_pool = true;
+  p.body = std::move(body);
+  return arenas + symbolic.arena_bytes.size();
+}
+
+}  // namespace detail
+
+inline Result<PlanResult> plan_arena(const ir::Program& program, const ArenaOptions& options) {
+  if (auto bad = ir::check_name(options.name_prefix + "0", "arena name"))
+    return Diagnostic{"the arena name prefix " + ir::quote_for_diagnostic(options.name_prefix) +
+                      " is unusable: " + *bad};
+  PlanResult result{program, {}};
+  Result<std::size_t> arenas = detail::plan_arena_in(result.program, options);
+  if (!arenas) return arenas.error();
+  Result<PlanStats> stats = measure_plan(program, result.program);
+  if (!stats) return stats.error();
+  result.stats = stats.value();
+  result.stats.arenas = arenas.value();
+  return result;
+}
+
+}  // namespace wrapir::pass

@@ -1,0 +1,275 @@
+#pragma once
+/// \file
+/// What every memory planner returns (`PlanResult`: the planned program and
+/// its `PlanStats`), and how the statistics are measured.
+///
+/// Two traces of a program matter here:
+/// - the liveness trace (`trace_of`, pass/liveness.hpp): each block of
+///   storage from its creation to its last use. Its max-live bytes are the
+///   lower bound no placement beats; planners are measured against the
+///   lower bound of the program they were given.
+/// - the held trace (`held_trace`, below): storage as the program actually
+///   holds it, from the line that creates it to the line that releases it.
+///   A Reuse hands storage on (the old and new buffers' lives form one
+///   entry), a pool counts its whole size from PoolCreate to the
+///   DeallocFromPool that releases it (the regions carved from it are
+///   entries of zero bytes), and storage that no line releases is held to the end
+///   of the body. Its max-live bytes are the planned
+///   program's peak.
+///
+/// Creating lines and their storage are those of pass/liveness.hpp; the
+/// releasing lines are FreeIfNotReused (not reused), Free, WorkspaceFree,
+/// CommBufferFree, and DeallocFromPool with `releases_pool` for pools. A
+/// MultiOutput element is held by its own name and by its tuple: it is
+/// released when both are freed. A Reinterpret view holds nothing (views
+/// are never freed). A FreeIfNotReused marked reused releases nothing: the
+/// Reuse that follows takes the storage.
+///
+/// Sizes are at the hints with the fallback of `TraceOptions`; devices are
+/// separate memories, so peaks and lower bounds are per device and summed
+/// (as `max_live_bytes` does). Only the top-level body is measured for the
+/// peak and the bound; the counts cover subgraphs too.
+
+#include <wrapir/diagnostic.hpp>
+#include <wrapir/ir/buffer.hpp>
+#include <wrapir/ir/ids.hpp>
+#include <wrapir/ir/line.hpp>
+#include <wrapir/ir/lines.hpp>
+#include <wrapir/ir/program.hpp>
+#include <wrapir/pass/liveness.hpp>
+#include <wrapir/pass/trace.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace wrapir::pass {
+
+/// Statistics of a planned program.
+struct PlanStats {
+  /// Max-live bytes of the planned program's held trace (its peak).
+  std::int64_t peak_bytes = 0;
+  /// Max-live bytes of the original program's liveness trace.
+  std::int64_t lower_bound_bytes = 0;
+  /// Lines of the planned program that create storage (Allocate,
+  /// WorkspaceAllocate, CommBufferAllocate, PoolCreate, extern results,
+  /// MultiOutput elements, Conditional/WhileLoop outputs), subgraphs
+  /// included.
+  std::size_t allocations = 0;
+  /// Reuse lines of the planned program, subgraphs included.
+  std::size_t reuses = 0;
+  /// PoolCreate lines of the planned program, subgraphs included.
+  std::size_t pools = 0;
+  /// Pools that an arena planner made (one per device holding every
+  /// planned buffer); set by that planner, 0 for the others.
+  std::size_t arenas = 0;
+  /// The sum of the pools' sizes at the hints, subgraphs included.
+  std::int64_t pool_bytes = 0;
+
+  friend bool operator==(const PlanStats&, const PlanStats&) = default;
+};
+
+/// A planner's result.
+struct PlanResult {
+  ir::Program program;
+  PlanStats stats;
+};
+
+/// One held storage of `held_trace`, with the buffer or pool behind it.
+struct HeldStorage {
+  /// The buffer whose line created it; for a pool, none.
+  std::optional<ir::BufferId> buffer{};
+  std::optional<ir::PoolId> pool{};
+};
+
+/// The held trace of `p`'s body (see the file comment), with the buffer or
+/// pool behind each entry in `owners` (parallel to `trace.allocations`).
+struct HeldTrace {
+  AllocationTrace trace;
+  std::vector<HeldStorage> owners;
+};
+
+namespace detail {
+
+/// The held trace of `p`, whose liveness is `l`, with sizes from `hints`.
+[[nodiscard]] inline Result<HeldTrace> held_trace_from(const ir::Program& p, const Liveness& l,
+                                                       HintEvaluator& hints) {
+  constexpr std::size_t none = Liveness::no_storage;
+  HeldTrace out;
+  out.trace.steps = l.steps;
+
+  // Units: one per liveness block, then one per pool. `holders` counts the
+  // names holding a unit; `end` stays `steps` until the last one releases.
+  const std::size_t blocks = l.lifetimes.size();
+  std::vector<std::size_t> pool_unit(p.pools.size(), none);
+  std::vector<std::size_t> begin, end, holders;
+  begin.reserve(blocks);
+  for (const BufferLifetime& b : l.lifetimes) {
+    begin.push_back(b.first_line);
+    holders.push_back(b.origin == StorageOrigin::multi_output_element ? 2 : 1);
+  }
+  end.assign(blocks, l.steps);
+  // The unit each buffer name holds now (a Reuse moves it).
+  std::vector<std::size_t> held(p.buffers.size(), none);
+  std::vector<std::vector<std::size_t>> tuple_elements(p.buffers.size());
+  for (std::size_t i = 0; i < blocks; ++i) held[l.lifetimes[i].buffer.index] = i;
+
+  auto release_unit = [&](std::size_t u, std::size_t line) {
+    if (u == none || holders[u] == 0) return;
+    if (--holders[u] == 0) end[u] = line + 1;
+  };
+  auto release = [&](ir::BufferId b, std::size_t line) {
+    if (!p.contains(b)) return;
+    release_unit(held[b.index], line);
+    held[b.index] = none;
+    for (const std::size_t u : tuple_elements[b.index]) release_unit(u, line);
+    tuple_elements[b.index].clear();
+  };
+
+  for (std::size_t i = 0; i < p.body.size(); ++i) {
+    std::visit(
+        [&](const auto& line) {
+          using T = std::decay_t<decltype(line)>;
+          if constexpr (std::is_same_v<T, ir::MultiOutput>) {
+            if (p.contains(line.source) && p.contains(line.result) && l.storage_of[line.result.index] != none &&
+                l.lifetimes[l.storage_of[line.result.index]].buffer == line.result)
+              tuple_elements[line.source.index].push_back(l.storage_of[line.result.index]);
+          } else if constexpr (std::is_same_v<T, ir::Reuse>) {
+            if (p.contains(line.old_buffer) && p.contains(line.new_buffer)) {
+              held[line.new_buffer.index] = held[line.old_buffer.index];
+              held[line.old_buffer.index] = none;
+            }
+          } else if constexpr (std::is_same_v<T, ir::FreeIfNotReused>) {
+            if (!line.reused) release(line.buffer, i);
+          } else if constexpr (std::is_same_v<T, ir::Free> || std::is_same_v<T, ir::CommBufferFree>) {
+            release(line.buffer, i);
+          } else if constexpr (std::is_same_v<T, ir::WorkspaceFree>) {
+            release(line.workspace, i);
+          } else if constexpr (std::is_same_v<T, ir::PoolCreate>) {
+            if (p.contains(line.pool) && pool_unit[line.pool.index] == none) {
+              pool_unit[line.pool.index] = begin.size();
+              begin.push_back(i);
+              end.push_back(l.steps);
+              holders.push_back(1);
+            }
+          } else if constexpr (std::is_same_v<T, ir::DeallocFromPool>) {
+            if (line.releases_pool && p.contains(line.pool)) release_unit(pool_unit[line.pool.index], i);
+          }
+        },
+        p.body[i]);
+  }
+
+  out.trace.allocations.reserve(begin.size());
+  out.owners.reserve(begin.size());
+  for (std::size_t u = 0; u < blocks; ++u) {
+    const BufferLifetime& b = l.lifetimes[u];
+    const ir::BufferDecl& d = p.buffer(b.buffer);
+    Result<std::int64_t> bytes = hints.buffer_bytes(p, b.buffer);
+    if (!bytes)
+      return Diagnostic{"line " + std::to_string(b.first_line) + ": buffer " + d.name + ": " + bytes.error().message};
+    // A use after the release (a malformed program) still needs the memory.
+    const std::size_t e = std::max(end[u], b.last_line + 1);
+    // A region carved from a pool is memory the pool already holds: zero
+    // bytes here, kept so that entry u stays block u of the liveness.
+    const std::int64_t held_bytes = b.origin == StorageOrigin::pool ? 0 : bytes.value();
+    out.trace.allocations.push_back(
+        TracedAllocation{d.name, held_bytes, begin[u], e, device_key(d.layout.device), b.is_output});
+    out.owners.push_back(HeldStorage{b.buffer, std::nullopt});
+  }
+  for (std::size_t q = 0; q < p.pools.size(); ++q) {
+    const std::size_t u = pool_unit[q];
+    if (u == none) continue;
+    const ir::PoolDecl& pool = p.pools[q];
+    Result<std::int64_t> bytes = hints.value(pool.size_bytes);
+    if (!bytes || bytes.value() < 0)
+      return Diagnostic{"line " + std::to_string(begin[u]) + ": pool " + pool.name +
+                        ": its size does not evaluate to a non-negative number of bytes at the hints" +
+                        (bytes ? std::string() : ": " + bytes.error().message)};
+    out.trace.allocations.push_back(
+        TracedAllocation{pool.name, bytes.value(), begin[u], end[u], device_key(pool.device), false});
+    out.owners.push_back(HeldStorage{std::nullopt, ir::PoolId{static_cast<std::uint32_t>(q)}});
+  }
+  return out;
+}
+
+}  // namespace detail
+
+[[nodiscard]] inline Result<HeldTrace> held_trace(const ir::Program& p, const TraceOptions& options = {}) {
+  Result<Liveness> live = liveness_of(p);
+  if (!live) return live.error();
+  HintEvaluator hints{p, options};
+  return detail::held_trace_from(p, live.value(), hints);
+}
+
+namespace detail {
+
+/// Adds the line counts of `p` and its subgraphs to `s`.
+inline void count_plan_lines(const ir::Program& p, const expr::Bindings& inherited, std::int64_t fallback,
+                             PlanStats& s) {
+  TraceOptions o;
+  o.fallback_hint = fallback;
+  o.hints = inherited;
+  HintEvaluator hints{p, o};
+  for (const ir::Line& line : p.body) {
+    std::visit(
+        [&](const auto& l) {
+          using T = std::decay_t<decltype(l)>;
+          if constexpr (std::is_same_v<T, ir::Allocate> || std::is_same_v<T, ir::WorkspaceAllocate> ||
+                        std::is_same_v<T, ir::CommBufferAllocate> || std::is_same_v<T, ir::MultiOutput>) {
+            ++s.allocations;
+          } else if constexpr (std::is_same_v<T, ir::ExternKernelAlloc> ||
+                               std::is_same_v<T, ir::ExternKernelMultiOut>) {
+            if (l.result && p.contains(*l.result) && !p.buffer(*l.result).multi_output) ++s.allocations;
+          } else if constexpr (std::is_same_v<T, ir::Conditional> || std::is_same_v<T, ir::WhileLoop>) {
+            s.allocations += l.outputs.size();
+          } else if constexpr (std::is_same_v<T, ir::PoolCreate>) {
+            ++s.allocations;
+            ++s.pools;
+            if (p.contains(l.pool))
+              if (Result<std::int64_t> v = hints.value(p.pool(l.pool).size_bytes); v && v.value() > 0)
+                s.pool_bytes = s.pool_bytes > std::numeric_limits<std::int64_t>::max() - v.value()
+                                   ? std::numeric_limits<std::int64_t>::max()
+                                   : s.pool_bytes + v.value();
+          } else if constexpr (std::is_same_v<T, ir::Reuse>) {
+            ++s.reuses;
+          }
+        },
+        line);
+  }
+  for (const ir::Program& g : p.subgraphs) count_plan_lines(g, hints.bindings(), fallback, s);
+}
+
+/// The statistics of `planned` with a lower bound already known; `hints`
+/// evaluates sizes of `planned`'s buffer table.
+[[nodiscard]] inline Result<PlanStats> measure_against(std::int64_t lower_bound, const ir::Program& planned,
+                                                       const TraceOptions& options, HintEvaluator& hints) {
+  PlanStats s;
+  Result<Liveness> live = liveness_of(planned);
+  if (!live) return Diagnostic{"the planned program: " + live.error().message};
+  Result<HeldTrace> held = held_trace_from(planned, live.value(), hints);
+  if (!held) return Diagnostic{"the planned program: " + held.error().message};
+  s.lower_bound_bytes = lower_bound;
+  s.peak_bytes = max_live_bytes(held.value().trace);
+  count_plan_lines(planned, options.hints, options.fallback_hint, s);
+  return s;
+}
+
+}  // namespace detail
+
+/// The statistics of `planned`, a plan of `original` (see the file
+/// comment). A diagnostic when either program's storage cannot be traced.
+[[nodiscard]] inline Result<PlanStats> measure_plan(const ir::Program& original, const ir::Program& planned,
+                                                    const TraceOptions& options = {}) {
+  Result<AllocationTrace> bound = trace_of(original, options);
+  if (!bound) return Diagnostic{"the original program: " + bound.error().message};
+  HintEvaluator hints{planned, options};
+  return detail::measure_against(max_live_bytes(bound.value()), planned, options, hints);
+}
+
+}  // namespace wrapir::pass

@@ -1,0 +1,744 @@
+#pragma once
+/// \file
+/// Inductor's pool planner (`torch/_inductor/codegen/memory_planning.py`,
+/// run when `config.memory_planning` is set), with its semantics.
+///
+/// Blocks (Inductor's buffer groups) are packed into pools, each a tree:
+/// - a TemporalSplit holds children whose live ranges never overlap, all at
+///   the same offset; its size is the Max of theirs;
+/// - a SpatialSplit holds a left and a right TemporalSplit, the right one
+///   immediately after the left one rounded up to 64 bytes; its size is
+///   `align(left) + right`;
+/// - leaves are blocks, or Empty padding (size hint only; 0 bytes
+///   symbolically).
+///
+/// Placing a block into a TemporalSplit fails when it is larger than the
+/// slot and the pool may not grow, or when it overlaps more than one child
+/// in time; overlapping exactly one, it recurses into that child (a
+/// SpatialSplit tries its left side without growing, then its right side);
+/// overlapping none, it becomes a new child: padded by Empty when smaller
+/// than the slot, and when larger (growing) every existing child is padded
+/// instead; a lone Empty child is dropped first. A pool that may grow and
+/// is the last of its device also accepts a block "at the end": its root
+/// becomes `TemporalSplit([SpatialSplit(old root, TemporalSplit([block]))])`.
+///
+/// Live ranges are Inductor's: `[begin, end]` with two ranges overlapping
+/// when, taking the one that begins first (the tree's side on a tie), it
+/// ends after the other begins; a node's ranges are the union of its
+/// children's, touching ranges merged. At trace level a block's range is
+/// its trace interval `[begin, end)`, which gives exactly the trace's
+/// overlap relation.
+///
+/// Policies (`config.memory_pool`): `none` (pools never grow), `intermediates`
+/// (the default: every output gets a pool of its own), `outputs` (outputs
+/// share a pool, appended at the end of the last one), `combined` (outputs
+/// are placed like intermediates). Outputs are placed first, smallest first
+/// (then longest-lived), then intermediates largest first (then
+/// longest-lived); sorts are stable. Pools are named `pool0, pool1, ...` in
+/// the order of their devices' first pool, then creation order.
+///
+/// Finalizing walks each tree from offset 0: a TemporalSplit gives all
+/// children its offset and collapses into its child when it has one; a
+/// SpatialSplit places its right side at `offset + align(size of left)` and
+/// collapses into its left side when the right is only Empty. Sizes after
+/// finalizing are the pool sizes: symbolic `Max`/`+`/`align` expressions at
+/// program level (expr's `align` node, which folds for integers and
+/// vanishes on multiples of 64), integers at trace level.
+///
+/// Program level (`plan_pools`): each Allocate starts a buffer group, a
+/// Reuse of a grouped buffer adds its new buffer to the group (the Reuse
+/// keeps the old name bound: `delete_old = false`), Allocate becomes
+/// AllocFromPool and FreeIfNotReused (and Free) of a grouped buffer
+/// DeallocFromPool; a FreeIfNotReused marked reused becomes Null, since the
+/// pool owns the storage. Time steps count runs of consecutive memory lines;
+/// a group lives from the first to the last step of its pool lines, and
+/// outputs to one past the last step. The first AllocFromPool of a pool is
+/// preceded by its PoolCreate; the last DeallocFromPool of a pool releases
+/// it when the pool's live range ends by then (so pools holding outputs are
+/// never released). Workspaces, comm buffers, extern results and control
+/// flow results are not pooled. Subgraphs are planned on their own, each
+/// with its own pools.
+///
+/// Differences from Inductor, all in the direction of safety: a group whose
+/// buffer a line uses after its last pool line (a buffer never freed) lives
+/// until that use, where Inductor would let it share memory while in use;
+/// `Free` counts as a memory line like FreeIfNotReused.
+
+#include <algorithm>
+#include <boost/variant2/variant.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <variant>
+#include <vector>
+#include <wrapir/diagnostic.hpp>
+#include <wrapir/expr/expr.hpp>
+#include <wrapir/expr/ops.hpp>
+#include <wrapir/ir/arg.hpp>
+#include <wrapir/ir/buffer.hpp>
+#include <wrapir/ir/device.hpp>
+#include <wrapir/ir/dtype.hpp>
+#include <wrapir/ir/ids.hpp>
+#include <wrapir/ir/layout.hpp>
+#include <wrapir/ir/line.hpp>
+#include <wrapir/ir/lines.hpp>
+#include <wrapir/ir/names.hpp>
+#include <wrapir/ir/program.hpp>
+#include <wrapir/pass/liveness.hpp>
+#include <wrapir/pass/plan_stats.hpp>
+#include <wrapir/pass/trace.hpp>
+
+namespace wrapir::pass {
+
+/// Inductor's `config.memory_pool`.
+enum class PoolPolicy : std::uint8_t { none, intermediates, outputs, combined };
+
+[[nodiscard]] constexpr std::string_view pool_policy_name(PoolPolicy p) noexcept {
+  switch (p) {
+    case PoolPolicy::none:
+      return "none";
+    case PoolPolicy::intermediates:
+      return "intermediates";
+    case PoolPolicy::outputs:
+      return "outputs";
+    case PoolPolicy::combined:
+      return "combined";
+  }
+  return "<invalid pool policy>";
+}
+
+struct PoolOptions {
+  PoolPolicy policy = PoolPolicy::intermediates;
+  /// Pools are named `<prefix>0`, `<prefix>1`, ... (skipping names the
+  /// program already uses); must make valid names.
+  std::string name_prefix = "pool";
+  /// The hint of a symbol without one (Inductor's pool planner uses 64).
+  std::int64_t fallback_hint = 64;
+};
+
+/// A block for the pool tree: Inductor's `Allocation`.
+struct PoolBlock {
+  std::int64_t size_hint = 0;
+  /// Inductor's PoolLiveRange: see the file comment.
+  std::int64_t begin = 0;
+  std::int64_t end = 0;
+  std::int32_t device = 0;
+  bool is_output = false;
+};
+
+namespace detail {
+
+struct PoolLiveRange {
+  std::int64_t begin, end;
+};
+
+/// Inductor's LiveRanges: sorted, touching or overlapping ranges merged.
+using PoolLiveRanges = std::vector<PoolLiveRange>;
+
+inline void add_range(PoolLiveRanges& set, PoolLiveRange r) {
+  // The first range that ends at or after r begins can merge with it.
+  auto first = std::lower_bound(set.begin(), set.end(), r.begin,
+                                [](const PoolLiveRange& x, std::int64_t b) { return x.end < b; });
+  auto last = first;
+  for (; last != set.end() && last->begin <= r.end; ++last) {
+    r.begin = std::min(r.begin, last->begin);
+    r.end = std::max(r.end, last->end);
+  }
+  if (first == last) {
+    set.insert(first, r);
+  } else {
+    *first = r;
+    set.erase(first + 1, last);
+  }
+}
+
+/// `tree.overlaps(block)` of Inductor for a block with one range: taking the
+/// range that begins first (the tree's on a tie), it ends after the other
+/// begins.
+[[nodiscard]] inline bool pool_ranges_overlap(const PoolLiveRanges& tree, PoolLiveRange r) {
+  auto after = std::upper_bound(tree.begin(), tree.end(), r.begin,
+                                [](std::int64_t b, const PoolLiveRange& x) { return b < x.begin; });
+  if (after != tree.begin() && std::prev(after)->end > r.begin) return true;
+  return after != tree.end() && r.end > after->begin;
+}
+
+[[nodiscard]] constexpr std::int64_t align64(std::int64_t n) noexcept { return (n + 63) & -64; }
+
+/// Inductor's allocation tree for one pool set. Nodes live in one vector and
+/// refer to each other by index.
+class PoolForest {
+ public:
+  enum class Kind : std::uint8_t { block, empty, temporal, spatial };
+  struct Node {
+    Kind kind;
+    std::int64_t hint = 0;              // cached size hint
+    PoolLiveRanges ranges;              // cached live ranges
+    std::size_t block = 0;              // block
+    std::vector<std::size_t> children;  // temporal
+    std::size_t left = 0, right = 0;    // spatial (both temporal)
+  };
+  struct Pool {
+    std::int32_t device;
+    std::size_t root;  // a temporal node
+    bool can_expand;
+  };
+
+  PoolForest(std::vector<PoolBlock> blocks, PoolPolicy policy) : blocks_(std::move(blocks)), policy_(policy) {}
+
+  /// Inductor's `allocate_groups` without the finalization.
+  void allocate_all() {
+    std::vector<std::size_t> outputs, intermediates;
+    for (std::size_t i = 0; i < blocks_.size(); ++i)
+      (blocks_[i].is_output && policy_ != PoolPolicy::combined ? outputs : intermediates).push_back(i);
+    const auto length = [&](std::size_t i) { return blocks_[i].end - blocks_[i].begin; };
+    std::stable_sort(outputs.begin(), outputs.end(), [&](std::size_t a, std::size_t b) {
+      if (blocks_[a].size_hint != blocks_[b].size_hint) return blocks_[a].size_hint < blocks_[b].size_hint;
+      return length(a) > length(b);
+    });
+    std::stable_sort(intermediates.begin(), intermediates.end(), [&](std::size_t a, std::size_t b) {
+      if (blocks_[a].size_hint != blocks_[b].size_hint) return blocks_[a].size_hint > blocks_[b].size_hint;
+      return length(a) > length(b);
+    });
+    for (const std::size_t i : outputs) allocate_output(i);
+    for (const std::size_t i : intermediates) allocate(i);
+  }
+
+  /// Pools in naming order: by device in order of first use, then creation.
+  [[nodiscard]] std::vector<std::size_t> pool_order() const {
+    std::vector<std::size_t> order;
+    for (const std::int32_t d : device_order_)
+      for (std::size_t k = 0; k < pools_.size(); ++k)
+        if (pools_[k].device == d) order.push_back(k);
+    return order;
+  }
+
+  [[nodiscard]] const std::vector<Pool>& pools() const noexcept { return pools_; }
+  [[nodiscard]] const Node& node(std::size_t n) const { return nodes_[n]; }
+
+  /// The pool's size hint (Inductor's `get_size_hint`, padding included).
+  [[nodiscard]] std::int64_t hint_of_pool(std::size_t k) const { return nodes_[pools_[k].root].hint; }
+  /// The pool's live ranges.
+  [[nodiscard]] const PoolLiveRanges& ranges_of_pool(std::size_t k) const { return nodes_[pools_[k].root].ranges; }
+
+  /// Finalizes every pool with size arithmetic `S` (see `IntSizes`): sets
+  /// `offset_of[block]` and `pool_of[block]`, and returns each pool's size.
+  template <class S>
+  std::vector<typename S::value> finalize(S& sizes, std::vector<typename S::value>& offset_of,
+                                          std::vector<std::size_t>& pool_of) {
+    offset_of.assign(blocks_.size(), sizes.zero());
+    pool_of.assign(blocks_.size(), 0);
+    std::vector<typename S::value> pool_sizes;
+    for (std::size_t k = 0; k < pools_.size(); ++k) {
+      // The pool keeps its root; the root's children are finalized (and
+      // may collapse), then its size is taken.
+      finalize_node(pools_[k].root, k, sizes.zero(), sizes, offset_of, pool_of);
+      pool_sizes.push_back(symbolic_size(pools_[k].root, sizes));
+    }
+    return pool_sizes;
+  }
+
+ private:
+  std::size_t make(Node n) {
+    nodes_.push_back(std::move(n));
+    return nodes_.size() - 1;
+  }
+  std::size_t make_block(std::size_t b) {
+    return make(Node{Kind::block, blocks_[b].size_hint, {{blocks_[b].begin, blocks_[b].end}}, b, {}, 0, 0});
+  }
+  std::size_t make_temporal(std::vector<std::size_t> children) {
+    Node n{Kind::temporal, 0, {}, 0, std::move(children), 0, 0};
+    for (const std::size_t c : n.children) {
+      n.hint = std::max(n.hint, nodes_[c].hint);
+      for (const PoolLiveRange& r : nodes_[c].ranges) add_range(n.ranges, r);
+    }
+    return make(std::move(n));
+  }
+  std::size_t make_spatial(std::size_t left, std::size_t right) {
+    Node n{Kind::spatial, align64(nodes_[left].hint) + nodes_[right].hint, nodes_[left].ranges, 0, {}, left, right};
+    for (const PoolLiveRange& r : nodes_[right].ranges) add_range(n.ranges, r);
+    return make(std::move(n));
+  }
+  /// `SpatialSplit.create(node, extra)`: `node` followed by `extra` bytes
+  /// of padding.
+  std::size_t pad(std::size_t node, std::int64_t extra) {
+    const std::size_t left = make_temporal({node});
+    const std::size_t empty = make(Node{Kind::empty, extra, {}, 0, {}, 0, 0});
+    return make_spatial(left, make_temporal({empty}));
+  }
+
+  bool allocate_in(std::size_t n, std::size_t b, bool is_last) {
+    switch (nodes_[n].kind) {
+      case Kind::block:
+      case Kind::empty:
+        return false;
+      case Kind::spatial: {
+        const bool done = allocate_in(nodes_[n].left, b, false) || allocate_in(nodes_[n].right, b, is_last);
+        if (done) {
+          Node& s = nodes_[n];
+          s.hint = align64(nodes_[s.left].hint) + nodes_[s.right].hint;
+          add_range(s.ranges, {blocks_[b].begin, blocks_[b].end});
+        }
+        return done;
+      }
+      case Kind::temporal:
+        break;
+    }
+    const std::int64_t slot = nodes_[n].hint;
+    const std::int64_t size = blocks_[b].size_hint;
+    if (!is_last && size > slot) return false;
+    const PoolLiveRange range{blocks_[b].begin, blocks_[b].end};
+    std::size_t overlapping = 0, count = 0;
+    for (const std::size_t c : nodes_[n].children) {
+      if (pool_ranges_overlap(nodes_[c].ranges, range)) {
+        overlapping = c;
+        if (++count > 1) return false;
+      }
+    }
+    if (count == 1) {
+      if (!allocate_in(overlapping, b, is_last)) return false;
+      Node& t = nodes_[n];
+      t.hint = std::max(t.hint, nodes_[overlapping].hint);
+      add_range(t.ranges, range);
+      return true;
+    }
+    std::vector<std::size_t> children = nodes_[n].children;
+    if (children.size() == 1 && nodes_[children[0]].kind == Kind::empty) children.pop_back();
+    const std::size_t leaf = make_block(b);
+    if (slot == size) {
+      children.push_back(leaf);
+    } else if (slot > size) {
+      children.push_back(pad(leaf, slot - size));
+    } else {
+      for (std::size_t& c : children) c = pad(c, size - slot);
+      children.push_back(leaf);
+    }
+    Node& t = nodes_[n];
+    t.children = std::move(children);
+    t.hint = 0;
+    for (const std::size_t c : t.children) t.hint = std::max(t.hint, nodes_[c].hint);
+    add_range(t.ranges, range);
+    return true;
+  }
+
+  std::vector<std::size_t>& pools_of(std::int32_t device) {
+    if (std::find(device_order_.begin(), device_order_.end(), device) == device_order_.end())
+      device_order_.push_back(device);
+    scratch_.clear();
+    for (std::size_t k = 0; k < pools_.size(); ++k)
+      if (pools_[k].device == device) scratch_.push_back(k);
+    return scratch_;
+  }
+
+  void allocate_at_end(std::size_t k, std::size_t b) {
+    const std::size_t block = make_temporal({make_block(b)});
+    pools_[k].root = make_temporal({make_spatial(pools_[k].root, block)});
+  }
+
+  void allocate(std::size_t b) {
+    const std::vector<std::size_t> mine = pools_of(blocks_[b].device);
+    for (std::size_t m = 0; m < mine.size(); ++m) {
+      Pool& pool = pools_[mine[m]];
+      const bool is_last = pool.can_expand && m + 1 == mine.size();
+      if (allocate_in(pool.root, b, is_last)) return;
+      if (is_last) {
+        allocate_at_end(mine[m], b);
+        return;
+      }
+    }
+    pools_.push_back({blocks_[b].device, make_temporal({make_block(b)}), policy_ != PoolPolicy::none});
+  }
+
+  void allocate_output(std::size_t b) {
+    const std::vector<std::size_t> mine = pools_of(blocks_[b].device);
+    if (!mine.empty() && (policy_ == PoolPolicy::outputs || policy_ == PoolPolicy::combined)) {
+      allocate_at_end(mine.back(), b);
+      return;
+    }
+    pools_.push_back({blocks_[b].device, make_temporal({make_block(b)}), policy_ == PoolPolicy::combined});
+  }
+
+  template <class S>
+  typename S::value symbolic_size(std::size_t n, S& sizes) const {
+    const Node& x = nodes_[n];
+    switch (x.kind) {
+      case Kind::block:
+        return sizes.of_block(x.block);
+      case Kind::empty:
+        return sizes.zero();
+      case Kind::spatial:
+        return sizes.add(sizes.align(symbolic_size(x.left, sizes)), symbolic_size(x.right, sizes));
+      case Kind::temporal:
+        break;
+    }
+    if (x.children.empty()) return sizes.zero();
+    std::vector<typename S::value> parts;
+    for (const std::size_t c : x.children) parts.push_back(symbolic_size(c, sizes));
+    return sizes.max(parts);
+  }
+
+  [[nodiscard]] bool is_empty(std::size_t n) const {
+    const Node& x = nodes_[n];
+    if (x.kind == Kind::empty) return true;
+    return x.kind == Kind::temporal && x.children.size() == 1 && nodes_[x.children[0]].kind == Kind::empty;
+  }
+
+  /// Inductor's `finalize(pool, offset)`: returns the node that replaces `n`.
+  template <class S>
+  std::size_t finalize_node(std::size_t n, std::size_t pool, typename S::value offset, S& sizes,
+                            std::vector<typename S::value>& offset_of, std::vector<std::size_t>& pool_of) {
+    switch (nodes_[n].kind) {
+      case Kind::block:
+        offset_of[nodes_[n].block] = offset;
+        pool_of[nodes_[n].block] = pool;
+        return n;
+      case Kind::empty:
+        return n;
+      case Kind::temporal: {
+        std::vector<std::size_t> children = nodes_[n].children;
+        for (std::size_t& c : children) c = finalize_node(c, pool, offset, sizes, offset_of, pool_of);
+        nodes_[n].children = children;
+        return children.size() == 1 ? children[0] : n;
+      }
+      case Kind::spatial: {
+        const std::size_t left = finalize_node(nodes_[n].left, pool, offset, sizes, offset_of, pool_of);
+        nodes_[n].left = left;
+        const typename S::value right_offset = sizes.add(offset, sizes.align(symbolic_size(left, sizes)));
+        const std::size_t right = finalize_node(nodes_[n].right, pool, right_offset, sizes, offset_of, pool_of);
+        nodes_[n].right = right;
+        return is_empty(right) ? left : n;
+      }
+    }
+    return n;
+  }
+
+  std::vector<PoolBlock> blocks_;
+  PoolPolicy policy_;
+  std::vector<Node> nodes_;
+  std::vector<Pool> pools_;
+  std::vector<std::int32_t> device_order_;
+  std::vector<std::size_t> scratch_;
+};
+
+/// Integer size arithmetic for `PoolForest::finalize` at trace level.
+struct IntSizes {
+  using value = std::int64_t;
+  const std::vector<PoolBlock>* blocks;
+  [[nodiscard]] value zero() const { return 0; }
+  [[nodiscard]] value of_block(std::size_t b) const { return (*blocks)[b].size_hint; }
+  [[nodiscard]] value align(value v) const {
+    if (v > std::numeric_limits<value>::max() - 63)
+      throw std::invalid_argument("pool planner: a pool exceeds 2^63 bytes");
+    return align64(v);
+  }
+  [[nodiscard]] value add(value a, value b) const {
+    if (a > std::numeric_limits<value>::max() - b)
+      throw std::invalid_argument("pool planner: a pool exceeds 2^63 bytes");
+    return a + b;
+  }
+  [[nodiscard]] value max(const std::vector<value>& v) const { return *std::max_element(v.begin(), v.end()); }
+};
+
+/// Symbolic size arithmetic for `PoolForest::finalize` at program level.
+struct ExprSizes {
+  using value = expr::Expr;
+  expr::Context* ctx;
+  std::vector<expr::Expr> block_bytes;
+  [[nodiscard]] value zero() const { return ctx->integer(0); }
+  [[nodiscard]] value of_block(std::size_t b) const { return block_bytes[b]; }
+  [[nodiscard]] value align(value v) const { return expr::align(v, planner_alignment); }
+  [[nodiscard]] value add(value a, value b) const { return expr::add(a, b); }
+  [[nodiscard]] value max(const std::vector<value>& v) const { return expr::max(v); }
+};
+
+}  // namespace detail
+
+/// A trace-level pool plan.
+struct PoolPlan {
+  /// One arena per pool, in naming order (`pool0` is arena 0).
+  Placement placement;
+  /// Per pool, Inductor's size hint (with Empty padding, which can exceed
+  /// the real size).
+  std::vector<std::int64_t> size_hints;
+};
+
+/// Inductor's pool planner on a trace (see the file comment): block `i`
+/// of the trace is a buffer group living over `[begin, end)`. Throws
+/// `std::invalid_argument` for an invalid trace or pools beyond 2^63 bytes.
+[[nodiscard]] inline PoolPlan place_in_pools(const AllocationTrace& trace,
+                                             PoolPolicy policy = PoolPolicy::intermediates) {
+  if (auto bad = validate_trace(trace)) throw std::invalid_argument("pool planner: " + *bad);
+  std::vector<PoolBlock> blocks;
+  blocks.reserve(trace.allocations.size());
+  for (const TracedAllocation& a : trace.allocations)
+    blocks.push_back(
+        {a.bytes, static_cast<std::int64_t>(a.begin), static_cast<std::int64_t>(a.end), a.device, a.is_output});
+  detail::PoolForest forest(blocks, policy);
+  forest.allocate_all();
+  detail::IntSizes sizes{&blocks};
+  std::vector<std::int64_t> offsets;
+  std::vector<std::size_t> pool_of;
+  const std::vector<std::int64_t> pool_bytes = forest.finalize(sizes, offsets, pool_of);
+  const std::vector<std::size_t> order = forest.pool_order();
+  std::vector<std::size_t> arena_of_pool(order.size());
+  PoolPlan plan;
+  for (std::size_t a = 0; a < order.size(); ++a) {
+    arena_of_pool[order[a]] = a;
+    plan.placement.arenas.push_back({forest.pools()[order[a]].device, pool_bytes[order[a]]});
+    plan.size_hints.push_back(forest.hint_of_pool(order[a]));
+  }
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    plan.placement.blocks.push_back({arena_of_pool[pool_of[i]], offsets[i]});
+  return plan;
+}
+
+namespace detail {
+
+/// Whether a line is one of Inductor's MemoryPlanningLines (or a line of
+/// ours that stands for one); runs of them make one time step.
+[[nodiscard]] inline bool is_pool_memory_line(const ir::Line& line) {
+  return std::visit(
+      [](const auto& l) {
+        using L = std::decay_t<decltype(l)>;
+        return std::is_same_v<L, ir::Allocate> || std::is_same_v<L, ir::FreeIfNotReused> ||
+               std::is_same_v<L, ir::Reuse> || std::is_same_v<L, ir::Free> || std::is_same_v<L, ir::Null> ||
+               std::is_same_v<L, ir::Reinterpret> || std::is_same_v<L, ir::PoolCreate> ||
+               std::is_same_v<L, ir::AllocFromPool> || std::is_same_v<L, ir::DeallocFromPool> ||
+               std::is_same_v<L, ir::CommBufferAllocate> || std::is_same_v<L, ir::CommBufferFree> ||
+               std::is_same_v<L, ir::WorkspaceAllocate> || std::is_same_v<L, ir::WorkspaceFree>;
+      },
+      line);
+}
+
+/// The names a program's tables use (pool names must differ from all).
+[[nodiscard]] inline std::unordered_set<std::string> names_in_use(const ir::Program& p) {
+  std::unordered_set<std::string> names;
+  for (const ir::BufferDecl& b : p.buffers) names.insert(b.name);
+  for (const ir::KernelDecl& k : p.kernels) names.insert(k.name);
+  for (const ir::PoolDecl& q : p.pools) names.insert(q.name);
+  for (const ir::Program& g : p.subgraphs) names.insert(g.name);
+  for (const ir::SymbolDecl& s : p.symbols)
+    if (s.symbol && s.symbol.is_symbol()) names.insert(std::string(s.symbol.name()));
+  names.insert(p.name);
+  return names;
+}
+
+/// `<prefix><n>` for the next `n` (from `counter`) that names nothing yet.
+[[nodiscard]] inline std::string fresh_numbered_name(const std::string& prefix, std::size_t& counter,
+                                                     std::unordered_set<std::string>& used) {
+  for (;; ++counter) {
+    std::string name = prefix + std::to_string(counter);
+    if (used.insert(name).second) {
+      ++counter;
+      return name;
+    }
+  }
+}
+
+/// Per buffer of `p`, whether it is (the base of) a program output.
+[[nodiscard]] inline std::vector<bool> program_output_buffers(const ir::Program& p) {
+  std::vector<bool> out(p.buffers.size(), false);
+  for (const ir::ProgramOutput& o : p.outputs)
+    if (const auto* b = boost::variant2::get_if<ir::BufferArg>(&o))
+      if (b->buffer.index < out.size()) out[b->buffer.index] = true;
+  return out;
+}
+
+/// The storage bytes of `d` as an expression: storage elements times the
+/// item size.
+[[nodiscard]] inline expr::Expr storage_bytes_expr(const ir::BufferDecl& d) {
+  const expr::Expr elements = ir::storage_elements(d.layout);
+  return expr::mul(elements, elements.context().integer(static_cast<std::int64_t>(ir::itemsize(d.layout.dtype))));
+}
+
+}  // namespace detail
+
+/// Inductor's pool planner on `program` (see the file comment): the program
+/// rewritten into PoolCreate / AllocFromPool / DeallocFromPool lines, and
+/// its statistics. A diagnostic when the program cannot be traced (see
+/// `trace_program`), a size cannot be built or evaluated at the hints, or
+/// the name prefix does not make valid names.
+[[nodiscard]] inline Result<PlanResult> plan_pools(const ir::Program& program, const PoolOptions& options = {});
+
+namespace detail {
+
+[[nodiscard]] inline std::optional<Diagnostic> plan_pools_in(ir::Program& p, const PoolOptions& options) {
+  for (ir::Program& g : p.subgraphs)
+    if (auto bad = plan_pools_in(g, options)) return Diagnostic{"subgraph " + g.name + ": " + bad->message};
+  Result<Liveness> live = liveness_of(p);
+  if (!live) return live.error();
+  const Liveness& liveness = live.value();
+
+  // Time steps: runs of memory lines. `step_of_line[i]` is the run of a
+  // memory line, or for another line the run before it (the segment it
+  // executes in).
+  std::vector<std::int64_t> step_of_line(p.body.size(), 0);
+  std::int64_t step = 0;
+  for (std::size_t i = 0; i < p.body.size(); ++i) {
+    const bool memory = is_pool_memory_line(p.body[i]);
+    if (memory && (i == 0 || !is_pool_memory_line(p.body[i - 1]))) ++step;
+    step_of_line[i] = step;
+  }
+  const std::int64_t final_step = step + 1;
+
+  // Buffer groups.
+  constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> group_of(p.buffers.size(), none);
+  std::vector<ir::BufferId> group_first;
+  for (const ir::Line& line : p.body) {
+    if (const auto* a = std::get_if<ir::Allocate>(&line)) {
+      if (!p.contains(a->buffer) || group_of[a->buffer.index] != none) continue;
+      group_of[a->buffer.index] = group_first.size();
+      group_first.push_back(a->buffer);
+    } else if (const auto* r = std::get_if<ir::Reuse>(&line)) {
+      if (p.contains(r->old_buffer) && p.contains(r->new_buffer) && group_of[r->old_buffer.index] != none)
+        group_of[r->new_buffer.index] = group_of[r->old_buffer.index];
+    }
+  }
+  if (group_first.empty()) return std::nullopt;
+  const std::vector<bool> is_output_buffer = program_output_buffers(p);
+
+  std::vector<PoolBlock> blocks(group_first.size());
+  std::vector<bool> used(group_first.size(), false);
+  const auto touch = [&](std::size_t g, std::int64_t t) {
+    PoolBlock& b = blocks[g];
+    if (!used[g]) {
+      b.begin = b.end = t;
+      used[g] = true;
+    } else {
+      b.begin = std::min(b.begin, t);
+      b.end = std::max(b.end, t);
+    }
+  };
+  for (std::size_t i = 0; i < p.body.size(); ++i) {
+    const ir::Line& line = p.body[i];
+    std::optional<ir::BufferId> b;
+    if (const auto* a = std::get_if<ir::Allocate>(&line)) b = a->buffer;
+    if (const auto* f = std::get_if<ir::FreeIfNotReused>(&line); f && !f->reused) b = f->buffer;
+    if (const auto* f = std::get_if<ir::Free>(&line)) b = f->buffer;
+    if (b && p.contains(*b) && group_of[b->index] != none) touch(group_of[b->index], step_of_line[i]);
+  }
+  // Safety: a group lives at least until the segment of its last use.
+  for (const BufferLifetime& l : liveness.lifetimes) {
+    const std::size_t g = l.buffer.index < group_of.size() ? group_of[l.buffer.index] : none;
+    if (g == none || l.last_line >= p.body.size()) continue;
+    const bool memory = is_pool_memory_line(p.body[l.last_line]);
+    touch(g, memory ? step_of_line[l.last_line] : step_of_line[l.last_line] + 1);
+  }
+  HintEvaluator hints{p, TraceOptions{.fallback_hint = options.fallback_hint, .hints = {}}};
+  ExprSizes sizes{&p.ctx(), {}};
+  std::vector<ir::Device> device_of_key;
+  std::map<std::int32_t, ir::Device> devices;
+  for (std::size_t g = 0; g < group_first.size(); ++g) {
+    const ir::BufferDecl& d = p.buffer(group_first[g]);
+    Result<std::int64_t> bytes = hints.bytes(d.layout);
+    if (!bytes) return Diagnostic{"buffer " + d.name + ": " + bytes.error().message};
+    try {
+      sizes.block_bytes.push_back(storage_bytes_expr(d));
+    } catch (const expr::Error& e) {
+      return Diagnostic{"buffer " + d.name + ": its size in bytes cannot be built: " + e.what()};
+    }
+    blocks[g].size_hint = bytes.value();
+    blocks[g].device = device_key(d.layout.device);
+    devices.emplace(blocks[g].device, d.layout.device);
+  }
+  for (std::size_t b = 0; b < p.buffers.size(); ++b)
+    if (group_of[b] != none && is_output_buffer[b]) blocks[group_of[b]].is_output = true;
+  for (PoolBlock& b : blocks)
+    if (b.is_output) b.end = std::max(b.end, final_step);
+
+  PoolForest forest(blocks, options.policy);
+  forest.allocate_all();
+  std::vector<expr::Expr> offsets;
+  std::vector<std::size_t> pool_of;
+  std::vector<expr::Expr> pool_bytes;
+  try {
+    pool_bytes = forest.finalize(sizes, offsets, pool_of);
+  } catch (const expr::Error& e) {
+    return Diagnostic{std::string("a pool size cannot be built: ") + e.what()};
+  }
+  std::unordered_set<std::string> names = names_in_use(p);
+  std::size_t counter = 0;
+  std::vector<ir::PoolId> pool_id(forest.pools().size());
+  const std::size_t first_new_pool = p.pools.size();
+  std::vector<std::size_t> forest_pool_of;  // by PoolId index - first_new_pool
+  for (const std::size_t k : forest.pool_order()) {
+    forest_pool_of.push_back(k);
+    pool_id[k] = ir::PoolId{static_cast<std::uint32_t>(p.pools.size())};
+    p.pools.push_back(ir::PoolDecl{fresh_numbered_name(options.name_prefix, counter, names),
+                                   devices.at(forest.pools()[k].device), pool_bytes[k]});
+  }
+
+  // Rewrite: pool lines, PoolCreate before each pool's first use.
+  std::vector<ir::Line> body;
+  body.reserve(p.body.size() + forest.pools().size());
+  std::vector<bool> created(forest.pools().size(), false);
+  std::vector<std::size_t> dealloc_line;  // indices into `body`
+  std::vector<std::int64_t> dealloc_step;
+  for (std::size_t i = 0; i < p.body.size(); ++i) {
+    ir::Line& line = p.body[i];
+    const auto group = [&](ir::BufferId b) { return p.contains(b) ? group_of[b.index] : none; };
+    if (const auto* a = std::get_if<ir::Allocate>(&line); a && group(a->buffer) != none) {
+      const std::size_t g = group(a->buffer);
+      const std::size_t k = pool_of[g];
+      if (!created[k]) {
+        body.push_back(ir::PoolCreate{pool_id[k]});
+        created[k] = true;
+      }
+      body.push_back(ir::AllocFromPool{a->buffer, pool_id[k], offsets[g]});
+      continue;
+    }
+    std::optional<ir::BufferId> freed;
+    if (const auto* f = std::get_if<ir::FreeIfNotReused>(&line); f && group(f->buffer) != none) {
+      if (f->reused) {
+        body.push_back(ir::Null{});
+        continue;
+      }
+      freed = f->buffer;
+    }
+    if (const auto* f = std::get_if<ir::Free>(&line); f && group(f->buffer) != none) freed = f->buffer;
+    if (freed) {
+      dealloc_line.push_back(body.size());
+      dealloc_step.push_back(step_of_line[i]);
+      body.push_back(ir::DeallocFromPool{*freed, pool_id[pool_of[group(*freed)]], false});
+      continue;
+    }
+    if (auto* r = std::get_if<ir::Reuse>(&line); r && group(r->old_buffer) != none) r->delete_old = false;
+    body.push_back(std::move(line));
+  }
+  // The last DeallocFromPool of each pool releases it when every block of
+  // the pool is dead by then.
+  std::vector<bool> seen(forest.pools().size(), false);
+  for (std::size_t d = dealloc_line.size(); d-- > 0;) {
+    auto& dealloc = std::get<ir::DeallocFromPool>(body[dealloc_line[d]]);
+    const std::size_t forest_pool = forest_pool_of[dealloc.pool.index - first_new_pool];
+    if (seen[forest_pool]) continue;
+    seen[forest_pool] = true;
+    const PoolLiveRanges& ranges = forest.ranges_of_pool(forest_pool);
+    dealloc.releases_pool = !ranges.empty() && ranges.back().end <= dealloc_step[d];
+  }
+  p.body = std::move(body);
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+inline Result<PlanResult> plan_pools(const ir::Program& program, const PoolOptions& options) {
+  if (auto bad = ir::check_name(options.name_prefix + "0", "pool name"))
+    return Diagnostic{"the pool name prefix " + ir::quote_for_diagnostic(options.name_prefix) +
+                      " is unusable: " + *bad};
+  PlanResult result{program, {}};
+  if (auto bad = detail::plan_pools_in(result.program, options)) return *bad;
+  Result<PlanStats> stats = measure_plan(program, result.program);
+  if (!stats) return stats.error();
+  result.stats = stats.value();
+  return result;
+}
+
+}  // namespace wrapir::pass

@@ -1,0 +1,474 @@
+#pragma once
+/// \file
+/// `plan_reuse`: Inductor's default memory plan (`memory_plan_reuse`,
+/// reference §3.2): a later allocation takes over the storage of a buffer
+/// freed before it, when their reuse keys match and the reuse does not
+/// raise the estimated peak.
+///
+/// For each program (the root, then each subgraph as its own scope with
+/// its parent's hints):
+/// 1. Trailing memory lines are removed (Allocate, FreeIfNotReused, Reuse,
+///    Free, Null, Reinterpret, workspace, comm buffer and pool lines) while
+///    none of the buffers they name is a program output: they would only
+///    free at the very end. A trailing Reuse that takes storage a
+///    FreeIfNotReused offered stops the removal (the offer would be left
+///    without a taker).
+/// 2. One forward pass with a stack of planning states: EnterSubgraph
+///    pushes a fresh state, ExitSubgraph pops it, so no reuse crosses the
+///    boundary of an inlined subgraph.
+/// 3. A FreeIfNotReused offers its buffer's storage under the buffer's reuse
+///    key `(device, dtype, storage size in elements, aligned, stream)`; the
+///    size is the printed canonical expression (`print_python` of
+///    `storage_elements`), so `s0` never matches `s1` whatever the hints.
+///    Offers stack per key (LIFO).
+/// 4. An Allocate pops the newest offer of its key. It is accepted when the
+///    free is the line right before the allocation, or when
+///    `size + max(estimate over the lines strictly between) <= peak`,
+///    where the estimate is the bytes held at each line (the held trace of
+///    pass/plan_stats.hpp, per device) and `peak` its maximum on the
+///    allocation's device. On acceptance the free becomes
+///    `FreeIfNotReused{reused = true}`, the Allocate becomes
+///    `Reuse{old, new}`, and the estimate grows by `size` over the lines
+///    between (the storage now stays alive there). Otherwise the offer goes
+///    back and the Allocate stays.
+/// 5. Comm buffers have their own offers, keyed by `(device, dtype, storage
+///    size, comm type, group)`, offered by CommBufferFree and always
+///    accepted (no peak guard): the CommBufferFree becomes a
+///    `FreeIfNotReused{reused = true}` and the CommBufferAllocate a Reuse.
+///
+/// Sizes at the hints are those of `ReuseOptions::trace`. The estimate is
+/// the held trace rather than Inductor's scheduler-node estimate: with the
+/// peak guard, the planned program's peak (`PlanStats::peak_bytes`) is then
+/// never above the unplanned program's, except through comm buffer reuses,
+/// which are not guarded. Time steps are lines, so "the line right before"
+/// stands for Inductor's "the scheduler node right before"; a free and an
+/// allocation with only other frees between them pass the guard anyway.
+///
+/// What is never reused:
+/// - graph inputs, even donated ones (they end with Free, which Inductor
+///   never offers; in-place reuse may take a donated input, see
+///   pass/inplace.hpp), and constants;
+/// - multi-output tuples (they hold no storage of their own);
+/// - workspaces: the IR defines a workspace only by WorkspaceAllocate (which
+///   zeroes it as its mode says) and the verifier forbids Reuse of one, so
+///   workspaces take part only in the estimate;
+/// - storage that is still used after the FreeIfNotReused that would offer
+///   it: by a view of it (Reinterpret), by a MultiOutput tuple holding it,
+///   or by the buffer itself, or that is a program output; the rule is
+///   "offer only when the storage's last use (pass/liveness.hpp) is at or
+///   before the free", which a verified program meets except for tuples;
+/// - buffers carved from pools, and buffers whose layout is malformed.
+///
+/// A verified program stays verified (the tests check it on random
+/// programs). A program whose storage cannot be traced (an id out of range,
+/// a size that overflows at the hints) gets a diagnostic.
+///
+/// Cost: one pass over the body plus O(log n) per offer taken or refused;
+/// storage sizes are built and printed once per distinct layout.
+
+#include <wrapir/diagnostic.hpp>
+#include <wrapir/expr/expr.hpp>
+#include <wrapir/expr/print_python.hpp>
+#include <wrapir/ir/buffer.hpp>
+#include <wrapir/ir/ids.hpp>
+#include <wrapir/ir/line.hpp>
+#include <wrapir/ir/lines.hpp>
+#include <wrapir/ir/program.hpp>
+#include <wrapir/pass/detail/buffer_refs.hpp>
+#include <wrapir/pass/detail/segment_tree.hpp>
+#include <wrapir/pass/liveness.hpp>
+#include <wrapir/pass/plan_stats.hpp>
+#include <wrapir/pass/trace.hpp>
+
+#include <boost/variant2/variant.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace wrapir::pass {
+
+struct ReuseOptions {
+  /// Inductor's `config.allow_buffer_reuse`: without it only the trailing
+  /// memory lines are removed.
+  bool allow_reuse = true;
+  /// Refuse reuses that would raise the estimated peak (step 4).
+  bool peak_guard = true;
+  /// Hints and fallback for sizes.
+  TraceOptions trace{};
+};
+
+namespace detail {
+
+/// The reuse key, with the size and comm group interned to integers.
+struct ReuseKey {
+  std::int32_t device = 0;
+  std::uint8_t dtype = 0;
+  bool aligned = true;
+  bool comm = false;
+  std::uint32_t stream = 0;
+  std::uint32_t size = 0;   // interned printed storage size
+  std::uint32_t group = 0;  // interned comm group (comm keys only)
+  friend bool operator==(const ReuseKey&, const ReuseKey&) = default;
+};
+
+struct ReuseKeyHash {
+  std::size_t operator()(const ReuseKey& k) const noexcept {
+    std::size_t h = static_cast<std::size_t>(k.device);
+    auto mix = [&](std::size_t v) { h = h * 0x100000001b3ULL ^ (v + 0x9e3779b97f4a7c15ULL); };
+    mix(k.dtype);
+    mix(static_cast<std::size_t>(k.aligned) | (static_cast<std::size_t>(k.comm) << 1));
+    mix(k.stream);
+    mix(k.size);
+    mix(k.group);
+    return h;
+  }
+};
+
+/// An offered storage: the buffer and the line of its free.
+struct Offer {
+  ir::BufferId buffer;
+  std::size_t line;
+};
+
+using PlanningState = std::unordered_map<ReuseKey, std::vector<Offer>, ReuseKeyHash>;
+
+[[nodiscard]] constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) noexcept {
+  if (b > 0 && a > std::numeric_limits<std::int64_t>::max() - b) return std::numeric_limits<std::int64_t>::max();
+  if (b < 0 && a < std::numeric_limits<std::int64_t>::min() - b) return std::numeric_limits<std::int64_t>::min();
+  return a + b;
+}
+
+struct MaxOp {
+  std::int64_t operator()(std::int64_t a, std::int64_t b) const noexcept { return std::max(a, b); }
+};
+struct AddOp {
+  std::int64_t operator()(std::int64_t a, std::int64_t b) const noexcept { return saturating_add(a, b); }
+};
+using PeakTree = LazySegmentTree<std::int64_t, MaxOp, AddOp>;
+
+/// Whether `line` is a memory line for trailing removal, and whether it
+/// names an output.
+template <class T>
+inline constexpr bool is_memory_line =
+    std::is_same_v<T, ir::Allocate> || std::is_same_v<T, ir::FreeIfNotReused> || std::is_same_v<T, ir::Reuse> ||
+    std::is_same_v<T, ir::Free> || std::is_same_v<T, ir::Null> || std::is_same_v<T, ir::Reinterpret> ||
+    std::is_same_v<T, ir::WorkspaceAllocate> || std::is_same_v<T, ir::WorkspaceFree> ||
+    std::is_same_v<T, ir::CommBufferAllocate> || std::is_same_v<T, ir::CommBufferFree> ||
+    std::is_same_v<T, ir::PoolCreate> || std::is_same_v<T, ir::AllocFromPool> ||
+    std::is_same_v<T, ir::DeallocFromPool>;
+
+inline void remove_trailing_memory_lines(ir::Program& p) {
+  std::vector<bool> is_output(p.buffers.size(), false);
+  for (const ir::ProgramOutput& o : p.outputs)
+    if (const ir::BufferArg* b = boost::variant2::get_if<ir::BufferArg>(&o); b && p.contains(b->buffer))
+      is_output[b->buffer.index] = true;
+  std::vector<bool> offered(p.buffers.size(), false);
+  for (const ir::Line& line : p.body)
+    if (const auto* f = std::get_if<ir::FreeIfNotReused>(&line); f && f->reused && p.contains(f->buffer))
+      offered[f->buffer.index] = true;
+  while (!p.body.empty()) {
+    const ir::Line& last = p.body.back();
+    if (last.valueless_by_exception()) return;
+    const bool memory = std::visit([](const auto& l) { return is_memory_line<std::decay_t<decltype(l)>>; }, last);
+    if (!memory) return;
+    if (const auto* r = std::get_if<ir::Reuse>(&last); r && p.contains(r->old_buffer) && offered[r->old_buffer.index])
+      return;
+    bool names_output = false;
+    for_each_buffer_ref(last, [&](ir::BufferId b) {
+      names_output = names_output || !p.contains(b) || is_output[b.index];
+    });
+    if (names_output) return;
+    p.body.pop_back();
+  }
+}
+
+class ReusePlanner {
+ public:
+  /// Plans `p`, whose body before trailing lines were removed had the
+  /// liveness `live` and the held trace `held`; `hints` evaluates its sizes.
+  ReusePlanner(ir::Program& p, const ReuseOptions& options, const Liveness& live, HintEvaluator& hints)
+      : p_(p), options_(options), liveness_(live), hints_(hints) {}
+
+  /// Plans `p_`'s body in place; returns the number of reuses made.
+  std::size_t run(const AllocationTrace& held) {
+    build_estimates(held);
+
+    std::vector<PlanningState> states(1);
+    std::size_t reuses = 0;
+    for (std::size_t i = 0; i < p_.body.size(); ++i) {
+      ir::Line& line = p_.body[i];
+      if (std::holds_alternative<ir::EnterSubgraph>(line)) {
+        states.emplace_back();
+      } else if (std::holds_alternative<ir::ExitSubgraph>(line)) {
+        if (states.size() > 1) states.pop_back();
+      } else if (const auto* f = std::get_if<ir::FreeIfNotReused>(&line)) {
+        if (!f->reused) offer(states.back(), f->buffer, i, false);
+      } else if (const auto* c = std::get_if<ir::CommBufferFree>(&line)) {
+        offer(states.back(), c->buffer, i, true);
+      } else if (const auto* a = std::get_if<ir::Allocate>(&line)) {
+        if (take(states.back(), a->buffer, i, false)) ++reuses;
+      } else if (const auto* ca = std::get_if<ir::CommBufferAllocate>(&line)) {
+        if (take(states.back(), ca->buffer, i, true)) ++reuses;
+      }
+    }
+    return reuses;
+  }
+
+  [[nodiscard]] const expr::Bindings& bindings() const noexcept { return hints_.bindings(); }
+
+ private:
+  void build_estimates(const AllocationTrace& held) {
+    const std::size_t steps = p_.body.size();
+    std::map<std::int32_t, std::vector<std::int64_t>> deltas;
+    for (const TracedAllocation& a : held.allocations) {
+      if (a.bytes <= 0 || a.begin >= steps) continue;
+      std::vector<std::int64_t>& d = deltas[a.device];
+      if (d.empty()) d.assign(steps + 1, 0);
+      d[a.begin] = saturating_add(d[a.begin], a.bytes);
+      d[std::min(a.end, steps)] = saturating_add(d[std::min(a.end, steps)], -a.bytes);
+    }
+    for (auto& [device, d] : deltas) {
+      std::vector<std::int64_t> live(steps, 0);
+      std::int64_t running = 0, peak = 0;
+      for (std::size_t t = 0; t < steps; ++t) {
+        running = saturating_add(running, d[t]);
+        live[t] = running;
+        peak = std::max(peak, running);
+      }
+      peaks_.emplace(device, peak);
+      trees_.emplace(device, PeakTree(live, MaxOp{}, AddOp{}, std::numeric_limits<std::int64_t>::min()));
+    }
+  }
+
+  /// The key of `b`, or nothing when `b` may not take part in reuse.
+  std::optional<ReuseKey> key_of(ir::BufferId b, bool comm) {
+    if (!p_.contains(b)) return std::nullopt;
+    if (keys_.size() < p_.buffers.size()) keys_.resize(p_.buffers.size());
+    CachedKey& cached = keys_[b.index];
+    if (!cached.known) {
+      cached.key = compute_key(b, comm);
+      cached.known = true;
+      cached.comm = comm;
+    }
+    // A buffer is offered and taken by lines of its role only; a comm line
+    // naming a plain buffer (or the reverse) gets no key.
+    return cached.comm == comm ? cached.key : std::nullopt;
+  }
+
+  std::optional<ReuseKey> compute_key(ir::BufferId b, bool comm) {
+    if (!p_.contains(b)) return std::nullopt;
+    const ir::BufferDecl& d = p_.buffer(b);
+    if (d.multi_output) return std::nullopt;
+    if (comm ? d.role != ir::BufferRole::comm || !d.comm
+             : d.role != ir::BufferRole::intermediate && d.role != ir::BufferRole::output)
+      return std::nullopt;
+    const Result<expr::Expr>& size = hints_.buffer_storage_size(p_, b);
+    if (!size) return std::nullopt;  // a malformed layout: never reused
+    ReuseKey k;
+    k.device = device_key(d.layout.device);
+    k.dtype = static_cast<std::uint8_t>(d.layout.dtype);
+    k.stream = d.stream;
+    k.comm = comm;
+    if (comm) {
+      k.group = intern(groups_, d.comm->group + '\0' + std::to_string(static_cast<int>(d.comm->type)));
+    } else {
+      k.aligned = d.aligned;
+    }
+    auto it = printed_.find(size.value().node());
+    if (it == printed_.end()) {
+      std::string text;
+      try {
+        text = expr::print_python(size.value());
+      } catch (const expr::Error&) {
+        return std::nullopt;  // too large to print: never reused
+      }
+      it = printed_.emplace(size.value().node(), intern(sizes_, std::move(text))).first;
+    }
+    k.size = it->second;
+    return k;
+  }
+
+  static std::uint32_t intern(std::unordered_map<std::string, std::uint32_t>& table, std::string s) {
+    const auto next = static_cast<std::uint32_t>(table.size());
+    return table.emplace(std::move(s), next).first->second;
+  }
+
+  void offer(PlanningState& state, ir::BufferId b, std::size_t line, bool comm) {
+    if (!p_.contains(b)) return;
+    const std::size_t s = liveness_.storage_of[b.index];
+    // Only the storage's creator or its current holder through Reuse, and
+    // only when nothing uses the storage after this line.
+    if (s == Liveness::no_storage) return;
+    const BufferLifetime& life = liveness_.lifetimes[s];
+    if (life.is_output || life.last_line > line || life.origin == StorageOrigin::pool) return;
+    std::optional<ReuseKey> k = key_of(b, comm);
+    if (!k) return;
+    state[*k].push_back(Offer{b, line});
+  }
+
+  bool take(PlanningState& state, ir::BufferId b, std::size_t line, bool comm) {
+    if (!options_.allow_reuse) return false;
+    std::optional<ReuseKey> k = key_of(b, comm);
+    if (!k) return false;
+    auto it = state.find(*k);
+    if (it == state.end() || it->second.empty()) return false;
+    const Offer offer = it->second.back();
+    it->second.pop_back();
+    Result<std::int64_t> bytes = hints_.buffer_bytes(p_, b);
+    const std::int64_t size = bytes ? bytes.value() : 0;  // Inductor's fallback for an unknown size
+    PeakTree* tree = nullptr;
+    if (auto t = trees_.find(k->device); t != trees_.end()) tree = &t->second;
+    const bool adjacent = offer.line + 1 >= line;
+    if (!comm && options_.peak_guard && !adjacent && tree) {
+      const std::int64_t between = tree->query(offer.line + 1, line - 1);
+      if (saturating_add(size, between) > peaks_[k->device]) {
+        it->second.push_back(offer);
+        return false;
+      }
+    }
+    if (tree && !adjacent) tree->update(offer.line + 1, line - 1, size);
+    p_.body[offer.line] = ir::FreeIfNotReused{offer.buffer, true};
+    p_.body[line] = ir::Reuse{offer.buffer, b, true};
+    accepted_.emplace_back(offer.buffer, b);
+    return true;
+  }
+
+ public:
+  /// The (old, new) pairs of the reuses made, in line order.
+  [[nodiscard]] const std::vector<std::pair<ir::BufferId, ir::BufferId>>& accepted() const noexcept {
+    return accepted_;
+  }
+
+ private:
+  ir::Program& p_;
+  const ReuseOptions& options_;
+  const Liveness& liveness_;
+  HintEvaluator& hints_;
+  std::map<std::int32_t, PeakTree> trees_;
+  std::map<std::int32_t, std::int64_t> peaks_;
+  struct CachedKey {
+    std::optional<ReuseKey> key;
+    bool known = false;
+    bool comm = false;
+  };
+  std::vector<CachedKey> keys_;
+  std::vector<std::pair<ir::BufferId, ir::BufferId>> accepted_;
+  std::unordered_map<const expr::Node*, std::uint32_t> printed_;
+  std::unordered_map<std::string, std::uint32_t> sizes_;
+  std::unordered_map<std::string, std::uint32_t> groups_;
+};
+
+/// What planning one program gives: the plan, the reuses made and the
+/// original's lower bound.
+struct ScopePlan {
+  std::size_t reuses = 0;
+  std::int64_t lower_bound = 0;
+  /// The planned body's max-live held bytes.
+  std::int64_t peak = 0;
+};
+
+/// The held trace of the plan, derived from the original's (`held`, whose
+/// first entries are the blocks of `live`) without tracing the plan again:
+/// each reuse joins the new buffer's storage to the old one's, and storage
+/// that a removed trailing line created is gone, or that it released is
+/// held to the new end of the body. The tests check it against
+/// `measure_plan`.
+[[nodiscard]] inline AllocationTrace planned_held_trace(
+    const AllocationTrace& held, const Liveness& live, const std::vector<std::pair<ir::BufferId, ir::BufferId>>& reuses,
+    std::size_t steps) {
+  std::vector<std::size_t> parent(held.allocations.size());
+  for (std::size_t u = 0; u < parent.size(); ++u) parent[u] = u;
+  auto find = [&](std::size_t u) {
+    while (parent[u] != u) u = parent[u] = parent[parent[u]];
+    return u;
+  };
+  std::vector<TracedAllocation> joined = held.allocations;
+  for (const auto& [old_buffer, new_buffer] : reuses) {
+    const std::size_t o = live.storage_of[old_buffer.index], n = live.storage_of[new_buffer.index];
+    if (o == Liveness::no_storage || n == Liveness::no_storage) continue;
+    const std::size_t ro = find(o), rn = find(n);
+    if (ro == rn) continue;
+    parent[rn] = ro;
+    joined[ro].begin = std::min(joined[ro].begin, joined[rn].begin);
+    joined[ro].end = std::max(joined[ro].end, joined[rn].end);
+    joined[ro].is_output = joined[ro].is_output || joined[rn].is_output;
+  }
+  AllocationTrace out;
+  out.steps = steps;
+  for (std::size_t u = 0; u < joined.size(); ++u) {
+    if (find(u) != u || joined[u].begin >= steps) continue;
+    out.allocations.push_back(std::move(joined[u]));
+    out.allocations.back().end = std::min(out.allocations.back().end, steps);
+  }
+  return out;
+}
+
+/// Plans `original` into `planned` (a copy of it) and its subgraphs in
+/// place; `where` prefixes diagnostics with the subgraph's path. The
+/// liveness and sizes of the original are computed once and serve the
+/// lower bound, the estimate and the offers (trailing lines only end
+/// lives, so the original's liveness holds for the trimmed body).
+inline Result<ScopePlan> plan_scope(const ir::Program& original, ir::Program& planned, const ReuseOptions& options,
+                                    HintEvaluator& hints, const std::string& where) {
+  Result<Liveness> live = liveness_of(original);
+  if (!live) return Diagnostic{where + live.error().message};
+  Result<AllocationTrace> bound = trace_from(original, live.value(), hints);
+  if (!bound) return Diagnostic{where + bound.error().message};
+  Result<HeldTrace> held = held_trace_from(original, live.value(), hints);
+  if (!held) return Diagnostic{where + held.error().message};
+  ScopePlan out;
+  out.lower_bound = max_live_bytes(bound.value());
+  remove_trailing_memory_lines(planned);
+  ReusePlanner planner{planned, options, live.value(), hints};
+  out.reuses = planner.run(held.value().trace);
+  out.peak = max_live_bytes(
+      planned_held_trace(held.value().trace, live.value(), planner.accepted(), planned.body.size()));
+  ReuseOptions sub = options;
+  sub.trace.hints = hints.bindings();
+  for (std::size_t g = 0; g < planned.subgraphs.size(); ++g) {
+    HintEvaluator sub_hints{original.subgraphs[g], sub.trace};
+    Result<ScopePlan> s = plan_scope(original.subgraphs[g], planned.subgraphs[g], sub, sub_hints,
+                                     where + planned.subgraphs[g].name + ": ");
+    if (!s) return s;
+    out.reuses += s.value().reuses;
+  }
+  return out;
+}
+
+}  // namespace detail
+
+/// Plans `p` in place and returns it (see the file comment): the overload
+/// for a caller that no longer needs the unplanned program, which saves a
+/// copy. `stats` measures the plan against the unplanned `p`
+/// (pass/plan_stats.hpp); `reuses` there counts every Reuse line of the
+/// result, in-place ones included. After a diagnostic `p` may be partly
+/// planned.
+[[nodiscard]] inline Result<PlanResult> plan_reuse(ir::Program&& p, const ReuseOptions& options = {}) {
+  // plan_scope reads each scope's original before changing it, so the
+  // original and the plan may be one program.
+  HintEvaluator hints{p, options.trace};
+  Result<detail::ScopePlan> made = detail::plan_scope(p, p, options, hints, "");
+  if (!made) return made.error();
+  PlanStats stats;
+  stats.lower_bound_bytes = made.value().lower_bound;
+  stats.peak_bytes = made.value().peak;
+  detail::count_plan_lines(p, options.trace.hints, options.trace.fallback_hint, stats);
+  return PlanResult{std::move(p), stats};
+}
+
+/// Plans a copy of `p` (see the file comment).
+[[nodiscard]] inline Result<PlanResult> plan_reuse(const ir::Program& p, const ReuseOptions& options = {}) {
+  return plan_reuse(ir::Program(p), options);
+}
+
+}  // namespace wrapir::pass

@@ -1,0 +1,198 @@
+// Tests of include/wrapir/pass/pools.hpp: Inductor's pool tree on small
+// cases derived by hand from memory_planning.py's rules (reference §3.4),
+// the policies, laws on random traces, and the program rewrite.
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+#include <wrapir/emit/text.hpp>
+#include <wrapir/expr/ops.hpp>
+#include <wrapir/expr/print_python.hpp>
+#include <wrapir/ir/builder.hpp>
+#include <wrapir/ir/verify.hpp>
+#include <wrapir/pass/pools.hpp>
+#include <wrapir/pass/traces.hpp>
+
+namespace {
+
+using namespace wrapir::pass;
+namespace ir = wrapir::ir;
+namespace expr = wrapir::expr;
+
+TracedAllocation block(std::string name, std::int64_t bytes, std::size_t begin, std::size_t end, bool is_output = false,
+                       std::int32_t device = 0) {
+  return TracedAllocation{std::move(name), bytes, begin, end, device, is_output};
+}
+
+}  // namespace
+
+TEST_CASE("pools: a smaller block shares a slot in time, padded") {
+  // a (1000 B, [0,4)) is placed first (largest). b (500 B, [4,8)) does not
+  // overlap it: it becomes a second child of the root TemporalSplit,
+  // SpatialSplit(b, Empty(500)). c (300 B, [2,6)) overlaps both children:
+  // it cannot go into the root, so the pool grows at the end:
+  // TemporalSplit([SpatialSplit(old root, TemporalSplit([c]))]), c at
+  // align(max(1000, align(500) + 0)) = align(1000) = 1024.
+  const AllocationTrace t{{block("a", 1000, 0, 4), block("b", 500, 4, 8), block("c", 300, 2, 6)}, 8};
+  const PoolPlan plan = place_in_pools(t);
+  CHECK_FALSE(check_placement(t, plan.placement));
+  REQUIRE(plan.placement.arenas.size() == 1);
+  CHECK(plan.placement.blocks[0].offset == 0);
+  CHECK(plan.placement.blocks[1].offset == 0);
+  CHECK(plan.placement.blocks[2].offset == 1024);
+  CHECK(plan.placement.arenas[0].bytes == 1024 + 300);
+  // Inductor's size hint counts the padding: align(b) + 500 = 1012 > 1000.
+  CHECK(plan.size_hints[0] == 1024 + 300);
+}
+
+TEST_CASE("pools: a block that overlaps one child goes into its padding") {
+  // a (1000, [0,4)), b (400, [4,8)) -> root [a, SpatialSplit(b, Empty(600))];
+  // c (200, [5,7)) overlaps only the second child: into the SpatialSplit,
+  // left side (b's TemporalSplit) overlaps, so the right side (the Empty
+  // slot of 600) takes it, after align(400) = 448.
+  const AllocationTrace t{{block("a", 1000, 0, 4), block("b", 400, 4, 8), block("c", 200, 5, 7)}, 8};
+  const PoolPlan plan = place_in_pools(t);
+  CHECK_FALSE(check_placement(t, plan.placement));
+  CHECK(plan.placement.blocks[2].offset == 448);
+  CHECK(plan.placement.arenas.size() == 1);
+  CHECK(plan.placement.arenas[0].bytes == 1000);  // Max(1000, 448 + 200)
+}
+
+TEST_CASE("pools: policies place outputs as Inductor does") {
+  const AllocationTrace t{
+      {block("o1", 256, 0, 9, true), block("o2", 128, 1, 9, true), block("i1", 512, 0, 3), block("i2", 512, 3, 6)}, 9};
+  // intermediates: every output its own pool (smallest output first), then
+  // one pool for the intermediates (which share a slot).
+  const PoolPlan inter = place_in_pools(t, PoolPolicy::intermediates);
+  CHECK_FALSE(check_placement(t, inter.placement));
+  REQUIRE(inter.placement.arenas.size() == 3);
+  CHECK(inter.placement.blocks[1].arena == 0);  // o2, smaller, first
+  CHECK(inter.placement.blocks[0].arena == 1);
+  CHECK(inter.placement.blocks[2].arena == 2);
+  CHECK(inter.placement.blocks[3].arena == 2);
+  CHECK(inter.placement.arenas[2].bytes == 512);
+  // outputs: outputs stacked in one pool (the second appended at the end),
+  // intermediates cannot enter it (it may not grow and overlaps).
+  const PoolPlan outs = place_in_pools(t, PoolPolicy::outputs);
+  CHECK_FALSE(check_placement(t, outs.placement));
+  REQUIRE(outs.placement.arenas.size() == 2);
+  CHECK(outs.placement.blocks[1].offset == 0);
+  CHECK(outs.placement.blocks[0].offset == 128);
+  CHECK(outs.placement.arenas[0].bytes == 128 + 256);
+  // combined: one pool for everything, placed largest first.
+  const PoolPlan comb = place_in_pools(t, PoolPolicy::combined);
+  CHECK_FALSE(check_placement(t, comb.placement));
+  CHECK(comb.placement.arenas.size() == 1);
+  // none: pools never grow, so overlapping blocks open new pools.
+  const PoolPlan none = place_in_pools(t, PoolPolicy::none);
+  CHECK_FALSE(check_placement(t, none.placement));
+  CHECK(none.placement.arenas.size() == 3);
+}
+
+TEST_CASE("pools: pools are named by device, then creation") {
+  const AllocationTrace t{
+      {block("x", 64, 0, 2, false, 5), block("y", 128, 0, 2, false, 2), block("z", 64, 0, 2, false, 2)}, 2};
+  // Sorted largest first: y (device 2) opens the first pool; x (device 5)
+  // the second; z joins y's pool by growing it.
+  const PoolPlan plan = place_in_pools(t);
+  REQUIRE(plan.placement.arenas.size() == 2);
+  CHECK(plan.placement.arenas[0].device == 2);
+  CHECK(plan.placement.arenas[1].device == 5);
+  CHECK(plan.placement.blocks[2].arena == 0);
+  CHECK(plan.placement.blocks[2].offset == 128);
+}
+
+TEST_CASE("pools: laws on random traces under every policy") {
+  for (std::uint64_t seed = 0; seed < 60; ++seed) {
+    CAPTURE(seed);
+    const AllocationTrace t = random_trace({.blocks = 10 + 5 * seed,
+                                            .steps = 8 + seed,
+                                            .min_bytes = 0,
+                                            .max_bytes = 1 << 16,
+                                            .max_lifetime = 1 + seed % 11,
+                                            .devices = static_cast<std::int32_t>(1 + seed % 2),
+                                            .output_share = 0.15,
+                                            .unaligned_share = 0.5},
+                                           seed);
+    for (const PoolPolicy policy :
+         {PoolPolicy::none, PoolPolicy::intermediates, PoolPolicy::outputs, PoolPolicy::combined}) {
+      CAPTURE(pool_policy_name(policy));
+      const PoolPlan plan = place_in_pools(t, policy);
+      const auto bad = check_placement(t, plan.placement);
+      CHECK_MESSAGE(!bad, *bad);
+      CHECK(plan.placement.total_bytes() >= max_live_bytes(t));
+      if (policy == PoolPolicy::combined) CHECK(plan.placement.arenas.size() <= 2);
+    }
+  }
+}
+
+TEST_CASE("plan_pools: a small program, golden lines") {
+  ir::Program p{"prog"};
+  ir::Builder b{p};
+  auto& ctx = p.ctx();
+  const expr::Expr s0 = b.size_symbol("s0", 100);
+  const ir::KernelId k =
+      b.triton_kernel("k", "@triton.jit\ndef k(in_ptr0, out_ptr0):\n    pass\n", "in_ptr0: *fp32, out_ptr0: *fp32");
+  const ir::BufferId x = b.input("arg0_1", {s0}, wrapir::f32);
+  const ir::BufferId buf0 = b.empty({s0}, wrapir::f32);
+  b.call(k, {x, buf0});
+  const ir::BufferId buf1 = b.empty({ctx.integer(10)}, wrapir::f32);
+  b.call(k, {buf0, buf1});
+  const ir::BufferId buf2 = b.empty({s0}, wrapir::f32);
+  b.call(k, {buf1, buf2}, {.free_after = {buf0, buf1}});
+  b.output(buf2);
+  const auto planned = plan_pools(p);
+  REQUIRE(planned);
+  const ir::Program& q = planned.value().program;
+  CHECK(ir::verify(q).empty());
+  // Runs of memory lines: buf0 lives over steps [1, 4], buf1 [2, 4], and
+  // the output buf2 [3, 5]. buf2 gets a pool of its own (pool0, created
+  // first); buf0 overlaps it and opens pool1; buf1 overlaps both, so pool1
+  // (the last, growable) takes it at its end, after align(4*s0) (printed
+  // `align(x)`: Inductor's align rounds to 64).
+  REQUIRE(q.pools.size() == 2);
+  CHECK(q.pools[0].name == "pool0");
+  CHECK(q.pools[1].name == "pool1");
+  CHECK(expr::to_string(q.pools[0].size_bytes) == "4*s0");
+  CHECK(expr::to_string(q.pools[1].size_bytes) == "align(4*s0) + 40");
+  std::string kinds;
+  for (const ir::Line& l : q.body) kinds += std::string(ir::kind_name(l)) + " ";
+  CHECK(kinds ==
+        "KernelDefinition PoolCreate AllocFromPool KernelCall AllocFromPool KernelCall PoolCreate AllocFromPool "
+        "KernelCall DeallocFromPool DeallocFromPool ");
+  CHECK(std::get<ir::PoolCreate>(q.body[1]).pool.index == 1);
+  CHECK(expr::to_string(std::get<ir::AllocFromPool>(q.body[4]).offset_bytes) == "align(4*s0)");
+  CHECK_FALSE(std::get<ir::DeallocFromPool>(q.body[9]).releases_pool);
+  CHECK(std::get<ir::DeallocFromPool>(q.body[10]).releases_pool);
+  CHECK(planned.value().stats.pools == 2);
+}
+
+TEST_CASE("plan_pools: planned corpus programs verify, under every policy") {
+  const auto corpus = trace_corpus(3);
+  for (std::size_t i = 0; i < corpus.size(); ++i) {
+    if (corpus[i].trace.allocations.size() > 200) continue;  // keeps the debug build quick
+    CAPTURE(corpus[i].name);
+    for (const bool symbolic : {false, true}) {
+      const ir::Program p = program_from_trace(corpus[i].trace, {.symbolic = symbolic});
+      for (const PoolPolicy policy :
+           {PoolPolicy::none, PoolPolicy::intermediates, PoolPolicy::outputs, PoolPolicy::combined}) {
+        const auto planned = plan_pools(p, {.policy = policy});
+        REQUIRE(planned);
+        const auto findings = ir::verify(planned.value().program);
+        CHECK(findings.empty());
+        if (!findings.empty()) MESSAGE(ir::to_string(findings.front()));
+        CHECK(planned.value().stats.peak_bytes >= planned.value().stats.lower_bound_bytes);
+      }
+    }
+  }
+}
+
+TEST_CASE("plan_pools: a bad prefix is a diagnostic") {
+  ir::Program p{"prog"};
+  const auto planned = plan_pools(p, {.name_prefix = "1x"});
+  REQUIRE_FALSE(planned);
+  CHECK(planned.error().message.find("unusable") != std::string::npos);
+}
