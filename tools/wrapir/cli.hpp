@@ -5,6 +5,10 @@
 #include <string_view>
 #include <vector>
 
+namespace wrapir::ir {
+struct Program;
+}
+
 namespace wrapir::cli {
 
 /// Thrown to end the command with a one-line message on stderr.
@@ -31,7 +35,17 @@ inline std::string one_line(std::string_view text, std::size_t limit = 200) {
   return out;
 }
 
+/// The whole content of the file at `path`.
+std::string read_file(std::string_view path);
+
+/// The program in the file at `path`: JSON when its first non-blank
+/// character opens an object, else the text form.
+ir::Program load_program(std::string_view path);
+
 /// `verify`, `dump` or `stats` with its arguments; returns the exit code.
 int run_program_command(std::string_view command, const std::vector<std::string_view>& args);
+
+/// `emit` or `plan` with its arguments; returns the exit code.
+int run_pipeline_command(std::string_view command, const std::vector<std::string_view>& args);
 
 }  // namespace wrapir::cli

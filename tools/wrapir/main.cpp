@@ -7,14 +7,19 @@
 //   wrapir verify FILE                          findings of the verifier
 //   wrapir dump FILE                            the program's text form
 //   wrapir stats FILE                           counts, bytes, a naive peak
+//   wrapir emit --target python FILE [-o OUT]   the program as a Python module
+//   wrapir plan --strategy reuse|pools|arena FILE [-o OUT] [--timeline SVG]
+//                                               the planned program as JSON,
+//                                               statistics on stderr
 //
 // FILE is a program as JSON or in the text form.
 //
 // Expression symbols are positive integers (Inductor's convention for
 // sizes). On success the result goes to stdout (one line; the text form for
-// dump) and the exit code is 0; on any error one line per problem goes to
-// stderr and the exit code is 1. The program commands live in
-// program_commands.cpp.
+// dump, emit and plan: the program) and the exit code is 0; on any error
+// one line per problem goes to stderr and the exit code is 1. The program
+// commands live in program_commands.cpp, emit and plan in
+// pipeline_commands.cpp.
 
 #include <wrapir/expr/eval.hpp>
 #include <wrapir/expr/parse.hpp>
@@ -43,6 +48,11 @@ constexpr std::string_view usage =
     "       wrapir verify FILE.json\n"
     "       wrapir dump FILE.json\n"
     "       wrapir stats FILE.json\n"
+    "       wrapir emit --target python [--no-device-guard] [--no-benchmark-harness]\n"
+    "                   [--size-asserts none|eager|deferred] [--debug-level 0-3]\n"
+    "                   [--debug-kernels NAME,...] FILE.json [-o OUT.py]\n"
+    "       wrapir plan --strategy reuse|pools|arena [--pool-policy none|intermediates|outputs|combined]\n"
+    "                   FILE.json [-o OUT.json] [--timeline OUT.svg]\n"
     "Symbols are positive integers. Output: one line (dump: the text form);\n"
     "errors: one line per problem on stderr, exit 1.\n";
 
@@ -136,6 +146,8 @@ int run(int argc, char** argv) {
   }
   if (args[0] == "verify" || args[0] == "dump" || args[0] == "stats")
     return wrapir::cli::run_program_command(args[0], std::vector<std::string_view>(args.begin() + 1, args.end()));
+  if (args[0] == "emit" || args[0] == "plan")
+    return wrapir::cli::run_pipeline_command(args[0], std::vector<std::string_view>(args.begin() + 1, args.end()));
   if (args[0] != "expr") throw Failure{"unknown command '" + one_line(args[0], 40) + "'; try 'wrapir --help'"};
   if (args.size() < 2) throw Failure{"expr needs a subcommand: simplify, eval, print or solve"};
   const std::string_view sub = args[1];

@@ -28,7 +28,6 @@
 #include <vector>
 
 namespace wrapir::cli {
-namespace {
 
 std::string read_file(std::string_view path) {
   std::ifstream in{std::string(path), std::ios::binary};
@@ -41,7 +40,7 @@ std::string read_file(std::string_view path) {
 
 // JSON when the first non-blank character opens an object, else the text
 // form (so that a bug report's .wir file can be checked as it is).
-ir::Program load(std::string_view path) {
+ir::Program load_program(std::string_view path) {
   const std::string content = read_file(path);
   const std::size_t first = content.find_first_not_of(" \t\r\n");
   auto program = first != std::string::npos && content[first] == '{' ? io::program_from_json(content)
@@ -50,6 +49,8 @@ ir::Program load(std::string_view path) {
   return std::move(program).value();
 }
 
+namespace {
+
 std::size_t total_buffers(const ir::Program& p) {
   std::size_t n = p.buffers.size();
   for (const ir::Program& g : p.subgraphs) n += total_buffers(g);
@@ -57,7 +58,7 @@ std::size_t total_buffers(const ir::Program& p) {
 }
 
 int cmd_verify(std::string_view path) {
-  const ir::Program program = load(path);
+  const ir::Program program = load_program(path);
   const std::vector<ir::Finding> findings = ir::verify(program);
   if (!findings.empty()) {
     for (const ir::Finding& f : findings)
@@ -71,14 +72,14 @@ int cmd_verify(std::string_view path) {
 }
 
 int cmd_dump(std::string_view path) {
-  const std::string text = text::to_text(load(path));
+  const std::string text = text::to_text(load_program(path));
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }
 
 int cmd_stats(std::string_view path) {
   // The program owns the expression context that st.bytes_allocated lives in.
-  const ir::Program program = load(path);
+  const ir::Program program = load_program(path);
   const ir::ProgramStats st = ir::program_stats(program);
   std::string out = "lines=" + std::to_string(st.lines) + " kernels=" + std::to_string(st.kernels) +
                     " launches=" + std::to_string(st.launches) + " allocations=" + std::to_string(st.allocations) +
