@@ -8,8 +8,8 @@
 // of its time); `plan_reuse(Program&&)` plans in place. Also timed:
 // extracting the liveness trace alone (pass/liveness.hpp).
 //
-//   g++ -std=c++20 -O3 -DNDEBUG -Iinclude bench/reuse_bench.cpp -o rb \
-//       -lbenchmark -lbenchmark_main -lpthread -lboost_json
+//   cmake --preset release && cmake --build build/release --target reuse_bench
+//   build/release/bench/reuse_bench --benchmark_repetitions=7
 
 #include <wrapir/expr/ops.hpp>
 #include <wrapir/ir/builder.hpp>

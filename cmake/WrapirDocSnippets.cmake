@@ -20,6 +20,11 @@ endforeach()
 
 file(READ "${DOC}" _text)
 string(REPLACE ";" "\\;" _text "${_text}")
+# CMake does not split a list at a ';' inside an unmatched '[': hide the
+# brackets while splitting (prose like "[first, last)" is common) and put
+# them back line by line.
+string(REPLACE "[" "WRAPIR_LSQB" _text "${_text}")
+string(REPLACE "]" "WRAPIR_RSQB" _text "${_text}")
 string(REPLACE "\n" ";" _lines "${_text}")
 set(_in FALSE)
 set(_block "")
@@ -33,6 +38,8 @@ file(MAKE_DIRECTORY "${OUT_DIR}")
 get_filename_component(_doc_name "${DOC}" NAME_WE)
 set(_line_no 0)
 foreach(_line IN LISTS _lines)
+  string(REPLACE "WRAPIR_LSQB" "[" _line "${_line}")
+  string(REPLACE "WRAPIR_RSQB" "]" _line "${_line}")
   math(EXPR _line_no "${_line_no} + 1")
   if(NOT _in AND _line MATCHES "^```cpp[ \t]*$")
     set(_in TRUE)

@@ -164,7 +164,7 @@ Program every_line_kind_program() {
   b.append(DeallocFromPool{carved, pool, true});
   const BufferId comm = b.comm_buffer({s0}, bf16, "group \"world\"\n");
   b.free({comm});
-  const BufferId ws = b.workspace(expr::mul(s0, s1), WorkspaceZeroMode::zero_per_graph, "ws_inner");
+  const BufferId ws = b.workspace(expr::mul(s0, s1), WorkspaceZeroMode::zero_on_call, "ws_inner");
   b.free({ws});
   b.append(DeviceCopy{BufferArg{a, View{{s0}, {ctx.integer(1)}, ctx.integer(2)}}, BufferArg{x, std::nullopt}, true});
 

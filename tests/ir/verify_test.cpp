@@ -529,7 +529,7 @@ TEST_CASE("ir/verify: comm buffers and workspaces are created and freed by their
   f.append(Reuse{comm, other, true});                                         // line 3: another group
   f.append(Free{other});                                                      // line 4
   const auto ws = f.b.workspace(f.I(64), WorkspaceZeroMode::zero_per_graph);  // line 5
-  f.b.free({ws});                                                             // line 6: WorkspaceFree
+  f.append(WorkspaceFree{ws});  // line 6: the builder would not free a ZERO_PER_GRAPH workspace
   f.append(CommBufferFree{ws});                                               // line 7
   EXPECT_FINDINGS(f.p, {"line 3 (Reuse): buffer buf9: reuses buf0, whose comm buffer type or group differs",
                         "line 4 (Free): buffer buf9: is a comm buffer, which only CommBufferFree frees",
