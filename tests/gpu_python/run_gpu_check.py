@@ -207,6 +207,16 @@ def check_kernel_sources(fixture: Path) -> None:
         compile(tree, f"{fixture.name}:{name}", "exec")
 
 
+def plan(wrapir: Path, fixture: Path, strategy: str, planned: Path) -> None:
+    """`wrapir plan --strategy STRATEGY FIXTURE -o PLANNED`: the memory-planned program."""
+    result = subprocess.run(
+        [str(wrapir), "plan", "--strategy", strategy, str(fixture), "-o", str(planned)],
+        capture_output=True, text=True, timeout=120)
+    if result.returncode != 0:
+        message = (result.stderr.strip() or result.stdout.strip() or "no message").splitlines()[0]
+        raise RuntimeError(f"wrapir plan exited with {result.returncode}: {message}")
+
+
 def emit(wrapir: Path, fixture: Path, module: Path) -> None:
     result = subprocess.run(
         [str(wrapir), "emit", "--target", "python", str(fixture), "-o", str(module)],
@@ -306,7 +316,14 @@ def main() -> int:
                         help="which fixtures to run: Inductor launcher form, explicit-grid form, or both")
     parser.add_argument("--only", nargs="+", metavar="PROGRAM", help="run only these programs")
     parser.add_argument("--repeats", type=int, default=20, help="timed calls per case")
+    parser.add_argument("--plan", choices=("none", "reuse", "pools", "arena"), default="none",
+                        help="memory-plan each program with `wrapir plan --strategy PLAN` before emitting it, so"
+                             " that the planned program is what runs (a plan must not change any result)")
     args = parser.parse_args()
+    if args.modules and args.plan != "none":
+        print("run_gpu_check: --plan applies when emitting; plan while emitting with --dry-run --out instead",
+              file=sys.stderr)
+        return 2
 
     if args.modules and args.out:
         print("run_gpu_check: --modules and --out exclude each other", file=sys.stderr)
@@ -368,6 +385,10 @@ def main() -> int:
             check_kernel_sources(fixture)
             if args.modules:
                 ast.parse(module_path.read_text(), filename=str(module_path))
+            elif args.plan != "none":
+                planned = out_dir / f"{program}_{form}.{args.plan}.json"
+                plan(args.wrapir, fixture, args.plan, planned)
+                emit(args.wrapir, planned, module_path)
             else:
                 emit(args.wrapir, fixture, module_path)
         except Exception as e:  # noqa: BLE001 (every failure becomes a table row)
