@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,7 +45,10 @@ void check_laws(const AllocationTrace& t, const ArenaOptions& options = {}) {
 TEST_CASE("arena: small cases pack as best fit says") {
   // a and b overlap in time; c fits in the gap left by d below b.
   const AllocationTrace t{{{"a", 256, 0, 4, 0, false}, {"b", 128, 2, 6, 0, false}, {"c", 100, 4, 8, 0, false}}, 8};
-  const ArenaPlan plan = place_in_arenas(t);
+  CHECK(place_in_arenas(t).placement.total_bytes() == 384);
+  // The offsets are those of the size order (the default tries `conflict`
+  // first, which reaches the same 384 bytes with b below a).
+  const ArenaPlan plan = place_in_arenas(t, {.orders = {ArenaOrder::size}});
   CHECK_FALSE(check_placement(t, plan.placement));
   CHECK(plan.placement.total_bytes() == 384);
   CHECK(plan.placement.blocks[0].offset == 0);
@@ -111,6 +115,93 @@ TEST_CASE("arena: on the corpus, near the lower bound and never worse than the p
       CHECK(arena <= place_in_pools(n.trace, policy).placement.total_bytes());
   }
   CHECK(ratio_sum / static_cast<double>(corpus.size()) <= 1.02);
+}
+
+/// Per device, the max-live bound of the sizes rounded up to `alignment`:
+/// what the adaptive stop measures a packing against.
+std::map<std::int32_t, std::int64_t> aligned_bound_per_device(const AllocationTrace& t, std::int64_t alignment) {
+  AllocationTrace aligned = t;
+  for (TracedAllocation& a : aligned.allocations) a.bytes = (a.bytes + alignment - 1) / alignment * alignment;
+  return max_live_bytes_per_device(aligned);
+}
+
+TEST_CASE("arena: the adaptive stop gives up at most stop_within and never beats the first order's packing") {
+  std::size_t stopped_early = 0;
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    CAPTURE(seed);
+    const AllocationTrace t = random_trace({.blocks = 50 + 13 * seed,
+                                            .steps = 20 + 3 * seed,
+                                            .min_bytes = 1,
+                                            .max_bytes = std::int64_t{1} << (10 + seed % 12),
+                                            .max_lifetime = 1 + seed % 17,
+                                            .devices = static_cast<std::int32_t>(1 + seed % 2),
+                                            .output_share = 0.1,
+                                            .unaligned_share = 0.5},
+                                           seed);
+    const ArenaPlan adaptive = place_in_arenas(t);
+    const ArenaPlan exhaustive = place_in_arenas(t, {.stop_within = 0});
+    const ArenaPlan first = place_in_arenas(t, {.orders = {all_arena_orders[0]}, .improvement_rounds = 0});
+    CHECK_FALSE(check_placement(t, adaptive.placement));
+    // Per arena: never worse than the first order alone, and when the
+    // search stopped before the end, within 0.1% of the aligned bound.
+    const auto bound = aligned_bound_per_device(t, planner_alignment);
+    REQUIRE(adaptive.placement.arenas.size() == first.placement.arenas.size());
+    for (std::size_t k = 0; k < adaptive.placement.arenas.size(); ++k) {
+      const std::int64_t bytes = adaptive.placement.arenas[k].bytes;
+      CHECK(bytes <= first.placement.arenas[k].bytes);
+      if (bytes > exhaustive.placement.arenas[k].bytes)
+        CHECK(static_cast<double>(bytes) <= 1.001 * static_cast<double>(bound.at(adaptive.placement.arenas[k].device)));
+    }
+    if (adaptive.orders_completed < exhaustive.orders_completed) ++stopped_early;
+    // Deterministic: the same plan twice.
+    const ArenaPlan again = place_in_arenas(t);
+    for (std::size_t i = 0; i < t.allocations.size(); ++i)
+      CHECK(again.placement.blocks[i].offset == adaptive.placement.blocks[i].offset);
+    CHECK(again.chosen == adaptive.chosen);
+  }
+  CHECK(stopped_early > 0);  // the property above was exercised
+  // A tolerance that everything meets: one packing per device, the first
+  // order's.
+  const AllocationTrace t = random_trace({.blocks = 300, .devices = 2}, 7);
+  const ArenaPlan one = place_in_arenas(t, {.stop_within = 1e9});
+  CHECK(one.orders_completed == one.placement.arenas.size());
+  CHECK(one.improvement_rounds == 0);
+  const ArenaPlan first = place_in_arenas(t, {.orders = {all_arena_orders[0]}, .improvement_rounds = 0});
+  for (std::size_t i = 0; i < t.allocations.size(); ++i)
+    CHECK(one.placement.blocks[i].offset == first.placement.blocks[i].offset);
+}
+
+TEST_CASE("arena: a bad stop_within is rejected with a reason") {
+  const AllocationTrace t{{{"a", 64, 0, 1, 0, false}}, 1};
+  CHECK_THROWS_WITH_AS((void)place_in_arenas(t, {.stop_within = -0.5}),
+                       "arena planner: stop_within must be a finite non-negative fraction, not -0.500000",
+                       std::invalid_argument);
+  CHECK_THROWS_AS((void)place_in_arenas(t, {.stop_within = std::numeric_limits<double>::quiet_NaN()}),
+                  std::invalid_argument);
+  CHECK_THROWS_AS((void)place_in_arenas(t, {.stop_within = std::numeric_limits<double>::infinity()}),
+                  std::invalid_argument);
+}
+
+TEST_CASE("arena: sparse time steps plan exactly as dense ones") {
+  // Dense steps are ranked through a table, sparse ones by sorting: the
+  // same trace with its times spread out must get the same plan.
+  for (std::uint64_t seed = 0; seed < 10; ++seed) {
+    CAPTURE(seed);
+    const AllocationTrace dense =
+        random_trace({.blocks = 200 + 50 * seed, .devices = static_cast<std::int32_t>(1 + seed % 2)}, seed);
+    AllocationTrace sparse = dense;
+    const std::size_t spread = 1'000'003;
+    for (TracedAllocation& a : sparse.allocations) {
+      a.begin = a.begin * spread + seed;
+      a.end = a.end * spread + seed;
+    }
+    sparse.steps = dense.steps * spread + seed + 1;
+    const ArenaPlan d = place_in_arenas(dense), s = place_in_arenas(sparse);
+    CHECK_FALSE(check_placement(sparse, s.placement));
+    CHECK(s.placement.total_bytes() == d.placement.total_bytes());
+    for (std::size_t i = 0; i < dense.allocations.size(); ++i)
+      CHECK(s.placement.blocks[i].offset == d.placement.blocks[i].offset);
+  }
 }
 
 TEST_CASE("arena: symbolic offsets are safe at every binding") {
