@@ -40,6 +40,7 @@
 /// expression) never crashes: the bad part prints as `<...>`, which the
 /// parser rejects.
 
+#include <wrapir/emit/detail/shortest_double.hpp>
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/expr/print_python.hpp>
 #include <wrapir/ir/arg.hpp>
@@ -272,25 +273,9 @@ inline void append_quoted(std::string& out, std::string_view s) {
   out += '"';
 }
 
-/// Appends `v` in the shortest form that reads back to the same double, with
-/// a `.` or an exponent so that it never reads as an int: `1.0`, `-0.0`,
-/// `1e+300`, `inf`, `-inf`, `nan` (`-nan` for a NaN with the sign bit; other
-/// NaN payload bits are not kept).
-inline void append_double(std::string& out, double v) {
-  if (std::isnan(v)) {
-    out += std::signbit(v) ? "-nan" : "nan";
-    return;
-  }
-  if (std::isinf(v)) {
-    out += v < 0 ? "-inf" : "inf";
-    return;
-  }
-  char buffer[64];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
-  const std::string_view text(buffer, ec == std::errc{} ? static_cast<std::size_t>(end - buffer) : 0);
-  out += text;
-  if (text.find_first_of(".e") == std::string_view::npos) out += ".0";
-}
+/// `v` as the shortest text that reads back exactly (see
+/// emit/detail/shortest_double.hpp).
+inline void append_double(std::string& out, double v) { emit_detail::append_shortest_double(out, v); }
 
 template <class I>
 void append_integer(std::string& out, I v) {

@@ -19,6 +19,8 @@
 /// points, so a string that is not valid UTF-8 has no faithful literal: the
 /// literal functions refuse it (return false) and the caller reports it.
 
+#include <wrapir/emit/detail/shortest_double.hpp>
+
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -158,20 +160,6 @@ inline void append_integer(std::string& out, I v) {
 /// Appends `v` as a Python float expression: the shortest text that reads
 /// back exactly, always with a `.` or an exponent (`1.0`, `1e+21`), and
 /// `inf`, `-inf`, `nan`, `-nan` (the module imports `inf` and `nan`).
-inline void append_float(std::string& out, double v) {
-  if (std::isnan(v)) {
-    out += std::signbit(v) ? "-nan" : "nan";
-    return;
-  }
-  if (std::isinf(v)) {
-    out += v < 0 ? "-inf" : "inf";
-    return;
-  }
-  char buffer[64];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
-  const std::string_view text(buffer, ec == std::errc{} ? static_cast<std::size_t>(end - buffer) : 0);
-  out += text;
-  if (text.find_first_of(".e") == std::string_view::npos) out += ".0";
-}
+inline void append_float(std::string& out, double v) { emit_detail::append_shortest_double(out, v); }
 
 }  // namespace wrapir::python::detail
