@@ -275,7 +275,7 @@ inline void append_quoted(std::string& out, std::string_view s) {
 
 /// `v` as the shortest text that reads back exactly (see
 /// emit/detail/shortest_double.hpp).
-inline void append_double(std::string& out, double v) { emit_detail::append_shortest_double(out, v); }
+inline void append_double(std::string& out, double v) { wrapir::detail::append_shortest_double(out, v); }
 
 template <class I>
 void append_integer(std::string& out, I v) {

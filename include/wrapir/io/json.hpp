@@ -40,6 +40,7 @@
 /// once per program. Writing appends to one `std::string` with a small
 /// escaping writer (no DOM).
 
+#include <wrapir/detail/utf8.hpp>
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/expr/parse.hpp>
@@ -150,33 +151,12 @@ namespace bj = boost::json;
 // Writing
 // ===========================================================================
 
-/// Length of the well-formed UTF-8 sequence at `p` (RFC 3629: no overlong
-/// forms, no surrogates, nothing above U+10FFFF), or 0.
-inline std::size_t utf8_sequence_length(const unsigned char* p, const unsigned char* end) noexcept {
-  const unsigned char c = p[0];
-  const auto remaining = static_cast<std::size_t>(end - p);
-  auto cont = [&](std::size_t i) { return i < remaining && (p[i] & 0xC0) == 0x80; };
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (!cont(1) || !cont(2)) return 0;
-    if (c == 0xE0 && p[1] < 0xA0) return 0;  // overlong
-    if (c == 0xED && p[1] > 0x9F) return 0;  // surrogate
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (!cont(1) || !cont(2) || !cont(3)) return 0;
-    if (c == 0xF0 && p[1] < 0x90) return 0;  // overlong
-    if (c == 0xF4 && p[1] > 0x8F) return 0;  // above U+10FFFF
-    return 4;
-  }
-  return 0;
-}
-
 /// Appends `s` as a JSON string literal: quotes, backslashes and control
 /// characters escaped, invalid UTF-8 replaced by U+FFFD.
 inline void append_json_string(std::string& out, std::string_view s) {
   out += '"';
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* const begin = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* p = begin;
   const auto* const end = p + s.size();
   const auto* run = p;  // start of the bytes not yet copied
   auto flush = [&] { out.append(reinterpret_cast<const char*>(run), static_cast<std::size_t>(p - run)); };
@@ -187,7 +167,7 @@ inline void append_json_string(std::string& out, std::string_view s) {
       continue;
     }
     if (c >= 0x80) {
-      if (const std::size_t n = utf8_sequence_length(p, end)) {
+      if (const std::size_t n = wrapir::detail::utf8_sequence_length(s, static_cast<std::size_t>(p - begin))) {
         p += n;
         continue;
       }

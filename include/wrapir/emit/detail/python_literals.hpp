@@ -19,6 +19,7 @@
 /// points, so a string that is not valid UTF-8 has no faithful literal: the
 /// literal functions refuse it (return false) and the caller reports it.
 
+#include <wrapir/detail/utf8.hpp>
 #include <wrapir/emit/detail/shortest_double.hpp>
 
 #include <charconv>
@@ -31,40 +32,8 @@
 
 namespace wrapir::python::detail {
 
-/// The length of the UTF-8 sequence at `s[i]`, or 0 when the bytes there are
-/// not a well-formed sequence (overlong forms, surrogates and code points
-/// above U+10FFFF are not well-formed).
-[[nodiscard]] inline std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  if (b0 < 0x80) return 1;
-  auto continuation = [&](std::size_t k) {
-    return i + k < s.size() && (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
-  };
-  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  if (b0 >= 0xc2 && b0 <= 0xdf) return continuation(1) ? 2 : 0;
-  if (b0 >= 0xe0 && b0 <= 0xef) {
-    if (!continuation(1) || !continuation(2)) return 0;
-    if (b0 == 0xe0 && byte(1) < 0xa0) return 0;   // overlong
-    if (b0 == 0xed && byte(1) >= 0xa0) return 0;  // surrogates
-    return 3;
-  }
-  if (b0 >= 0xf0 && b0 <= 0xf4) {
-    if (!continuation(1) || !continuation(2) || !continuation(3)) return 0;
-    if (b0 == 0xf0 && byte(1) < 0x90) return 0;   // overlong
-    if (b0 == 0xf4 && byte(1) >= 0x90) return 0;  // above U+10FFFF
-    return 4;
-  }
-  return 0;
-}
-
-[[nodiscard]] inline bool is_valid_utf8(std::string_view s) noexcept {
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t n = utf8_sequence_length(s, i);
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
-}
+using wrapir::detail::is_valid_utf8;
+using wrapir::detail::utf8_sequence_length;
 
 inline void append_hex_escape(std::string& out, unsigned char u) {
   constexpr char hex[] = "0123456789abcdef";
@@ -160,6 +129,6 @@ inline void append_integer(std::string& out, I v) {
 /// Appends `v` as a Python float expression: the shortest text that reads
 /// back exactly, always with a `.` or an exponent (`1.0`, `1e+21`), and
 /// `inf`, `-inf`, `nan`, `-nan` (the module imports `inf` and `nan`).
-inline void append_float(std::string& out, double v) { emit_detail::append_shortest_double(out, v); }
+inline void append_float(std::string& out, double v) { wrapir::detail::append_shortest_double(out, v); }
 
 }  // namespace wrapir::python::detail

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <system_error>
 
-namespace wrapir::emit_detail {
+namespace wrapir::detail {
 
 /// Appends `v` in the shortest form that reads back to the same double, with
 /// a `.` or an exponent so that it never reads as an int: `1.0`, `-0.0`,
@@ -32,4 +32,4 @@ inline void append_shortest_double(std::string& out, double v) {
   if (text.find_first_of(".e") == std::string_view::npos) out += ".0";
 }
 
-}  // namespace wrapir::emit_detail
+}  // namespace wrapir::detail
