@@ -97,6 +97,7 @@
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
+#include <wrapir/pass/detail/pool_lines.hpp>
 #include <wrapir/pass/liveness.hpp>
 #include <wrapir/pass/plan_stats.hpp>
 #include <wrapir/pass/pools.hpp>
@@ -881,52 +882,29 @@ namespace detail {
     const std::size_t block = pt.liveness.storage_of[b.index];
     return block < placed_of_block.size() ? placed_of_block[block] : std::numeric_limits<std::size_t>::max();
   };
-  std::vector<ir::Line> body;
-  body.reserve(p.body.size() + symbolic.arena_bytes.size());
-  std::vector<bool> created(symbolic.arena_bytes.size(), false);
-  std::vector<std::size_t> last_dealloc(symbolic.arena_bytes.size(), std::numeric_limits<std::size_t>::max());
-  std::vector<std::size_t> last_dealloc_line(symbolic.arena_bytes.size(), 0);
-  for (std::size_t i = 0; i < p.body.size(); ++i) {
-    ir::Line& line = p.body[i];
-    if (const auto* a = std::get_if<ir::Allocate>(&line)) {
-      const std::size_t j = placed(a->buffer);
-      if (j != std::numeric_limits<std::size_t>::max() && pt.buffers[block_of_placed[j]] == a->buffer) {
-        const std::size_t k = symbolic.arena_of[j];
-        const ir::PoolId pool{static_cast<std::uint32_t>(first_pool + k)};
-        if (!created[k]) {
-          body.push_back(ir::PoolCreate{pool});
-          created[k] = true;
-        }
-        body.push_back(ir::AllocFromPool{a->buffer, pool, symbolic.offsets[j]});
-        continue;
-      }
-    }
-    std::optional<ir::BufferId> freed;
-    if (const auto* f = std::get_if<ir::FreeIfNotReused>(&line)) {
-      if (placed(f->buffer) != std::numeric_limits<std::size_t>::max() && f->reused) {
-        body.push_back(ir::Null{});
-        continue;
-      }
-      freed = f->buffer;
-    }
-    if (const auto* f = std::get_if<ir::Free>(&line)) freed = f->buffer;
-    if (freed) {
-      const std::size_t j = placed(*freed);
-      if (j != std::numeric_limits<std::size_t>::max()) {
-        const std::size_t k = symbolic.arena_of[j];
-        last_dealloc[k] = body.size();
-        last_dealloc_line[k] = i;
-        body.push_back(ir::DeallocFromPool{*freed, ir::PoolId{static_cast<std::uint32_t>(first_pool + k)}, false});
-        continue;
-      }
-    }
-    body.push_back(std::move(line));
-  }
-  for (std::size_t k = 0; k < last_dealloc.size(); ++k)
-    if (last_dealloc[k] != std::numeric_limits<std::size_t>::max() && !holds_output[k] &&
-        last_dealloc_line[k] >= last_use[k])
-      std::get<ir::DeallocFromPool>(body[last_dealloc[k]]).releases_pool = true;
-  p.body = std::move(body);
+  constexpr std::size_t unplaced = std::numeric_limits<std::size_t>::max();
+  const auto pool_of_arena = [&](std::size_t k) { return ir::PoolId{static_cast<std::uint32_t>(first_pool + k)}; };
+  const std::vector<PoolRelease> releases = rewrite_into_pools(
+      p,
+      [&](ir::BufferId b) -> std::optional<PoolSlot> {
+        // Only the line that creates a placed block carves it.
+        const std::size_t j = placed(b);
+        if (j == unplaced || pt.buffers[block_of_placed[j]] != b) return std::nullopt;
+        return PoolSlot{pool_of_arena(symbolic.arena_of[j]), symbolic.offsets[j]};
+      },
+      [&](ir::BufferId b) -> std::optional<ir::PoolId> {
+        const std::size_t j = placed(b);
+        if (j == unplaced) return std::nullopt;
+        return pool_of_arena(symbolic.arena_of[j]);
+      },
+      [](const ir::Line&) {});
+  // The last DeallocFromPool of an arena releases it when no block of the
+  // arena is used later and none is a program output.
+  std::vector<const PoolRelease*> last(symbolic.arena_bytes.size(), nullptr);
+  for (const PoolRelease& r : releases) last[r.pool.index - first_pool] = &r;
+  for (std::size_t k = 0; k < last.size(); ++k)
+    if (last[k] && !holds_output[k] && last[k]->original_line >= last_use[k])
+      std::get<ir::DeallocFromPool>(p.body[last[k]->body_index]).releases_pool = true;
   return arenas + symbolic.arena_bytes.size();
 }
 

@@ -91,6 +91,7 @@
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
+#include <wrapir/pass/detail/pool_lines.hpp>
 #include <wrapir/pass/liveness.hpp>
 #include <wrapir/pass/plan_stats.hpp>
 #include <wrapir/pass/trace.hpp>
@@ -676,54 +677,34 @@ namespace detail {
   }
 
   // Rewrite: pool lines, PoolCreate before each pool's first use.
-  std::vector<ir::Line> body;
-  body.reserve(p.body.size() + forest.pools().size());
-  std::vector<bool> created(forest.pools().size(), false);
-  std::vector<std::size_t> dealloc_line;  // indices into `body`
-  std::vector<std::int64_t> dealloc_step;
-  for (std::size_t i = 0; i < p.body.size(); ++i) {
-    ir::Line& line = p.body[i];
-    const auto group = [&](ir::BufferId b) { return p.contains(b) ? group_of[b.index] : none; };
-    if (const auto* a = std::get_if<ir::Allocate>(&line); a && group(a->buffer) != none) {
-      const std::size_t g = group(a->buffer);
-      const std::size_t k = pool_of[g];
-      if (!created[k]) {
-        body.push_back(ir::PoolCreate{pool_id[k]});
-        created[k] = true;
-      }
-      body.push_back(ir::AllocFromPool{a->buffer, pool_id[k], offsets[g]});
-      continue;
-    }
-    std::optional<ir::BufferId> freed;
-    if (const auto* f = std::get_if<ir::FreeIfNotReused>(&line); f && group(f->buffer) != none) {
-      if (f->reused) {
-        body.push_back(ir::Null{});
-        continue;
-      }
-      freed = f->buffer;
-    }
-    if (const auto* f = std::get_if<ir::Free>(&line); f && group(f->buffer) != none) freed = f->buffer;
-    if (freed) {
-      dealloc_line.push_back(body.size());
-      dealloc_step.push_back(step_of_line[i]);
-      body.push_back(ir::DeallocFromPool{*freed, pool_id[pool_of[group(*freed)]], false});
-      continue;
-    }
-    if (auto* r = std::get_if<ir::Reuse>(&line); r && group(r->old_buffer) != none) r->delete_old = false;
-    body.push_back(std::move(line));
-  }
+  const auto group = [&](ir::BufferId b) { return p.contains(b) ? group_of[b.index] : none; };
+  const std::vector<PoolRelease> releases = rewrite_into_pools(
+      p,
+      [&](ir::BufferId b) -> std::optional<PoolSlot> {
+        const std::size_t g = group(b);
+        if (g == none) return std::nullopt;
+        return PoolSlot{pool_id[pool_of[g]], offsets[g]};
+      },
+      [&](ir::BufferId b) -> std::optional<ir::PoolId> {
+        const std::size_t g = group(b);
+        if (g == none) return std::nullopt;
+        return pool_id[pool_of[g]];
+      },
+      [&](ir::Line& line) {
+        // The pool owns the memory: a Reuse hands on a name, not storage to delete.
+        if (auto* r = std::get_if<ir::Reuse>(&line); r && group(r->old_buffer) != none) r->delete_old = false;
+      });
   // The last DeallocFromPool of each pool releases it when every block of
   // the pool is dead by then.
   std::vector<bool> seen(forest.pools().size(), false);
-  for (std::size_t d = dealloc_line.size(); d-- > 0;) {
-    auto& dealloc = std::get<ir::DeallocFromPool>(body[dealloc_line[d]]);
+  for (std::size_t d = releases.size(); d-- > 0;) {
+    auto& dealloc = std::get<ir::DeallocFromPool>(p.body[releases[d].body_index]);
     const std::size_t forest_pool = forest_pool_of[dealloc.pool.index - first_new_pool];
     if (seen[forest_pool]) continue;
     seen[forest_pool] = true;
     const PoolLiveRanges& ranges = forest.ranges_of_pool(forest_pool);
-    dealloc.releases_pool = !ranges.empty() && ranges.back().end <= dealloc_step[d];
+    dealloc.releases_pool = !ranges.empty() && ranges.back().end <= step_of_line[releases[d].original_line];
   }
-  p.body = std::move(body);
   return std::nullopt;
 }
 
