@@ -32,9 +32,9 @@ if(WRAPIR_CUDA_CCCL_INCLUDE_DIR AND TARGET wrapir_cuda)
     $<BUILD_INTERFACE:${WRAPIR_CUDA_CCCL_INCLUDE_DIR}>)
 endif()
 
-# ---- CUDA language (our own CUDA tests only) -----------------------------
+# ---- CUDA language (our own CUDA tests and GPU benchmarks only) -----------------------------
 set(WRAPIR_CUDA_LANGUAGE OFF)
-if(WRAPIR_BUILD_TESTS)
+if(WRAPIR_BUILD_TESTS OR WRAPIR_BUILD_BENCHMARKS)
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
     # Hopper (H100/H200). Must be set before enable_language(CUDA), or CMake
     # probes a GPU we may not have.
@@ -107,4 +107,37 @@ function(wrapir_add_cuda_test name)
     SKIP_REGULAR_EXPRESSION "skipped: no CUDA device;libcuda\\.so\\.1: cannot open shared object file"
     # ASan reserves the address range the CUDA runtime wants unless told not to.
     ENVIRONMENT "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0")
+endfunction()
+
+# ---- wrapir_add_cuda_kernel_images(<target> <source.cu> <out_var_prefix>) --
+# Compiles <source.cu> three ways — cubin, PTX and fatbin — for the first
+# architecture of CMAKE_CUDA_ARCHITECTURES, into <binary dir>/<target>/, as
+# files the driver API loads (wrapir/cuda/module.hpp). Creates the custom
+# target <target> and sets <prefix>_CUBIN, <prefix>_PTX, <prefix>_FATBIN in
+# the caller's scope.
+function(wrapir_add_cuda_kernel_images target source prefix)
+  if(NOT WRAPIR_CUDA_LANGUAGE)
+    message(FATAL_ERROR "wrapir_add_cuda_kernel_images(${target}): the CUDA language is not enabled")
+  endif()
+  set(_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}")
+  get_filename_component(_stem "${source}" NAME_WE)
+  list(GET CMAKE_CUDA_ARCHITECTURES 0 _arch)
+  string(REGEX REPLACE "-(real|virtual)$" "" _arch "${_arch}")
+  set(_cubin "${_dir}/${_stem}.cubin")
+  set(_ptx "${_dir}/${_stem}.ptx")
+  set(_fatbin "${_dir}/${_stem}.fatbin")
+  add_custom_command(
+    OUTPUT "${_cubin}" "${_ptx}" "${_fatbin}"
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${_dir}"
+    COMMAND "${CMAKE_CUDA_COMPILER}" -std=c++20 -cubin -arch=sm_${_arch} -o "${_cubin}" "${source}"
+    COMMAND "${CMAKE_CUDA_COMPILER}" -std=c++20 -ptx -arch=compute_${_arch} -o "${_ptx}" "${source}"
+    COMMAND "${CMAKE_CUDA_COMPILER}" -std=c++20 -fatbin
+            "-gencode=arch=compute_${_arch},code=[sm_${_arch},compute_${_arch}]" -o "${_fatbin}" "${source}"
+    DEPENDS "${source}"
+    COMMENT "wrapir: ${_stem} as cubin, PTX and fatbin (sm_${_arch})"
+    VERBATIM)
+  add_custom_target(${target} DEPENDS "${_cubin}" "${_ptx}" "${_fatbin}")
+  set(${prefix}_CUBIN "${_cubin}" PARENT_SCOPE)
+  set(${prefix}_PTX "${_ptx}" PARENT_SCOPE)
+  set(${prefix}_FATBIN "${_fatbin}" PARENT_SCOPE)
 endfunction()
