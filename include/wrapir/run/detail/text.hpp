@@ -1,8 +1,10 @@
 #pragma once
 /// \file
 /// Small text helpers of the run/ layer: quoting names for diagnostics and
-/// fixed-width hexadecimal. run/ stays free of the IR headers (and so of the
-/// expression library), which is why it does not use ir/names.hpp's quoting.
+/// fixed-width hexadecimal. The multi-kernel dispatcher and its cache stay
+/// free of the IR headers (and so of the expression library), which is why
+/// they do not use ir/names.hpp's quoting; run/grid.hpp, which computes
+/// grids from IR types, does include them.
 
 #include <cstddef>
 #include <cstdint>
