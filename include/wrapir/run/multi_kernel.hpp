@@ -431,7 +431,9 @@ struct NoRestore {
 /// * `copy(const Arg& from, const Arg& to)`: copies contents;
 /// * `release(const Arg&)`: frees a clone (also on errors; must not throw).
 ///
-/// The CUDA backend passes allocate-and-copy, `cudaMemcpyAsync` and free.
+/// The CUDA backend implements the concept directly (`cuda::DeviceRestorer`):
+/// it needs each position's byte size, RAII ownership of the copies, and one
+/// copy per aliased address.
 template <class Arg, class Clone, class Copy, class Release>
 class CloningRestorer {
  public:
