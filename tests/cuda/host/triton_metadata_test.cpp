@@ -6,6 +6,9 @@
 #include <wrapir/cuda/stream.hpp>
 #include <wrapir/cuda/triton.hpp>
 #include <wrapir/cuda/triton_json.hpp>
+#if defined(WRAPIR_TEST_BOOST_JSON_HEADER_ONLY)
+#include <boost/json/src.hpp>  // Boost.JSON compiled into this test (no libboost_json here)
+#endif
 
 #include <doctest/doctest.h>
 
