@@ -24,6 +24,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "gpu_bench.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -38,7 +40,6 @@ namespace {
 using Empty = cuda::Kernel<cuda::DevicePtr<float>, cuda::DevicePtr<const float>, int, std::int64_t>;
 
 struct Fixture {
-  cuda::Context context;
   cuda::Module module;
   Empty empty;
   cuda::Stream stream;
@@ -46,19 +47,8 @@ struct Fixture {
   cuda::Event start, stop;
 };
 
-std::optional<Fixture>& fixture() {
-  static std::optional<Fixture> f;
-  return f;
-}
-
-template <class T>
-T must(wrapir::Result<T> r) {
-  if (!r) {
-    std::fprintf(stderr, "graph_bench: %s\n", r.error().message.c_str());
-    std::exit(1);
-  }
-  return std::move(r).value();
-}
+Fixture& fixture() { return *wrapir_bench::fixture<Fixture>(); }
+using wrapir_bench::must;
 
 bool ok(benchmark::State& state, const cuda::Status& s) {
   if (s) return true;
@@ -78,14 +68,14 @@ bool ok(benchmark::State& state, const cuda::Status& s) {
 constexpr cuda::LaunchConfig config_on(CUstream s) { return {{1, 1, 1}, {32, 1, 1}, 0, s}; }
 
 cuda::Status launch_k(std::int64_t k, CUstream s) {
-  Fixture& f = *fixture();
+  Fixture& f = fixture();
   for (std::int64_t i = 0; i < k; ++i)
     if (auto st = f.empty(config_on(s), f.a.as<float>(), f.b.as<float>(), 1024, i); !st) return st;
   return cuda::Ok{};
 }
 
 cuda::GraphExec capture(std::int64_t k) {
-  Fixture& f = *fixture();
+  Fixture& f = fixture();
   return must(cuda::capture_and_instantiate(f.stream, [k](CUstream s) { return launch_k(k, s); }));
 }
 
@@ -94,7 +84,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 void BM_DirectLaunchHost(benchmark::State& state) {
-  Fixture& f = *fixture();
+  Fixture& f = fixture();
   const std::int64_t k = state.range(0);
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -107,7 +97,7 @@ void BM_DirectLaunchHost(benchmark::State& state) {
 WRAPIR_PER_SIZE(BM_DirectLaunchHost);
 
 void BM_GraphReplayHost(benchmark::State& state) {
-  Fixture& f = *fixture();
+  Fixture& f = fixture();
   const std::int64_t k = state.range(0);
   const cuda::GraphExec exec = capture(k);
   for (auto _ : state) {
@@ -121,7 +111,7 @@ void BM_GraphReplayHost(benchmark::State& state) {
 WRAPIR_PER_SIZE(BM_GraphReplayHost);
 
 void BM_GraphReplayGpu(benchmark::State& state) {
-  Fixture& f = *fixture();
+  Fixture& f = fixture();
   const std::int64_t k = state.range(0);
   const cuda::GraphExec exec = capture(k);
   for (auto _ : state) {
@@ -152,7 +142,7 @@ void BM_CaptureInstantiate(benchmark::State& state) {
 WRAPIR_PER_SIZE(BM_CaptureInstantiate);
 
 void BM_UpdateArguments(benchmark::State& state) {
-  Fixture& f = *fixture();
+  Fixture& f = fixture();
   const std::int64_t k = state.range(0);
   cuda::GraphExec exec = capture(k);
   bool flip = false;
@@ -174,26 +164,15 @@ WRAPIR_PER_SIZE(BM_UpdateArguments);
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (auto why = cuda::no_device_reason()) {
-    std::printf("graph_bench: skipped: no CUDA device (%s)\n", why->c_str());
-    return 0;
-  }
-  cuda::Context context = must(cuda::use_device(0));
-  cuda::Module module = must(cuda::Module::load_file(WRAPIR_BENCH_KERNELS_CUBIN));
-  Empty empty = must(Empty::bind(must(module.function("empty_with_args"))));
-  cuda::Stream stream = must(cuda::Stream::create());
-  cuda::DeviceBuffer a = must(cuda::DeviceBuffer::allocate(4096));
-  cuda::DeviceBuffer b = must(cuda::DeviceBuffer::allocate(4096));
-  cuda::Event start = must(cuda::Event::create());
-  cuda::Event stop = must(cuda::Event::create());
-  benchmark::AddCustomContext("gpu", must(cuda::device_info(0)).name);
-  benchmark::AddCustomContext("cuda_driver", std::to_string(cuda::loaded_driver().version));
-  fixture().emplace(Fixture{std::move(context), std::move(module), empty, std::move(stream), std::move(a),
-                            std::move(b), std::move(start), std::move(stop)});
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  fixture().reset();
-  return 0;
+  return wrapir_bench::run_gpu_benchmarks<Fixture>(argc, argv, "graph_bench", [] {
+    cuda::Module module = must(cuda::Module::load_file(WRAPIR_BENCH_KERNELS_CUBIN));
+    Empty empty = must(Empty::bind(must(module.function("empty_with_args"))));
+    return Fixture{std::move(module),
+                   empty,
+                   must(cuda::Stream::create()),
+                   must(cuda::DeviceBuffer::allocate(4096)),
+                   must(cuda::DeviceBuffer::allocate(4096)),
+                   must(cuda::Event::create()),
+                   must(cuda::Event::create())};
+  });
 }

@@ -28,6 +28,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "gpu_bench.hpp"
+
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -43,35 +45,23 @@ namespace cuda = wrapir::cuda;
 namespace {
 
 struct Fixture {
-  cuda::Context context;
   cuda::Module module;
   cuda::Function empty;
   cuda::Stream stream;
   cuda::DeviceBuffer a, b;
 };
 
-std::optional<Fixture>& fixture() {
-  static std::optional<Fixture> f;
-  return f;
-}
-
-template <class T>
-T must(wrapir::Result<T> r) {
-  if (!r) {
-    std::fprintf(stderr, "launch_bench: %s\n", r.error().message.c_str());
-    std::exit(1);
-  }
-  return std::move(r).value();
-}
+Fixture& fixture() { return *wrapir_bench::fixture<Fixture>(); }
+using wrapir_bench::must;
 
 void sync_or_fail(benchmark::State& state) {
-  if (auto s = fixture()->stream.synchronize(); !s) state.SkipWithError(s.error().message.c_str());
+  if (auto s = fixture().stream.synchronize(); !s) state.SkipWithError(s.error().message.c_str());
 }
 
 constexpr cuda::Dim3 one{1, 1, 1};
 
 void BM_RawCuLaunchKernel(benchmark::State& state) {
-  Fixture& f = *fixture();
+  Fixture& f = fixture();
   const cuda::Driver& d = cuda::loaded_driver();
   CUdeviceptr out = f.a.address(), in = f.b.address();
   int n = 1024;
@@ -90,7 +80,7 @@ void BM_RawCuLaunchKernel(benchmark::State& state) {
 BENCHMARK(BM_RawCuLaunchKernel);
 
 void BM_WrapirLaunch(benchmark::State& state) {
-  Fixture& f = *fixture();
+  Fixture& f = fixture();
   const cuda::LaunchConfig config{one, {32}, 0, f.stream.get()};
   const CUdeviceptr out = f.a.address(), in = f.b.address();
   const int n = 1024;
@@ -107,7 +97,7 @@ void BM_WrapirLaunch(benchmark::State& state) {
 BENCHMARK(BM_WrapirLaunch);
 
 void BM_WrapirTypedKernel(benchmark::State& state) {
-  Fixture& f = *fixture();
+  Fixture& f = fixture();
   using Empty = cuda::Kernel<cuda::DevicePtr<float>, cuda::DevicePtr<const float>, int, std::int64_t>;
   const Empty kernel = must(Empty::bind(f.empty));
   const cuda::LaunchConfig config{one, {32}, 0, f.stream.get()};
@@ -143,7 +133,7 @@ struct ScriptedTimer {
 };
 
 void BM_MultiKernelDispatch(benchmark::State& state) {
-  Fixture& f = *fixture();
+  Fixture& f = fixture();
   wrapir::run::MultiKernelOptions options;
   options.cache_enabled = false;
   options.warmup = 0;
@@ -169,24 +159,10 @@ BENCHMARK(BM_MultiKernelDispatch);
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (auto why = cuda::no_device_reason()) {
-    std::printf("launch_bench: skipped: no CUDA device (%s)\n", why->c_str());
-    return 0;
-  }
-  cuda::Context context = must(cuda::use_device(0));
-  cuda::Module module = must(cuda::Module::load_file(WRAPIR_BENCH_KERNELS_CUBIN));
-  cuda::Function empty = must(module.function("empty_with_args"));
-  cuda::Stream stream = must(cuda::Stream::create());
-  cuda::DeviceBuffer a = must(cuda::DeviceBuffer::allocate(4096));
-  cuda::DeviceBuffer b = must(cuda::DeviceBuffer::allocate(4096));
-  const cuda::DeviceInfo info = must(cuda::device_info(0));
-  benchmark::AddCustomContext("gpu", info.name);
-  benchmark::AddCustomContext("cuda_driver", std::to_string(cuda::loaded_driver().version));
-  fixture().emplace(Fixture{std::move(context), std::move(module), empty, std::move(stream), std::move(a), std::move(b)});
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  fixture().reset();
-  return 0;
+  return wrapir_bench::run_gpu_benchmarks<Fixture>(argc, argv, "launch_bench", [] {
+    cuda::Module module = must(cuda::Module::load_file(WRAPIR_BENCH_KERNELS_CUBIN));
+    cuda::Function empty = must(module.function("empty_with_args"));
+    return Fixture{std::move(module), empty, must(cuda::Stream::create()), must(cuda::DeviceBuffer::allocate(4096)),
+                   must(cuda::DeviceBuffer::allocate(4096))};
+  });
 }

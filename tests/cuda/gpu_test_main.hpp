@@ -16,8 +16,24 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace wrapir_test {
+
+/// The value, or the test case fails with the diagnostic.
+template <class T>
+T must(wrapir::Result<T> r) {
+  if (!r) FAIL(r.error().message);
+  return std::move(r).value();
+}
+
+/// Fails the test case with the diagnostic of a failed operation.
+inline void must(const wrapir::cuda::Status& s) {
+  if (!s) FAIL(s.error().message);
+}
+
+inline bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
 /// The context every test case runs in (device 0).
 inline std::optional<wrapir::cuda::Context>& gpu_context() {

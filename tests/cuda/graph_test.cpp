@@ -29,17 +29,8 @@ namespace cuda = wrapir::cuda;
 
 namespace {
 
-template <class T>
-T must(wrapir::Result<T> r) {
-  if (!r) FAIL(r.error().message);
-  return std::move(r).value();
-}
-
-void must(const cuda::Status& s) {
-  if (!s) FAIL(s.error().message);
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using wrapir_test::contains;
+using wrapir_test::must;
 
 using AddF32 = cuda::Kernel<cuda::DevicePtr<float>, cuda::DevicePtr<const float>, cuda::DevicePtr<const float>,
                             std::int32_t>;

@@ -23,17 +23,8 @@ namespace cuda = wrapir::cuda;
 
 namespace {
 
-template <class T>
-T must(wrapir::Result<T> r) {
-  if (!r) FAIL(r.error().message);
-  return std::move(r).value();
-}
-
-void must(const cuda::Status& s) {
-  if (!s) FAIL(s.error().message);
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using wrapir_test::contains;
+using wrapir_test::must;
 
 std::vector<char> read_all(const char* path) {
   std::ifstream in(path, std::ios::binary);

@@ -43,17 +43,8 @@ namespace run = wrapir::run;
 
 namespace {
 
-template <class T>
-T must(wrapir::Result<T> r) {
-  if (!r) FAIL(r.error().message);
-  return std::move(r).value();
-}
-
-void must(const cuda::Status& s) {
-  if (!s) FAIL(s.error().message);
-}
-
-bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+using wrapir_test::contains;
+using wrapir_test::must;
 
 constexpr std::int32_t element_count = 1 << 22;
 constexpr std::size_t buffer_bytes = element_count * sizeof(std::int32_t);

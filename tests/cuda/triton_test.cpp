@@ -34,15 +34,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-template <class T>
-T must(wrapir::Result<T> r) {
-  if (!r) FAIL(r.error().message);
-  return std::move(r).value();
-}
-
-void must(const cuda::Status& s) {
-  if (!s) FAIL(s.error().message);
-}
+using wrapir_test::contains;
+using wrapir_test::must;
 
 fs::path kernel_dir() { return fs::path(std::getenv("WRAPIR_TRITON_KERNELS")); }
 

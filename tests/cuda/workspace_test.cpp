@@ -29,17 +29,8 @@ using wrapir::ir::WorkspaceZeroMode;
 
 namespace {
 
-template <class T>
-T must(wrapir::Result<T> r) {
-  if (!r) FAIL(r.error().message);
-  return std::move(r).value();
-}
-
-void must(const cuda::Status& s) {
-  if (!s) FAIL(s.error().message);
-}
-
-bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+using wrapir_test::contains;
+using wrapir_test::must;
 
 constexpr std::int64_t ints = 1 << 16;
 
