@@ -1,9 +1,9 @@
 // Host cost of launching through wrapir::cuda, against the driver itself.
 //
 // Every benchmark launches the same empty kernel with four parameters
-// (float*, const float*, int, int64) on one stream, back to back, and
-// synchronises only after its timing loop: the figure is host time per
-// launch, which is what a wrapper adds. Targets (issue 5): wrapir::cuda::launch
+// (float*, const float*, int, int64) on one stream, in timed batches of 32
+// with an untimed wait for the GPU after each: the figure is host time per
+// launch, which is what a wrapper adds, not the GPU's pace. Targets (issue 5): wrapir::cuda::launch
 // within 5 % of a raw cuLaunchKernel loop; multi-kernel dispatch after the
 // choice within 20 ns of a direct launch (BM_MultiKernelDispatch against
 // BM_WrapirLaunch). Anchors (../shared/reference/
@@ -31,6 +31,7 @@
 #include "gpu_bench.hpp"
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -54,11 +55,34 @@ struct Fixture {
 Fixture& fixture() { return *wrapir_bench::fixture<Fixture>(); }
 using wrapir_bench::must;
 
-void sync_or_fail(benchmark::State& state) {
-  if (auto s = fixture().stream.synchronize(); !s) state.SkipWithError(s.error().message.c_str());
+constexpr cuda::Dim3 one{1, 1, 1};
+
+// Host time per launch, without the GPU's pace in it: each iteration
+// enqueues a batch of launches (timed, manual time) and then waits for the
+// GPU (untimed), so the launch queue never fills and blocks the host. Items
+// are launches: the report's ns/item is the cost of one.
+constexpr int launches_per_batch = 32;
+
+template <class LaunchOne>
+void time_launches(benchmark::State& state, LaunchOne&& launch_one) {
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    bool ok = true;
+    for (int i = 0; i < launches_per_batch; ++i) ok &= launch_one();
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (!ok) [[unlikely]] {
+      state.SkipWithError("a launch failed");
+      break;
+    }
+    if (auto s = fixture().stream.synchronize(); !s) {
+      state.SkipWithError(s.error().message.c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * launches_per_batch);
 }
 
-constexpr cuda::Dim3 one{1, 1, 1};
+#define WRAPIR_LAUNCH_BENCHMARK(bm) BENCHMARK(bm)->UseManualTime()->Iterations(4000)
 
 void BM_RawCuLaunchKernel(benchmark::State& state) {
   Fixture& f = fixture();
@@ -69,15 +93,10 @@ void BM_RawCuLaunchKernel(benchmark::State& state) {
   std::array<void*, 4> params{&out, &in, &n, &m};
   const CUfunction fn = f.empty.get();
   const CUstream stream = f.stream.get();
-  for (auto _ : state) {
-    if (d.cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, stream, params.data(), nullptr) != CUDA_SUCCESS) {
-      state.SkipWithError("cuLaunchKernel failed");
-      break;
-    }
-  }
-  sync_or_fail(state);
+  time_launches(state,
+                [&] { return d.cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, stream, params.data(), nullptr) == CUDA_SUCCESS; });
 }
-BENCHMARK(BM_RawCuLaunchKernel);
+WRAPIR_LAUNCH_BENCHMARK(BM_RawCuLaunchKernel);
 
 void BM_WrapirLaunch(benchmark::State& state) {
   Fixture& f = fixture();
@@ -85,16 +104,9 @@ void BM_WrapirLaunch(benchmark::State& state) {
   const CUdeviceptr out = f.a.address(), in = f.b.address();
   const int n = 1024;
   const std::int64_t m = 4096;
-  for (auto _ : state) {
-    auto s = cuda::launch(f.empty, config, out, in, n, m);
-    if (!s) [[unlikely]] {
-      state.SkipWithError(s.error().message.c_str());
-      break;
-    }
-  }
-  sync_or_fail(state);
+  time_launches(state, [&] { return cuda::launch(f.empty, config, out, in, n, m).ok(); });
 }
-BENCHMARK(BM_WrapirLaunch);
+WRAPIR_LAUNCH_BENCHMARK(BM_WrapirLaunch);
 
 void BM_WrapirTypedKernel(benchmark::State& state) {
   Fixture& f = fixture();
@@ -105,16 +117,9 @@ void BM_WrapirTypedKernel(benchmark::State& state) {
   const auto in = f.b.as<float>();
   const int n = 1024;
   const std::int64_t m = 4096;
-  for (auto _ : state) {
-    auto s = kernel(config, out, in, n, m);
-    if (!s) [[unlikely]] {
-      state.SkipWithError(s.error().message.c_str());
-      break;
-    }
-  }
-  sync_or_fail(state);
+  time_launches(state, [&] { return kernel(config, out, in, n, m).ok(); });
 }
-BENCHMARK(BM_WrapirTypedKernel);
+WRAPIR_LAUNCH_BENCHMARK(BM_WrapirTypedKernel);
 
 // ---- multi-kernel dispatch ----------------------------------------------
 // The CUDA backend's own launcher (cuda::MultiKernelLauncher: KernelArg
@@ -148,13 +153,9 @@ void BM_MultiKernelDispatch(benchmark::State& state) {
   const std::array<cuda::KernelArg, 4> args{f.a.as<float>(), f.b.as<float>(), cuda::KernelArg::value(1024),
                                             cuda::KernelArg::value(std::int64_t{4096})};
   if (!(dispatcher(args) == std::size_t{1})) state.SkipWithError("the dispatcher chose the wrong candidate");
-  for (auto _ : state) {
-    auto launched = dispatcher(args);
-    benchmark::DoNotOptimize(launched);
-  }
-  sync_or_fail(state);
+  time_launches(state, [&] { return dispatcher(args).ok(); });
 }
-BENCHMARK(BM_MultiKernelDispatch);
+WRAPIR_LAUNCH_BENCHMARK(BM_MultiKernelDispatch);
 
 }  // namespace
 
