@@ -60,15 +60,13 @@ struct DeviceInfo {
 namespace detail {
 
 inline Result<CUdevice> device_handle(int ordinal) {
-  auto d = driver();
-  if (!d) return d.error();
-  int n = 0;
-  if (const CUresult r = (*d)->cuDeviceGetCount(&n); r != CUDA_SUCCESS) return driver_error("cuDeviceGetCount", r);
-  if (ordinal < 0 || ordinal >= n)
+  auto n = device_count();
+  if (!n) return n.error();
+  if (ordinal < 0 || ordinal >= *n)
     return Diagnostic{"CUDA device " + std::to_string(ordinal) + " does not exist: this machine has " +
-                      std::to_string(n) + " device(s)"};
+                      std::to_string(*n) + " device(s)"};
   CUdevice dev{};
-  if (const CUresult r = (*d)->cuDeviceGet(&dev, ordinal); r != CUDA_SUCCESS)
+  if (const CUresult r = loaded_driver().cuDeviceGet(&dev, ordinal); r != CUDA_SUCCESS)
     return driver_error("cuDeviceGet(" + std::to_string(ordinal) + ")", r);
   return dev;
 }

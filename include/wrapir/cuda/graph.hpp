@@ -380,19 +380,14 @@ class GraphExec {
   /// per node and argument-type list.
   template <class... Args>
   [[nodiscard]] Status update_kernel(std::size_t index, const Args&... args) {
-    (detail::check_untyped_argument<Args>(), ...);
     if (auto s = check_index(index); !s) return s;
     if (checked_signature_[index] != &detail::update_signature_tag<Args...>) {
       constexpr std::array<std::size_t, sizeof...(Args)> sizes{sizeof(Args)...};
       if (auto s = check_signature(index, sizes); !s) return s;
       checked_signature_[index] = &detail::update_signature_tag<Args...>;
     }
-    if constexpr (sizeof...(Args) == 0) {
-      return set_kernel_arguments(index, nullptr);
-    } else {
-      std::array<void*, sizeof...(Args)> params{const_cast<void*>(static_cast<const void*>(&args))...};
-      return set_kernel_arguments(index, params.data());
-    }
+    auto params = detail::argument_addresses(args...);
+    return set_kernel_arguments(index, params.data());
   }
 
  private:
@@ -406,32 +401,20 @@ class GraphExec {
   }
 
   [[nodiscard]] Status check_signature(std::size_t index, std::span<const std::size_t> sizes) const {
-    const Driver& d = loaded_driver();
     const CUfunction f = kernels_[index].params.func;
-    if (!d.cuFuncGetParamInfo || !f) return Ok{};
-    const auto where = [&] { return "update of kernel node " + std::to_string(index); };
-    const auto parameter_count = [&]() -> std::size_t {
-      std::size_t count = 0, offset = 0, size = 0;
-      while (d.cuFuncGetParamInfo(f, count, &offset, &size) == CUDA_SUCCESS) ++count;
-      return count;
-    };
-    for (std::size_t i = 0; i <= sizes.size(); ++i) {
-      std::size_t offset = 0, size = 0;
-      const CUresult r = d.cuFuncGetParamInfo(f, i, &offset, &size);
-      if (i == sizes.size()) {
-        if (r == CUDA_SUCCESS)
-          return Diagnostic{where() + ": the kernel has " + detail::graph_count_text(parameter_count(), "parameter") +
-                            " but " + detail::graph_given_text(sizes.size())};
-        break;
-      }
-      if (r == CUDA_ERROR_INVALID_VALUE)
-        return Diagnostic{where() + ": the kernel has " + detail::graph_count_text(i, "parameter") + " but " +
-                          detail::graph_given_text(sizes.size())};
-      if (r != CUDA_SUCCESS) return driver_error("cuFuncGetParamInfo(" + where() + ")", r);
-      if (size != sizes[i])
-        return Diagnostic{where() + ": parameter " + std::to_string(i) + " is " + std::to_string(size) +
+    if (!loaded_driver().cuFuncGetParamInfo || !f) return Ok{};
+    const std::string where = "update of kernel node " + std::to_string(index);
+    auto actual = detail::parameter_sizes_of(f, where);
+    if (!actual) return actual.error();
+    // The first differing size, then the count: as the driver is asked, parameter by parameter.
+    const std::size_t shared = std::min(actual->size(), sizes.size());
+    for (std::size_t i = 0; i < shared; ++i)
+      if ((*actual)[i] != sizes[i])
+        return Diagnostic{where + ": parameter " + std::to_string(i) + " is " + std::to_string((*actual)[i]) +
                           " bytes but the argument given is " + std::to_string(sizes[i]) + " bytes"};
-    }
+    if (actual->size() != sizes.size())
+      return Diagnostic{where + ": the kernel has " + detail::graph_count_text(actual->size(), "parameter") + " but " +
+                        detail::graph_given_text(sizes.size())};
     return Ok{};
   }
 

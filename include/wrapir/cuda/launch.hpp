@@ -82,6 +82,14 @@ constexpr void check_untyped_argument() {
                 "wrapir::cuda::launch: kernel arguments are copied byte for byte; this one is not trivially copyable");
 }
 
+/// The driver's parameter array for `args`: their addresses, in order
+/// (checked to be passable as raw bytes). Valid while `args` live.
+template <class... Args>
+[[nodiscard]] std::array<void*, sizeof...(Args)> argument_addresses(const Args&... args) noexcept {
+  (check_untyped_argument<Args>(), ...);
+  return {const_cast<void*>(static_cast<const void*>(&args))...};
+}
+
 /// The conversion rule of typed kernels: implicit and not narrowing.
 template <class Param, class Arg>
 concept passes_as = std::is_convertible_v<Arg, Param> && requires(Arg&& a) { Param{std::forward<Arg>(a)}; };
@@ -103,13 +111,8 @@ struct kernel_argument {
 /// kernel declares: `launch` cannot check that; `Kernel` can.
 template <class... Args>
 [[nodiscard]] Status launch(const Function& f, const LaunchConfig& config, const Args&... args) {
-  (detail::check_untyped_argument<Args>(), ...);
-  if constexpr (sizeof...(Args) == 0) {
-    return detail::launch_packed(f, config, nullptr);
-  } else {
-    std::array<void*, sizeof...(Args)> params{const_cast<void*>(static_cast<const void*>(&args))...};
-    return detail::launch_packed(f, config, params.data());
-  }
+  auto params = detail::argument_addresses(args...);
+  return detail::launch_packed(f, config, params.data());
 }
 
 /// A kernel with its signature as a type. Copyable (it holds a `Function`,

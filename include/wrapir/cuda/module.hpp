@@ -69,21 +69,7 @@ class Function {
 
   /// The byte size of each kernel parameter as compiled, in order; an
   /// error on drivers before 12.4, which cannot say.
-  [[nodiscard]] Result<std::vector<std::size_t>> parameter_sizes() const {
-    const Driver& d = loaded_driver();
-    if (!d.cuFuncGetParamInfo)
-      return Diagnostic{"kernel '" + name_ + "': the driver (CUDA " + std::to_string(d.version) +
-                        ") cannot report parameter sizes; that needs 12.4"};
-    std::vector<std::size_t> sizes;
-    for (std::size_t i = 0;; ++i) {
-      std::size_t offset = 0, size = 0;
-      const CUresult r = d.cuFuncGetParamInfo(function_, i, &offset, &size);
-      if (r == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
-      if (r != CUDA_SUCCESS) return driver_error("cuFuncGetParamInfo(kernel '" + name_ + "')", r);
-      sizes.push_back(size);
-    }
-    return sizes;
-  }
+  [[nodiscard]] Result<std::vector<std::size_t>> parameter_sizes() const;
 
  private:
   friend class Module;
@@ -93,6 +79,26 @@ class Function {
 };
 
 namespace detail {
+
+/// The byte size of each of `f`'s parameters, asking the driver index by
+/// index until it says there is no such parameter; `what` names the kernel
+/// in messages. Needs cuFuncGetParamInfo (12.4+).
+[[nodiscard]] inline Result<std::vector<std::size_t>> parameter_sizes_of(CUfunction f, const std::string& what) {
+  const Driver& d = loaded_driver();
+  if (!d.cuFuncGetParamInfo)
+    return Diagnostic{what + ": the driver (CUDA " + std::to_string(d.version) +
+                      ") cannot report parameter sizes; that needs 12.4"};
+  std::vector<std::size_t> sizes;
+  for (std::size_t i = 0;; ++i) {
+    std::size_t offset = 0, size = 0;
+    const CUresult r = d.cuFuncGetParamInfo(f, i, &offset, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
+    if (r != CUDA_SUCCESS) return driver_error("cuFuncGetParamInfo(" + what + ")", r);
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
 struct UnloadModule {
   void operator()(CUmodule m) const noexcept { (void)loaded_driver().cuModuleUnload(m); }
 };
@@ -208,5 +214,9 @@ class Module {
   detail::UniqueHandle<CUmodule, detail::UnloadModule> module_{};
   std::string label_{};
 };
+
+inline Result<std::vector<std::size_t>> Function::parameter_sizes() const {
+  return detail::parameter_sizes_of(function_, "kernel '" + name_ + "'");
+}
 
 }  // namespace wrapir::cuda

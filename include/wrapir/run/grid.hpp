@@ -892,13 +892,8 @@ class CompiledGrid {
         dims[d] = dim.constant;
         continue;
       }
-      if (dim.reads_all) {
-        if (!dim.code->try_eval(values, dims[d])) return false;
-        continue;
-      }
       std::array<std::int64_t, max_symbols> own;
-      for (std::size_t i = 0; i < dim.slots.size(); ++i) own[i] = values[dim.slots[i]];
-      if (!dim.code->try_eval(std::span<const std::int64_t>(own.data(), dim.slots.size()), dims[d])) return false;
+      if (!dim.code->try_eval(operands(dim, values, own), dims[d])) return false;
     }
     return detail::to_dim3(dims, limits_, out).ok();
   }
@@ -921,12 +916,7 @@ class CompiledGrid {
         continue;
       }
       std::array<std::int64_t, max_symbols> own;
-      std::span<const std::int64_t> read = values;
-      if (!dim.reads_all) {
-        for (std::size_t i = 0; i < dim.slots.size(); ++i) own[i] = values[dim.slots[i]];
-        read = std::span<const std::int64_t>(own.data(), dim.slots.size());
-      }
-      const Result<std::int64_t> v = dim.code->eval(read);
+      const Result<std::int64_t> v = dim.code->eval(operands(dim, values, own));
       if (!v) return Diagnostic{std::string("grid ") + detail::dimension_names[d] + ": " + v.error().message};
       dims[d] = *v;
     }
@@ -947,6 +937,16 @@ class CompiledGrid {
     std::vector<std::uint32_t> slots{};  // where code's symbols are in symbols_
     bool reads_all = false;              // code reads symbols_ as they are
   };
+
+  /// The values `dim.code` reads: `values` itself, or its symbols gathered
+  /// into `own`.
+  [[nodiscard]] static std::span<const std::int64_t> operands(const Dimension& dim,
+                                                              std::span<const std::int64_t> values,
+                                                              std::array<std::int64_t, max_symbols>& own) noexcept {
+    if (dim.reads_all) return values;
+    for (std::size_t i = 0; i < dim.slots.size(); ++i) own[i] = values[dim.slots[i]];
+    return {own.data(), dim.slots.size()};
+  }
 
   std::array<Dimension, 3> dims_{};
   std::vector<expr::Expr> symbols_{};
