@@ -13,9 +13,16 @@
 
 #include <doctest/doctest.h>
 
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
 #include <boost/mp11/algorithm.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -23,6 +30,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <string_view>
@@ -886,6 +894,567 @@ TEST_CASE("io/json: a failed load returns no program") {
   REQUIRE(!r.ok());
   CHECK(r.error().message == "$.program.body[2].kind: unknown line kind 'Bad'");
   CHECK(!r.error().column);
+}
+
+// ---------------------------------------------------------------------------
+// Reading while parsing. When a document's format and version and a
+// program's tables come first, as to_json writes them, table entries and
+// lines are decoded as soon as their objects close; in any other member
+// order, from the first line that names something not read yet, they wait
+// for the end of the document. Either way the result and the first
+// diagnostic must be the same.
+
+/// A program like an Inductor wrapper's, of `ops` blocks: allocate, maybe a
+/// view, launch, free the previous buffer.
+Program long_program(int ops) {
+  Program p{"long_program"};
+  Builder b{p};
+  expr::Context& ctx = b.ctx();
+  const Expr s0 = b.size_symbol("s0", 64);
+  const Expr four = ctx.integer(4);
+  BufferId prev = b.input("arg0_1", {s0, four}, f32);
+  const KernelId k =
+      b.triton_kernel("triton_poi_fused_0", "@triton.jit\ndef kernel(in_ptr0, out_ptr0, xnumel):\n    pass\n",
+                      "in_ptr0: *fp32, out_ptr0: *fp32, xnumel: i32");
+  for (int i = 0; i < ops; ++i) {
+    const BufferId out = b.empty({s0, four}, f32);
+    const BufferId in = i % 3 == 2 ? b.view(prev, {s0}, {four}, ctx.integer(1)) : prev;
+    b.call(k, {in, out, expr::mul(s0, four)});
+    if (i > 0) b.free({prev});
+    prev = out;
+  }
+  b.output(prev);
+  return p;
+}
+
+/// A context in which the symbol s0 of the test programs already exists
+/// with other assumptions.
+std::shared_ptr<expr::Context> conflicting_context() {
+  auto ctx = std::make_shared<expr::Context>();
+  (void)ctx->symbol("s0", expr::Assumption::integer);
+  return ctx;
+}
+
+/// What loading `text` into `context` (a fresh one when null) gives: the
+/// program as to_json writes it, or the diagnostic.
+std::string outcome(std::string_view text, std::shared_ptr<expr::Context> context = nullptr) {
+  auto r = program_from_json(text, {.context = std::move(context)});
+  return r.ok() ? "loaded " + to_json(r.value()) : "refused: " + r.error().message;
+}
+
+/// What reading ahead did while loading `text`.
+io::detail::json::LoadStatistics statistics(std::string_view text, std::shared_ptr<expr::Context> context = nullptr) {
+  io::detail::json::LoadStatistics s;
+  auto r = io::detail::json::load_program(text, {.context = std::move(context)}, &s);
+  INFO(text.substr(0, 300));
+  CHECK_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  return s;
+}
+
+enum class MemberOrder { reversed, shuffled };
+
+/// A program object with its members in another order, its subgraphs' too.
+boost::json::object reorder_program(const boost::json::object& program, MemberOrder order, std::mt19937& rng) {
+  std::vector<std::string> keys;
+  for (const auto& member : program) keys.emplace_back(member.key());
+  if (order == MemberOrder::reversed) std::reverse(keys.begin(), keys.end());
+  else std::shuffle(keys.begin(), keys.end(), rng);
+  boost::json::object out;
+  for (const std::string& key : keys) {
+    boost::json::value v = program.at(key);
+    if (key == "subgraphs" && v.is_array())
+      for (boost::json::value& g : v.as_array())
+        if (g.is_object()) g = reorder_program(g.as_object(), order, rng);
+    out[key] = std::move(v);
+  }
+  return out;
+}
+
+std::string reordered(const boost::json::value& doc, MemberOrder order, unsigned seed) {
+  boost::json::value copy = doc;
+  std::mt19937 rng(seed);
+  if (boost::json::value* program = copy.as_object().if_contains("program"); program && program->is_object())
+    *program = reorder_program(program->as_object(), order, rng);
+  return boost::json::serialize(copy);
+}
+
+/// Breaks one thing in `program` (or in one of its subgraphs), or moves
+/// something that may break nothing.
+void mutate(boost::json::object& root, std::mt19937& rng) {
+  auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+  boost::json::object* program = &root;
+  if (pick(3) == 0 && !root["subgraphs"].as_array().empty()) {
+    boost::json::array& subgraphs = root["subgraphs"].as_array();
+    program = &subgraphs[pick(subgraphs.size())].as_object();
+  }
+  auto table = [&](const char* key) -> boost::json::array& {
+    if (!program->contains(key)) (*program)[key] = boost::json::array{};
+    return (*program)[key].as_array();
+  };
+  boost::json::array& body = table("body");
+  boost::json::array& buffers = table("buffers");
+  boost::json::array& symbols = table("symbols");
+  auto some_line = [&]() -> boost::json::object* {
+    if (body.empty()) return nullptr;
+    boost::json::value& line = body[pick(body.size())];
+    return line.is_object() ? &line.as_object() : nullptr;
+  };
+  auto some_name = [&]() -> boost::json::value {
+    const boost::json::array& t = table(pick(2) ? "buffers" : "kernels");
+    if (t.empty() || !t[0].is_object()) return "nope";
+    const boost::json::value& entry = t[pick(t.size())];
+    return entry.is_object() && entry.as_object().contains("name") ? entry.at("name") : boost::json::value("nope");
+  };
+  switch (pick(21)) {
+    case 0:
+      if (auto* line = some_line()) (*line)["buffer"] = "nope";
+      break;
+    case 1:
+      if (auto* line = some_line()) (*line)["kind"] = "Bad";
+      break;
+    case 2:
+      if (auto* line = some_line(); line && !line->empty())
+        line->erase(std::next(line->begin(), static_cast<std::ptrdiff_t>(pick(line->size()))));
+      break;
+    case 3:
+      if (auto* line = some_line()) (*line)["extra"] = 1;
+      break;
+    case 4:
+      if (!body.empty()) body[pick(body.size())] = 7;
+      break;
+    case 5:
+      if (!buffers.empty() && buffers[0].is_object()) buffers[pick(buffers.size())].as_object()["dtype"] = "float33";
+      break;
+    case 6:
+      if (!buffers.empty() && buffers[0].is_object()) buffers[pick(buffers.size())].as_object()["name"] = some_name();
+      break;
+    case 7:
+      if (!buffers.empty()) buffers[pick(buffers.size())] = boost::json::array{};
+      break;
+    case 8: {
+      boost::json::array& kernels = table("kernels");
+      if (!kernels.empty() && kernels[0].is_object()) kernels[pick(kernels.size())].as_object()["name"] = some_name();
+      break;
+    }
+    case 9:
+      if (!symbols.empty() && symbols[0].is_object())
+        symbols[pick(symbols.size())].as_object()["assumption"] = pick(2) ? "integer" : "bogus";
+      break;
+    case 10: table("outputs").push_back(boost::json::object{{"int", 3}}); break;
+    case 11: (*program)["name"] = "a b"; break;
+    case 12: (*program)["extra"] = 1; break;
+    case 13:
+      body.insert(std::next(body.begin(), static_cast<std::ptrdiff_t>(pick(body.size() + 1))),
+                  boost::json::object{{"kind", "EnterSubgraph"}, {"graph", pick(2) ? "nope" : "true_graph_0"}});
+      break;
+    case 14:
+      if (!buffers.empty() && buffers[0].is_object())
+        buffers[pick(buffers.size())].as_object()["sizes"] = boost::json::array{pick(2) ? "s9" : "s0 +"};
+      break;
+    case 15:
+      table("pools").push_back(boost::json::object{{"name", some_name()}, {"device", "cpu"}, {"size_bytes", 8}});
+      break;
+    case 16:
+      if (body.size() >= 2) std::swap(body[pick(body.size())], body[pick(body.size())]);
+      break;
+    case 17:
+      // A subgraph named by a line read ahead, renamed or made another
+      // kind of name.
+      if (root.contains("subgraphs") && !root["subgraphs"].as_array().empty()) {
+        boost::json::value& g = root["subgraphs"].as_array()[0];
+        if (g.is_object()) g.as_object()["name"] = pick(2) ? "renamed_graph" : "arg0_1";
+      }
+      break;
+    case 18:
+      // A line that names a subgraph and also has an error further on.
+      if (auto* line = some_line(); line && line->contains("outputs")) (*line)["outputs"] = boost::json::array{"nope"};
+      break;
+    case 19:
+      // A symbol read from a buffer, which comes after it.
+      if (!symbols.empty() && symbols[0].is_object())
+        symbols[pick(symbols.size())].as_object()["source"] = pick(2) ? boost::json::value("nope") : some_name();
+      break;
+    default:
+      if (auto* line = some_line())
+        for (auto& member : *line)
+          if (member.value().is_array())
+            for (boost::json::value& arg : member.value().as_array())
+              if (arg.is_object() && arg.as_object().contains("expr"))
+                arg.as_object()["expr"] = pick(2) ? "zz*2" : "s0 +";
+      break;
+  }
+}
+
+TEST_CASE("io/json: lines and entries read while parsing keep their diagnostics") {
+  const Program p = long_program(500);  // past the first estimate of the body's length
+  REQUIRE(p.body.size() > 1200);
+  const boost::json::value doc = boost::json::parse(to_json(p));
+  auto with = [&](auto change) {
+    boost::json::value copy = doc;
+    change(copy.as_object()["program"].as_object());
+    return load_error(boost::json::serialize(copy));
+  };
+  std::size_t allocate = 1100, call = 1100;
+  while (!std::holds_alternative<Allocate>(p.body[allocate])) ++allocate;
+  while (!std::holds_alternative<KernelCall>(p.body[call])) ++call;
+  CHECK(with([&](boost::json::object& q) { q["body"].as_array()[allocate].as_object()["buffer"] = "nope"; }) ==
+        "$.program.body[" + std::to_string(allocate) + "].buffer: unknown buffer 'nope'");
+  CHECK(with([&](boost::json::object& q) { q["body"].as_array()[call].as_object()["buffer"] = "nope"; }) ==
+        "$.program.body[" + std::to_string(call) +
+            "]: unknown field 'buffer' (expected: kind, kernel, args, arg_types, grid, device, stream)");
+  CHECK(with([](boost::json::object& q) { q["body"].as_array()[1202] = 7; }) ==
+        "$.program.body[1202]: expected an object, got a number");
+  CHECK(with([](boost::json::object& q) { q["buffers"].as_array()[300].as_object()["dtype"] = "float33"; })
+            .find("$.program.buffers[300].dtype: unknown dtype 'float33'") == 0);
+  CHECK(with([](boost::json::object& q) { q["buffers"].as_array()[301] = boost::json::array{}; }) ==
+        "$.program.buffers[301]: expected an object, got an array");
+  // The first of several problems in the body: reading ahead stops at the
+  // first, and the final pass reads the rest in order.
+  CHECK(with([](boost::json::object& q) {
+          boost::json::array& b = q["body"].as_array();
+          b[40] = 7;
+          b[900].as_object()["kind"] = "Bad";
+          b[1300].as_object()["kind"] = "Worse";
+        }) == "$.program.body[40]: expected an object, got a number");
+  CHECK(with([](boost::json::object& q) {
+          boost::json::array& b = q["body"].as_array();
+          b[900].as_object()["kind"] = "Bad";
+          b[1300].as_object()["kind"] = "Worse";
+        }) == "$.program.body[900].kind: unknown line kind 'Bad'");
+}
+
+TEST_CASE("io/json: problems are reported in one order whatever the order of the members") {
+  // Registering names comes before reading entries, entries before lines,
+  // lines before outputs, the program before the document's own members.
+  const std::string bad_line = R"({"kind":"Allocate","buffer":"nope"})";
+  CHECK(load_error(small_program(bad_line, R"(,"pools":[{"name":"buf0","device":"cpu","size_bytes":8}])")) ==
+        "$.program.pools[0].name: duplicate name 'buf0': already the name of buffer 0 of program 'p'");
+  CHECK(load_error(small_program(bad_line, R"(,"outputs":[{"int":3}])")) ==
+        "$.program.body[0].buffer: unknown buffer 'nope'");
+  CHECK(load_error(small_program(bad_line, R"(,"name":"q")")).find("invalid JSON") == 0);  // a duplicate key
+  CHECK(load_error(small_program(bad_line) + " x").find("invalid JSON") == 0);
+  CHECK(load_error(document(R"({"name":"p","symbols":[{"name":"s0"}],"body":[{"kind":"Allocate","buffer":"nope"}],)"
+                            R"("kernels":[{"name":"k0"}],"name2":1})")) ==
+        "$.program: unknown field 'name2' (expected: name, symbols, buffers, kernels, pools, inputs, body, outputs, "
+        "subgraphs)");
+  CHECK(load_error(document(R"({"symbols":[],"body":[{"kind":"Allocate","buffer":"nope"}],"name":"a b"})")) ==
+        "$.program.name: invalid program name 'a b': expected an identifier [A-Za-z_][A-Za-z0-9_]* that is not a "
+        "keyword or a reserved name");
+  // A bad buffer, then a kernel named like a buffer: the duplicate first.
+  CHECK(load_error(document(R"({"name":"p","symbols":[],"buffers":[{"name":"b0","dtype":"float33","device":"cpu",)"
+                            R"("sizes":[],"strides":[]},{"name":"b1","dtype":"float32","device":"cpu","sizes":[],)"
+                            R"("strides":[]}],"kernels":[{"name":"b1"}]})")) ==
+        "$.program.kernels[0].name: duplicate name 'b1': already the name of buffer 1 of program 'p'");
+  // A bad buffer, then a bad line: the buffer first.
+  CHECK(load_error(document(R"({"name":"p","symbols":[],"buffers":[{"name":"b0","dtype":"float33","device":"cpu",)"
+                            R"("sizes":[],"strides":[]}],"body":[{"kind":"Bad"}]})")) ==
+        "$.program.buffers[0].dtype: unknown dtype 'float33' (expected a name such as float32)");
+  // The document's own members after the program's problems.
+  CHECK(load_error(R"({"program":{"name":"p","symbols":[],"body":[{"kind":"Bad"}]},"format":"wrapir","version":1,)"
+                   R"("extra":1})") == "$.program.body[0].kind: unknown line kind 'Bad'");
+  CHECK(load_error(R"({"program":{"name":"p","symbols":[],"body":[{"kind":"Bad"}]},"format":"wrapir","version":2})") ==
+        "$.version: unsupported version 2 (this wrapir reads version 1)");
+  // A table whose key repeats after an entry that did not read ahead: the
+  // duplicate key, not a count gone wrong.
+  CHECK(load_error(document(R"({"name":"p","symbols":[],"buffers":[{"name":"a","dtype":"float32","device":"cpu",)"
+                            R"("sizes":[],"strides":[]},{"name":"b","dtype":"float33","device":"cpu","sizes":[],)"
+                            R"("strides":[]}],"buffers":[]})")) ==
+        "invalid JSON at line 1, column 231 (byte 230): duplicate key 'buffers' in the object ending here");
+}
+
+TEST_CASE("io/json: lines may name what comes after them") {
+  // Tables after the body, and subgraphs after the body as to_json writes them.
+  const std::string text = document(
+      R"({"name":"p","symbols":[{"name":"s0"}],"body":[{"kind":"Allocate","buffer":"b"},{"kind":"EnterSubgraph",)"
+      R"("graph":"g"},{"kind":"ExitSubgraph"},{"kind":"PoolCreate","pool":"pool0"}],"buffers":[{"name":"b",)"
+      R"("dtype":"float32","device":"cpu","sizes":["s0"],"strides":[1]}],"kernels":[],"pools":[{"name":"pool0",)"
+      R"("device":"cpu","size_bytes":"s0*4"}],"subgraphs":[{"name":"g"}]})");
+  auto loaded = program_from_json(text);
+  REQUIRE_MESSAGE(loaded.ok(), loaded.error().message);
+  const Program& q = loaded.value();
+  REQUIRE(q.body.size() == 4);
+  CHECK(std::get<Allocate>(q.body[0]).buffer == BufferId{0});
+  CHECK(std::get<EnterSubgraph>(q.body[1]).graph == GraphId{0});
+  CHECK(std::get<PoolCreate>(q.body[3]).pool == PoolId{0});
+  CHECK(outcome(text) == outcome(reordered(boost::json::parse(text), MemberOrder::reversed, 0)));
+  CHECK(load_error(document(R"({"name":"p","symbols":[],"body":[{"kind":"Allocate","buffer":"b"}],"buffers":[{"name":)"
+                            R"("c","dtype":"float32","device":"cpu","sizes":[],"strides":[]}]})")) ==
+        "$.program.body[0].buffer: unknown buffer 'b'");
+}
+
+TEST_CASE("io/json: lines that name subgraphs are read while parsing, as to_json orders them") {
+  const Program p = every_line_kind_program();
+  REQUIRE(!p.subgraphs.empty());
+  const std::string text = to_json(p);
+  const io::detail::json::LoadStatistics s = statistics(text);
+  CHECK(s.lines_read_ahead == total_lines(p));  // the subgraphs' lines too
+  CHECK(s.entries_read_ahead > 0);
+  check_round_trip(p);
+
+  // Subgraph names that turn out wrong, once the subgraphs are read.
+  const std::string tables =
+      R"({"name":"p","symbols":[{"name":"s0"}],"buffers":[{"name":"b","dtype":"bool","device":"cpu","sizes":[],)"
+      R"("strides":[]}],"body":[)";
+  auto with_lines = [&](std::string_view lines, std::string_view graphs = R"({"name":"g"},{"name":"h"})") {
+    return document(tables + std::string(lines) + R"(],"subgraphs":[)" + std::string(graphs) + "]}");
+  };
+  const std::string comment = R"({"kind":"Comment","text":"x"},)";
+  CHECK(outcome(with_lines(comment + R"({"kind":"EnterSubgraph","graph":"h"},{"kind":"ExitSubgraph"})"))
+            .rfind("loaded", 0) == 0);
+  CHECK(load_error(with_lines(comment + R"({"kind":"EnterSubgraph","graph":"nope"},{"kind":"ExitSubgraph"})")) ==
+        "$.program.body[1].graph: unknown subgraph 'nope'");
+  CHECK(load_error(with_lines(R"({"kind":"EnterSubgraph","graph":"b"})")) ==
+        "$.program.body[0].graph: 'b' is a buffer, not a subgraph");
+  CHECK(load_error(with_lines(R"({"kind":"EnterSubgraph","graph":"g"})", R"({"name":"s0"})")) ==
+        "$.program.subgraphs[0].name: duplicate name 's0': already the name of symbol 0 of program 'p'");
+  const std::string loop = R"({"kind":"WhileLoop","cond_graph":"g","body_graph":"h","carried":[],"additional":[],)";
+  CHECK(load_error(with_lines(comment + loop + R"("outputs":[]},)" + R"({"kind":"Conditional","predicate":)"
+                                                                     R"({"bool":true},"true_graph":"h","false_graph":)"
+                                                                     R"("x","operands":[],"outputs":[]})")) ==
+        "$.program.body[2].false_graph: unknown subgraph 'x'");
+  // A line read ahead with an unknown subgraph and another problem further
+  // on: the subgraph is the first problem.
+  CHECK(load_error(with_lines(R"({"kind":"WhileLoop","cond_graph":"x","body_graph":"h","carried":[],)"
+                              R"("additional":[],"outputs":["nope"]})")) ==
+        "$.program.body[0].cond_graph: unknown subgraph 'x'");
+  CHECK(load_error(with_lines(loop + R"("outputs":["nope"]})")) ==
+        "$.program.body[0].outputs[0]: unknown buffer 'nope'");
+  // The lines after one naming a subgraph are still read while parsing.
+  std::string lines = R"({"kind":"EnterSubgraph","graph":"g"},{"kind":"ExitSubgraph"})";
+  for (int i = 0; i < 2000; ++i) lines += "," + comment.substr(0, comment.size() - 1);
+  CHECK(statistics(with_lines(lines)).lines_read_ahead == 2002);
+}
+
+TEST_CASE("io/json: symbols read from buffers are read while parsing, as to_json orders them") {
+  const Program p = every_line_kind_program();
+  const boost::json::value doc = boost::json::parse(to_json(p));
+  const boost::json::array& symbols = doc.at("program").at("symbols").as_array();
+  std::size_t shape = 0;
+  while (shape < symbols.size() && !symbols[shape].as_object().contains("source")) ++shape;
+  REQUIRE(shape < symbols.size());
+  REQUIRE(shape + 1 < symbols.size());
+  // The outcome in writer order, and in reversed order, where nothing is
+  // read ahead.
+  auto both = [&](auto change) {
+    boost::json::value copy = doc;
+    change(copy.at("program").at("symbols").as_array());
+    const std::string text = boost::json::serialize(copy);
+    const std::string writer_order = outcome(text);
+    CHECK(outcome(reordered(copy, MemberOrder::reversed, 0)) == writer_order);
+    return writer_order;
+  };
+  const std::string at = "refused: $.program.symbols[" + std::to_string(shape) + "]";
+  CHECK(both([&](boost::json::array& t) { t[shape].as_object()["source"] = "nope"; }) ==
+        at + ".source: unknown buffer 'nope'");
+  CHECK(both([&](boost::json::array& t) { t[shape].as_object()["source"] = "s0"; }) ==
+        at + ".source: 's0' is a symbol, not a buffer");
+  // An unknown buffer, then a bad field: the buffer first.
+  CHECK(both([&](boost::json::array& t) {
+          t[shape].as_object()["source"] = "nope";
+          t[shape].as_object()["path"] = 7;
+        }) == at + ".source: unknown buffer 'nope'");
+  const std::string bad_path = both([&](boost::json::array& t) { t[shape].as_object()["path"] = 7; });
+  CHECK(bad_path.rfind(at + ".path: expected an array", 0) == 0);
+  // An unknown buffer, then a later symbol that does not read: the buffer.
+  CHECK(both([&](boost::json::array& t) {
+          t[shape].as_object()["source"] = "nope";
+          t[shape + 1].as_object()["assumption"] = "bogus";
+        }) == at + ".source: unknown buffer 'nope'");
+  CHECK(statistics(to_json(p)).entries_read_ahead >= p.symbols.size() + p.buffers.size());
+}
+
+TEST_CASE("io/json: a body longer than the sample estimate reads the same in every member order") {
+  const Program p = long_program(700);
+  REQUIRE(p.body.size() > 2 * io::detail::json::body_sample);
+  const std::string text = to_json(p);
+  const boost::json::value doc = boost::json::parse(text);
+  const std::string expected = outcome(text);
+  REQUIRE(expected.rfind("loaded", 0) == 0);
+  const io::detail::json::LoadStatistics writer_order = statistics(text);
+  CHECK(writer_order.lines_read_ahead == p.body.size());
+  // The estimate of the body's length leaves little room unused, before
+  // any is given back.
+  CHECK(writer_order.largest_body_capacity >= p.body.size());
+  CHECK(writer_order.largest_body_capacity <= p.body.size() + p.body.size() / 4 + 64);
+
+  const std::string reversed = reordered(doc, MemberOrder::reversed, 0);
+  CHECK(outcome(reversed) == expected);
+  CHECK(statistics(reversed).lines_read_ahead == 0);  // the body before the symbols
+  for (unsigned seed = 1; seed <= 4; ++seed) CHECK(outcome(reordered(doc, MemberOrder::shuffled, seed)) == expected);
+
+  // The tables after the body: it stops being read ahead at its first line
+  // that names a buffer, and the final pass reads the rest.
+  boost::json::object program = doc.at("program").as_object();
+  boost::json::object tables_last;
+  for (const char* key : {"name", "symbols", "body", "buffers", "kernels", "pools", "inputs", "outputs", "subgraphs"})
+    tables_last[key] = program.at(key);
+  boost::json::value moved = doc;
+  moved.as_object()["program"] = tables_last;
+  const std::string tables_after_body = boost::json::serialize(moved);
+  CHECK(outcome(tables_after_body) == expected);
+  CHECK(statistics(tables_after_body).lines_read_ahead < p.body.size());
+}
+
+TEST_CASE("io/json: escaped keys and strings in a long body load, and the body's estimate stays small") {
+  // Every string of every line has escapes, so that the parser's position
+  // is never seen in a string of the input.
+  std::string escaped_lines, plain_lines;
+  for (int i = 0; i < 1500; ++i) {
+    escaped_lines += std::string(i ? "," : "") + R"({"\u006bind":"\u0043omment","\u0074ext":"\u0061"})";
+    plain_lines += std::string(i ? "," : "") + R"({"kind":"Comment","text":"a"})";
+  }
+  const std::string text = document(R"({"name":"p","symbols":[],"body":[)" + escaped_lines + "]}");
+  const std::string expected = outcome(document(R"({"name":"p","symbols":[],"body":[)" + plain_lines + "]}"));
+  REQUIRE(expected.rfind("loaded", 0) == 0);
+  CHECK(outcome(text) == expected);
+  const io::detail::json::LoadStatistics s = statistics(text);
+  CHECK(s.lines_read_ahead == 1500);
+  // No more lines than the input could hold.
+  CHECK(s.largest_body_capacity <= 1500 + text.size() / io::detail::json::min_line_bytes);
+  CHECK(s.largest_body_capacity <= 4 * 1500);
+
+  // The same with a megabyte of whitespace after the document.
+  const std::string padded = text + std::string(std::size_t{1} << 20, ' ');
+  CHECK(outcome(padded) == expected);
+  CHECK(statistics(padded).largest_body_capacity <= 1500 + padded.size() / io::detail::json::min_line_bytes);
+  auto loaded = program_from_json(padded);
+  REQUIRE(loaded.ok());
+  CHECK(loaded.value().body.capacity() <= 1500 + 1500 / 4 + 64);  // the rest given back
+}
+
+TEST_CASE("io/json: the estimate of a body's length is bounded by the input left") {
+  using io::detail::json::body_capacity;
+  using io::detail::json::min_line_bytes;
+  // Doubling while small.
+  CHECK(body_capacity(0, 0, 0, 1000) == 16);
+  CHECK(body_capacity(64, 3000, 0, 100000) == 128);
+  CHECK(body_capacity(64, 3000, 0, 260) == 64 + 1 + 20);  // only 20 more lines fit
+  // From the bytes per line.
+  CHECK(body_capacity(1024, 51200, 25600, 51200 * 9) == static_cast<std::size_t>((1024 + 1024 * 9) * 1.125 + 64));
+  // Positions that lag behind the parser (no string seen in the input)
+  // give no bytes per line: still no more lines than the input left holds.
+  for (std::size_t read : {std::size_t{0}, std::size_t{1}, std::size_t{1024}}) {
+    CHECK(body_capacity(1024, read, 0, 64 * 1024) <= 1024 + 1 + 64 * 1024 / min_line_bytes);
+    CHECK(body_capacity(1024, read, read / 2, std::size_t{1} << 30) <= 1025 + (std::size_t{1} << 30) / min_line_bytes);
+  }
+  // Nothing left: room for the line in hand only.
+  CHECK(body_capacity(5000, 200000, 150000, 0) == 5001);
+  CHECK(body_capacity(5000, 200000, 150000, 12) == 5001);
+}
+
+TEST_CASE("io/json: a failed load makes no symbol in a context it was given") {
+  const std::string head = R"({"format":"wrapir","version":1,"program":{"name":"p","symbols":[{"name":"zz",)"
+                           R"("assumption":"integer"}],"body":[{"kind":"Comment","text":"x"})";
+  for (const std::string& text :
+       {head, head + "]}} x", head + R"(],"extra":1,"extra":2}})",
+        std::string(R"({"program":{"name":"p","symbols":[{"name":"zz"}]},"format":"nope","version":1})")}) {
+    auto ctx = std::make_shared<expr::Context>();
+    INFO(text);
+    CHECK(load_error(text, {.context = ctx}) != "<loaded>");
+    CHECK(!ctx->find_symbol("zz"));
+  }
+  // A document that is not a wrapir program adds nothing at all, even to a
+  // context that has its symbols.
+  {
+    auto ctx = std::make_shared<expr::Context>();
+    (void)ctx->symbol("zz", expr::Assumption::integer);
+    const std::size_t size = ctx->size();
+    const std::string wrong_format =
+        R"({"format":"wrapir!","version":1,"program":{"name":"p","symbols":[{"name":"zz","assumption":"integer"}],)"
+        R"("buffers":[{"name":"b","dtype":"float32","device":"cpu","sizes":["zz*7 + 3"],"strides":[1]}]}})";
+    CHECK(load_error(wrong_format, {.context = ctx}).find("$.format: expected the string") == 0);
+    CHECK(ctx->size() == size);
+  }
+  // A whole document makes them, read ahead or not.
+  auto ctx = std::make_shared<expr::Context>();
+  CHECK(load_error(head + "]}}", {.context = ctx}) == "<loaded>");
+  CHECK(ctx->find_symbol("zz").assumption() == expr::Assumption::integer);
+
+  // A context that has the symbols already reads ahead, one without them
+  // does not; both load the same program.
+  const Program p = long_program(50);
+  const std::string text = to_json(p);
+  CHECK(statistics(text, p.context).lines_read_ahead == p.body.size());
+  CHECK(statistics(text, std::make_shared<expr::Context>()).lines_read_ahead == 0);
+  CHECK(outcome(text, std::make_shared<expr::Context>()) == outcome(text));
+  CHECK(outcome(text, p.context) == outcome(text));
+  // So does a document whose format comes after its program.
+  boost::json::object late;
+  late["program"] = boost::json::parse(text).at("program");
+  late["format"] = "wrapir";
+  late["version"] = 1;
+  const std::string format_last = boost::json::serialize(late);
+  CHECK(statistics(format_last).lines_read_ahead == 0);
+  CHECK(outcome(format_last) == outcome(text));
+}
+
+TEST_CASE("io/json: names hash apart") {
+  using io::detail::json::StringHash;
+  const StringHash hash;
+  CHECK(hash("buf0") == hash(std::string("buf0")));
+  // Strings that differ in a byte or two anywhere, of every length up to
+  // 40 (one word, two overlapping words, and the sixteen-byte steps), and
+  // names as programs have them.
+  std::set<std::string> strings;
+  for (std::size_t n = 0; n <= 40; ++n) {
+    const std::string s(n, 'a');
+    strings.insert(s);
+    for (std::size_t i = 0; i < n; ++i)
+      for (char c : {'b', 'c', '`'}) {
+        std::string t = s;
+        t[i] = c;
+        strings.insert(t);
+        if (i + 1 < n) {
+          t[i + 1] = 'b';
+          strings.insert(t);
+        }
+      }
+  }
+  for (int i = 0; i < 20000; ++i) {
+    strings.insert("buf" + std::to_string(i));
+    strings.insert("triton_poi_fused_" + std::to_string(i));
+  }
+  std::set<std::size_t> hashes;
+  for (const std::string& s : strings) hashes.insert(hash(s));
+  CHECK(hashes.size() == strings.size());
+}
+
+TEST_CASE("io/json: property: member order changes neither the result nor the diagnostic") {
+  const std::vector<Program> programs = [] {
+    std::vector<Program> v;
+    v.push_back(every_line_kind_program());
+    v.push_back(long_program(30));
+    return v;
+  }();
+  std::mt19937 rng(20261122);
+  int refused = 0, trials = 0;
+  for (const Program& p : programs) {
+    const boost::json::value original = boost::json::parse(to_json(p));
+    for (int trial = 0; trial < 150; ++trial) {
+      boost::json::value doc = original;
+      const int changes = 1 + static_cast<int>(rng() % 3);
+      for (int c = 0; c < changes; ++c) mutate(doc.as_object()["program"].as_object(), rng);
+      // A fresh context, the program's own (reading ahead with its symbols)
+      // or one whose s0 conflicts with the document's.
+      const unsigned which = rng() % 8;
+      auto context = [&]() -> std::shared_ptr<expr::Context> {
+        if (which == 0) return conflicting_context();
+        if (which == 1) return p.context;
+        return nullptr;
+      };
+      const std::string writer_order = boost::json::serialize(doc);
+      const std::string expected = outcome(writer_order, context());
+      INFO("document: " << writer_order);
+      CHECK(outcome(reordered(doc, MemberOrder::reversed, 0), context()) == expected);
+      const auto seed = static_cast<unsigned>(rng());
+      CHECK(outcome(reordered(doc, MemberOrder::shuffled, seed), context()) == expected);
+      refused += expected.rfind("refused", 0) == 0;
+      ++trials;
+    }
+  }
+  // Most mutations break something, and some leave a loadable program.
+  CHECK(refused > trials / 2);
+  CHECK(refused < trials);
 }
 
 }  // namespace

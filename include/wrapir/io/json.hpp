@@ -29,16 +29,23 @@
 /// unknown fields, duplicate keys, duplicate names and undeclared symbols are
 /// errors; nesting and size are bounded (`JsonLoadOptions`). A failed load
 /// returns no program at all. It may leave new symbols and expressions in a
-/// context given through `JsonLoadOptions::context` (contexts only grow).
+/// context given through `JsonLoadOptions::context` (contexts only grow), but
+/// no new symbol unless the text is a whole JSON document with the right
+/// `"format"` and `"version"`.
 ///
 /// Parsing uses Boost.JSON's conforming parser (`boost::json::basic_parser`)
 /// with a handler that builds a compact tape of the document (16 bytes per
 /// value, strings viewing the input) instead of a `boost::json::value` tree,
 /// rejects duplicate keys, and re-reads floating-point numbers with
-/// `std::from_chars` (Boost 1.81 rounds some of them wrongly). Names are
-/// resolved through hash maps and each distinct expression string is parsed
-/// once per program. Writing appends to one `std::string` with a small
-/// escaping writer (no DOM).
+/// `std::from_chars` (Boost 1.81 rounds some of them wrongly). When the
+/// document's `"format"` and `"version"` and a program's tables come first
+/// (as `to_json` writes them), each table entry and each line is decoded as
+/// soon as its object is complete and leaves the tape, so that a large
+/// document never sits in memory twice; the result and the first diagnostic
+/// are those of any other member order (`detail::json::Decoder` says why).
+/// Names are resolved through hash maps and each distinct expression string
+/// is parsed once per program. Writing appends to one `std::string` with a
+/// small escaping writer (no DOM).
 
 #include <wrapir/detail/utf8.hpp>
 #include <wrapir/diagnostic.hpp>
@@ -79,8 +86,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
-#include <functional>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <new>
@@ -112,7 +120,10 @@ struct JsonOptions {
 struct JsonLoadOptions {
   /// The expression context to load into; a fresh one when null. Loading a
   /// program's JSON into the program's own context gives a program `==` to
-  /// it (expressions compare by identity within one context).
+  /// it (expressions compare by identity within one context). A program
+  /// whose symbols this context lacks is decoded only once the whole
+  /// document has parsed (new symbols are made only then), which keeps all
+  /// of its lines on the parser's tape at once.
   std::shared_ptr<expr::Context> context{};
   /// Longer input is refused before it is parsed.
   std::size_t max_bytes = std::size_t{1} << 30;
@@ -824,171 +835,6 @@ inline bool same_text(std::string_view a, std::string_view b) noexcept {
   return true;
 }
 
-/// Builds the tape of a document from the events of Boost.JSON's
-/// conforming parser (`boost::json::basic_parser`), which checks the syntax,
-/// the UTF-8, the escapes and the nesting depth. Two checks are added:
-/// duplicate keys in an object are an error, and floating-point numbers are
-/// read again from their text with `std::from_chars`, which rounds
-/// correctly (Boost 1.81's own conversion is off by one unit in the last
-/// place for many inputs).
-///
-/// A tape is about 16 bytes per value, several times smaller and faster
-/// to build than a `boost::json::value` tree, which matters at 100k lines.
-class TapeBuilder {
- public:
-  static constexpr std::size_t max_object_size = std::numeric_limits<std::uint32_t>::max();
-  static constexpr std::size_t max_array_size = std::numeric_limits<std::uint32_t>::max();
-  static constexpr std::size_t max_key_size = std::numeric_limits<std::uint32_t>::max();
-  static constexpr std::size_t max_string_size = std::numeric_limits<std::uint32_t>::max();
-
-  explicit TapeBuilder(std::string_view input) : input_(input) {
-    // About one value per 7 bytes of JSON as wrapir writes it.
-    nodes.reserve(input.size() / 7 + 16);
-  }
-
-  std::vector<Node> nodes;
-  /// Where strings with escapes live; a deque, so they never move.
-  std::deque<std::string> escaped;
-  /// Set when parsing stopped at a duplicate key.
-  std::optional<std::string> duplicate_key{};
-
-  bool on_document_begin(bj::error_code&) { return true; }
-  bool on_document_end(bj::error_code&) { return true; }
-  bool on_object_begin(bj::error_code&) { return open(NodeKind::object); }
-  bool on_object_end(std::size_t n, bj::error_code& ec) {
-    const std::size_t at = close(n);
-    if (const auto dup = find_duplicate(nodes[at])) {
-      duplicate_key = std::string(*dup);
-      ec = bj::error::syntax;
-      return false;
-    }
-    return true;
-  }
-  bool on_array_begin(bj::error_code&) { return open(NodeKind::array); }
-  bool on_array_end(std::size_t n, bj::error_code&) {
-    close(n);
-    return true;
-  }
-  bool on_key_part(bj::string_view s, std::size_t, bj::error_code&) { return part(s); }
-  bool on_key(bj::string_view s, std::size_t, bj::error_code&) { return text(NodeKind::key, s); }
-  bool on_string_part(bj::string_view s, std::size_t, bj::error_code&) { return part(s); }
-  bool on_string(bj::string_view s, std::size_t, bj::error_code&) { return text(NodeKind::string, s); }
-  bool on_number_part(bj::string_view s, bj::error_code&) {
-    number_parts_.append(s.data(), s.size());
-    return true;
-  }
-  bool on_int64(std::int64_t i, bj::string_view, bj::error_code&) {
-    number_parts_.clear();
-    Node& n = push(NodeKind::int64);
-    n.int64 = i;
-    return true;
-  }
-  bool on_uint64(std::uint64_t u, bj::string_view, bj::error_code&) {
-    number_parts_.clear();
-    Node& n = push(NodeKind::uint64);
-    n.uint64 = u;
-    return true;
-  }
-  bool on_double(double d, bj::string_view s, bj::error_code&) {
-    number_parts_.append(s.data(), s.size());
-    double exact = 0;
-    const char* first = number_parts_.data();
-    const char* last = first + number_parts_.size();
-    const auto r = std::from_chars(first, last, exact);
-    // Out of range (1e400) keeps Boost's value: an infinity or zero.
-    if (r.ec == std::errc{} && r.ptr == last) d = exact;
-    number_parts_.clear();
-    Node& n = push(NodeKind::number);
-    n.number = d;
-    return true;
-  }
-  bool on_bool(bool b, bj::error_code&) {
-    Node& n = push(NodeKind::boolean);
-    n.boolean = b;
-    return true;
-  }
-  bool on_null(bj::error_code&) {
-    push(NodeKind::null);
-    return true;
-  }
-  bool on_comment_part(bj::string_view, bj::error_code&) { return true; }
-  bool on_comment(bj::string_view, bj::error_code&) { return true; }
-
- private:
-  Node& push(NodeKind kind) {
-    Node& n = nodes.emplace_back();
-    n.uint64 = 0;
-    n.size = 0;
-    n.kind = kind;
-    return n;
-  }
-  bool open(NodeKind kind) {
-    open_.push_back(nodes.size());
-    push(kind);
-    return true;
-  }
-  /// Completes the innermost open container; returns its index.
-  std::size_t close(std::size_t count) {
-    const std::size_t at = open_.back();
-    open_.pop_back();
-    nodes[at].span = nodes.size() - at - 1;
-    nodes[at].size = static_cast<std::uint32_t>(count);
-    return at;
-  }
-  bool part(bj::string_view s) {
-    parts_.append(s.data(), s.size());
-    in_parts_ = true;
-    return true;
-  }
-  bool text(NodeKind kind, bj::string_view s) {
-    std::string_view piece(s.data(), s.size());
-    if (in_parts_ || !within_input(piece)) {
-      // Unescaped into the parser's scratch space, or delivered in parts:
-      // keep a copy for the life of the tape.
-      parts_.append(piece);
-      piece = escaped.emplace_back(std::move(parts_));
-      parts_.clear();
-      in_parts_ = false;
-    }
-    Node& n = push(kind);
-    n.chars = piece.data();
-    n.size = static_cast<std::uint32_t>(piece.size());
-    return true;
-  }
-  [[nodiscard]] bool within_input(std::string_view s) const noexcept {
-    const auto lo = reinterpret_cast<std::uintptr_t>(input_.data());
-    const auto p = reinterpret_cast<std::uintptr_t>(s.data());
-    return p >= lo && p + s.size() <= lo + input_.size();
-  }
-
-  static std::optional<std::string_view> find_duplicate(const Node& object) {
-    if (object.size < 2) return std::nullopt;
-    if (object.size <= 16) {  // every object wrapir writes: compare pairs
-      std::array<const Node*, 16> keys;
-      const Node* k = object.first();
-      for (std::size_t i = 0; i < object.size; ++i, k = k->first()->next()) {
-        keys[i] = k;
-        for (std::size_t j = 0; j < i; ++j)
-          if (same_text(keys[j]->text(), k->text())) return k->text();
-      }
-      return std::nullopt;
-    }
-    std::vector<std::string_view> keys;
-    keys.reserve(object.size);
-    for (const Node* k = object.first(); keys.size() < object.size; k = k->first()->next()) keys.push_back(k->text());
-    std::sort(keys.begin(), keys.end());
-    const auto dup = std::adjacent_find(keys.begin(), keys.end());
-    if (dup != keys.end()) return *dup;
-    return std::nullopt;
-  }
-
-  std::string_view input_;
-  std::vector<std::size_t> open_;  // indices of the open containers
-  std::string parts_;
-  bool in_parts_ = false;
-  std::string number_parts_;
-};
-
 /// 1-based line and column (in bytes) of byte `offset` of `text`.
 inline std::string text_position(std::string_view text, std::size_t offset) {
   offset = std::min(offset, text.size());
@@ -1151,9 +997,108 @@ class ObjectReader {
   std::size_t used_ = 0;
 };
 
+/// Reads `n` bytes (1 to 8) at `p` as one word.
+inline std::uint64_t load_word(const char* p, std::size_t n) noexcept {
+  std::uint64_t w = 0;
+  if (n >= 8) std::memcpy(&w, p, 8);
+  else if (n >= 4) {
+    std::uint32_t lo = 0, hi = 0;  // two loads that overlap cover every byte
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    w = lo | std::uint64_t{hi} << 32;
+  } else {
+    w = static_cast<unsigned char>(p[0]) | std::uint64_t{static_cast<unsigned char>(p[n / 2])} << 8 |
+        std::uint64_t{static_cast<unsigned char>(p[n - 1])} << 16;
+  }
+  return w;
+}
+
+/// The high and low halves of the 128-bit product of `a` and `b`, added
+/// up bitwise: a multiplication that, unlike a 64-bit one, loses bits, so
+/// that no word of input can be chosen to undo what came before it.
+inline std::uint64_t folded_product(std::uint64_t a, std::uint64_t b) noexcept {
+  __extension__ typedef unsigned __int128 wide;
+  const wide product = static_cast<wide>(a) * b;
+  return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+}
+
+/// The secret of `StringHash`: the addresses of a global and of a stack
+/// variable, which address-space layout randomisation moves from run to
+/// run, so that a document cannot be written whose names all collide.
+struct StringHashSeed {
+  std::uint64_t first;
+  std::uint64_t second;
+};
+inline const StringHashSeed string_hash_seed = [] {
+  const int on_the_stack = 0;
+  const std::uint64_t addresses = reinterpret_cast<std::uintptr_t>(&string_hash_seed) ^
+                                  (std::uint64_t{reinterpret_cast<std::uintptr_t>(&on_the_stack)} << 17);
+  const std::uint64_t first = folded_product(addresses ^ 0xa0761d6478bd642fULL, 0xe7037ed1a0b428dbULL);
+  return StringHashSeed{first | 1, folded_product(first ^ 0x8ebc6af09c88c6e3ULL, 0x589965cc75374cc3ULL) | 1};
+}();
+
+/// Hash of the short strings the loader looks up (names, expressions,
+/// dtypes), inline and sixteen bytes at a time (wyhash's scheme): most of
+/// those strings take one multiplication.
 struct StringHash {
   using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  std::size_t operator()(std::string_view s) const noexcept {
+    const char* p = s.data();
+    std::size_t n = s.size();
+    const StringHashSeed& seed = string_hash_seed;
+    // The length times a secret: xored in plainly, it would undo a change
+    // in the last byte of a string one byte longer.
+    std::uint64_t state = seed.first ^ (n * seed.second);
+    std::uint64_t a = 0, b = 0;
+    if (n <= 8) {
+      if (n) a = load_word(p, n);
+    } else if (n <= 16) {
+      a = load_word(p, 8);
+      b = load_word(p + n - 8, 8);  // overlapping the first word
+    } else {
+      for (; n > 16; p += 16, n -= 16)
+        state = folded_product(load_word(p, 8) ^ seed.second, load_word(p + 8, 8) ^ state);
+      a = load_word(p + n - 16, 8);  // the last sixteen bytes, overlapping those before
+      b = load_word(p + n - 8, 8);
+    }
+    // One product mixes the last (or only) sixteen bytes; the table mixes
+    // the hash further (it does not claim to avalanche).
+    return folded_product(a ^ seed.second, b ^ state);
+  }
+};
+
+/// Equality of those strings, inline: they are mostly shorter than 16 bytes.
+struct StringEqual {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const noexcept {
+    std::size_t n = a.size();
+    if (n != b.size()) return false;
+    if (n == 0) return true;
+    const char* p = a.data();
+    const char* q = b.data();
+    for (; n > 8; p += 8, q += 8, n -= 8)
+      if (load_word(p, 8) != load_word(q, 8)) return false;
+    return load_word(p, n) == load_word(q, n);
+  }
+};
+
+/// A name with its hash, as the names table keeps it: growing the table
+/// rehashes without reading the names again from all over the input.
+struct HashedName {
+  std::string_view text;
+  std::uint64_t hash;
+  explicit HashedName(std::string_view name) noexcept : text(name), hash(StringHash{}(name)) {}
+  HashedName(std::string_view name, std::uint64_t h) noexcept : text(name), hash(h) {}
+};
+struct HashedNameHash {
+  using is_transparent = void;
+  std::size_t operator()(const HashedName& n) const noexcept { return n.hash; }
+};
+struct HashedNameEqual {
+  using is_transparent = void;
+  bool operator()(const HashedName& a, const HashedName& b) const noexcept {
+    return a.hash == b.hash && StringEqual{}(a.text, b.text);
+  }
 };
 
 enum class Table : std::uint8_t { symbol, buffer, kernel, pool, subgraph };
@@ -1171,9 +1116,122 @@ struct Scope {
     Table table;
     std::uint32_t index;
   };
-  ir::Program* program = nullptr;
-  boost::unordered_flat_map<std::string_view, Entry, StringHash> names;
-  boost::unordered_flat_map<std::string_view, expr::Expr, StringHash> expressions;
+  /// For diagnostics.
+  std::string_view program_name{};
+  /// Unique among the scopes of a load, from 1.
+  std::size_t serial = 0;
+  /// The buffer table as read so far, and the entry after the last one that
+  /// a lookup found: programs mostly name buffers for the first time in the
+  /// order of their table.
+  const std::vector<ir::BufferDecl>* buffers = nullptr;
+  std::size_t next_buffer = 0;
+  boost::unordered_flat_map<HashedName, Entry, HashedNameHash, HashedNameEqual> names;
+  boost::unordered_flat_map<std::string_view, expr::Expr, StringHash, StringEqual> expressions;
+};
+
+/// A table of a program that its lines refer to: its key in the program
+/// object and what its entries are.
+struct LineTable {
+  std::string_view key;
+  Table table;
+};
+/// Those tables, in the order they are read: a program's names are
+/// registered in this order, then the subgraphs' names, then the entries are
+/// read in this order.
+inline constexpr std::array<LineTable, 4> line_tables{{
+    {"symbols", Table::symbol},
+    {"buffers", Table::buffer},
+    {"kernels", Table::kernel},
+    {"pools", Table::pool},
+}};
+
+/// The shortest line, `{"kind":"X"}`, and the comma before the next one:
+/// no more lines than a thirteenth of the input left can follow.
+inline constexpr std::size_t min_line_bytes = 13;
+/// How many lines of a streamed body are read before its length is
+/// estimated (`body_capacity`).
+inline constexpr std::size_t body_sample = 1024;
+
+/// The capacity to give a streamed body that is full at `lines` lines.
+/// Those lines took at least `read` bytes of input, the lines after the
+/// first `body_sample / 2` of them at least `read_later` (0 when not known
+/// yet), and at most `left` bytes follow them.
+///
+/// Doubling while small, then the count that the bytes per line so far
+/// suggest for the rest of the input, plus an eighth. The body is usually
+/// most of the document, so that one estimate fits it: growing by doubling
+/// would touch twice its size in fresh memory and move it all. The bytes
+/// per line are the least of those of all lines and of the later ones, as
+/// the first lines of a program are often longer (kernel definitions). Never
+/// more than the input left can hold, however little of it the positions
+/// accounted for.
+inline std::size_t body_capacity(std::size_t lines, std::size_t read, std::size_t read_later,
+                                 std::size_t left) noexcept {
+  const std::size_t most = lines + 1 + left / min_line_bytes;
+  if (lines < body_sample) return std::min(std::max<std::size_t>(2 * lines, 16), most);
+  double per_line = static_cast<double>(read) / static_cast<double>(lines);
+  if (read_later != 0)
+    per_line = std::min(per_line, static_cast<double>(read_later) / static_cast<double>(lines - body_sample / 2));
+  per_line = std::max(per_line, static_cast<double>(min_line_bytes));
+  const double estimate =
+      (static_cast<double>(lines) + static_cast<double>(left) / per_line) * (1.0 + 1.0 / 8) + 64;
+  // At most (lines + left / 13) * 9 / 8 + 64: no overflow.
+  const auto estimated = static_cast<std::size_t>(estimate);
+  return std::min(std::max(estimated, lines + lines / 8), most);
+}
+
+/// What reading ahead did in one load, for tests of it.
+struct LoadStatistics {
+  /// Table entries read while parsing.
+  std::size_t entries_read_ahead = 0;
+  /// Lines read while parsing.
+  std::size_t lines_read_ahead = 0;
+  /// The largest capacity given to a body read while parsing, before any
+  /// capacity left unused was given back.
+  std::size_t largest_body_capacity = 0;
+};
+
+/// A name that something read ahead refers to before its table: a line
+/// naming a subgraph (subgraphs come after the body as `to_json` writes
+/// them) or a symbol read from an input buffer (buffers come after symbols).
+/// The final pass looks the name up, where it would have read it.
+struct LaterName {
+  std::size_t item;     // the line's index in the body, or the symbol's in its table
+  std::size_t ordinal;  // which of the line's subgraph ids, in reading order
+  std::string_view name;
+};
+
+/// What of a program was read while its document was still being parsed
+/// (see `TapeBuilder` and `Decoder`): the first entries of its tables, in
+/// the reading order, and the first lines of its body.
+struct ReadAhead {
+  Scope scope;
+  /// How many tables of `line_tables`, from the first, were read whole.
+  /// Of table `i`, the first `entries_read[i]` entries were read; the others
+  /// stay on the tape for the final pass.
+  std::size_t tables_read = 0;
+  std::array<std::size_t, line_tables.size()> entries_read{};
+  /// Which tables began: a table read ahead once is not read ahead again
+  /// when its key repeats (the document is refused for that anyway).
+  std::array<bool, line_tables.size()> tables_begun{};
+  std::vector<ir::SymbolDecl> symbols;
+  std::vector<ir::BufferDecl> buffers;
+  std::vector<ir::KernelDecl> kernels;
+  std::vector<ir::PoolDecl> pools;
+  /// The buffers that symbols read ahead are read from (`SymbolDecl::source`).
+  std::vector<LaterName> symbol_sources;
+  /// The first lines of the body. Reading ahead stops at the first line
+  /// that does not read (a name that comes later, or an error): that line
+  /// and those after it stay on the tape, and the final pass reads them,
+  /// reporting any error.
+  bool body_begun = false;
+  std::vector<ir::Line> body;
+  std::vector<LaterName> graph_references;
+  /// The input from the body's key to the end, and where the first
+  /// `body_sample / 2` lines ended, for `body_capacity`.
+  const char* start = nullptr;
+  const char* end = nullptr;
+  const char* half = nullptr;
 };
 
 template <class T>
@@ -1195,14 +1253,49 @@ struct IdTable<ir::GraphId> {
   static constexpr Table table = Table::subgraph;
 };
 
-/// Builds a program from a parsed document.
+/// Builds a program from a parsed document, in one pass over the tape
+/// (`document`) that checks everything in a fixed order, so that the first
+/// problem in that order is the one reported: per program, its members'
+/// types, then the names of all its tables (`line_tables`, then the
+/// subgraphs), then the tables' entries, the subgraphs, the inputs, the
+/// lines and the outputs.
+///
+/// Most of a document is read earlier, though, while the parser is still in
+/// it (`TapeBuilder` calls the `begin_`, `stream_` and `end_` functions): a
+/// table entry or a line as soon as its object is complete, so that the
+/// tape never holds them all. That reading ahead changes no result and no
+/// diagnostic:
+///  * reading a table or a body ahead stops at its first entry or line that
+///    does not read (it names something that comes later, or it is wrong):
+///    that one and those after it stay on the tape, and the final pass reads
+///    them in order, reporting the failure if it is one. A table that stops
+///    stops the tables after it, so that names are always registered in the
+///    final pass's order;
+///  * the exceptions are the names that come later in a document as
+///    `to_json` writes it, which the final pass looks up in their place
+///    (`LaterName`): the subgraphs that lines name, and the buffers that
+///    symbols are read from;
+///  * what reads ahead reads the same in the final pass, which only knows
+///    more names: lookups that succeed find the same entries, and a name
+///    that comes later twice is a duplicate that the final pass refuses
+///    before it reads any entry;
+///  * the only side effect whose order matters, making symbols in the
+///    expression context, keeps the final pass's order: a program's symbols
+///    are read ahead only when those of every program before it in the
+///    document were (programs are read in preorder, their document order).
+///    And none is made in a context that the caller gave, or before the
+///    document showed its format and version: reading ahead only uses the
+///    symbols that such a context has already.
 class Decoder {
  public:
-  Decoder(expr::Context& ctx, const JsonLoadOptions& options) : ctx_(ctx), options_(options) {}
+  Decoder(expr::Context& ctx, const JsonLoadOptions& options, LoadStatistics* statistics = nullptr)
+      : ctx_(ctx), options_(options), statistics_(statistics) {}
 
-  void document(const Node& root, ir::Program& out) {
+  /// The final pass over the tape whose first node is `tape[0]`.
+  void document(const Node* tape, ir::Program& out) {
+    tape_ = tape;
     const Path path;
-    ObjectReader r(root, path);
+    ObjectReader r(tape[0], path);
     const Node& format = r.required("format");
     if (!format.is(NodeKind::string) || format.text() != json_format_name)
       fail(path / "format", "expected the string \"wrapir\", got " +
@@ -1217,50 +1310,235 @@ class Decoder {
     r.finish();
   }
 
+  // ---- reading ahead, called by the parser -----------------------------------
+
+  /// Table `table_index` of `line_tables` begins in the program at
+  /// `tape[program_node]`, whose read-ahead so far is `ahead` (null before
+  /// its symbols) and whose place among the programs of the document is
+  /// `program_ordinal`. Returns the read-ahead its entries go to, or null
+  /// when they stay on the tape.
+  ReadAhead* begin_table(ReadAhead* ahead, std::size_t table_index, std::size_t program_node,
+                         std::size_t program_ordinal) {
+    if (table_index == 0) {
+      if (ahead || program_ordinal != programs_read_ahead_) return nullptr;
+      auto made = std::make_unique<ReadAhead>();
+      made->scope.serial = ++scopes_;
+      made->scope.buffers = &made->buffers;
+      made->tables_begun[0] = true;
+      ahead = made.get();
+      read_ahead_.emplace(program_node, std::move(made));
+      return ahead;
+    }
+    if (!ahead || ahead->tables_read != table_index || ahead->tables_begun[table_index]) return nullptr;
+    ahead->tables_begun[table_index] = true;
+    return ahead;
+  }
+
+  /// An entry of table `table_index` is complete on the tape. True when it
+  /// was read (its nodes may go); false when it stays, and the rest of the
+  /// table too.
+  bool stream_entry(ReadAhead& ahead, std::size_t table_index, const Node& entry) {
+    Scope* const enclosing = scope_;
+    scope_ = &ahead.scope;
+    const std::size_t index = ahead.entries_read[table_index];
+    entry_ahead_ = &ahead;
+    entry_index_ = index;
+    const std::size_t sources = ahead.symbol_sources.size();
+    const Path unused;  // diagnostics of reading ahead are dropped: the final pass makes them
+    std::optional<std::string_view> registered;
+    bool read = true;
+    try {
+      registered = register_name(entry, index, line_tables[table_index].table, unused);
+      read_entry(table_index, entry, ahead, unused);
+    } catch (LoadError&) {
+      if (registered) ahead.scope.names.erase(HashedName(*registered));  // never looked up: no line came in between
+      unread_entry(table_index, index, ahead);
+      ahead.symbol_sources.resize(sources);
+      read = false;
+    }
+    entry_ahead_ = nullptr;
+    scope_ = enclosing;
+    if (read) {
+      ++ahead.entries_read[table_index];
+      if (statistics_) ++statistics_->entries_read_ahead;
+    }
+    return read;
+  }
+
+  /// Table `table_index`, whose first entries were read ahead, ends with
+  /// `count` entries. Returns how many stay on the tape.
+  std::size_t end_table(ReadAhead& ahead, std::size_t table_index, std::size_t count) {
+    // A table begins once (`tables_begun`), so the entries read are entries
+    // of this array, never more than it has.
+    const std::size_t left = count - std::min(count, ahead.entries_read[table_index]);
+    if (left == 0 && ahead.tables_read == table_index) {
+      ahead.tables_read = table_index + 1;
+      if (table_index == 0) ++programs_read_ahead_;  // every symbol made: the next program may make its own
+    }
+    return left;
+  }
+
+  /// The body begins, at `position` in the input that ends at `end`, in a
+  /// program whose read-ahead is `ahead`. Returns the read-ahead its lines
+  /// go to, or null when they stay on the tape (before the symbols, which
+  /// expressions need, are read).
+  static ReadAhead* begin_body(ReadAhead* ahead, const char* position, const char* end) {
+    if (!ahead || ahead->tables_read == 0 || ahead->body_begun) return nullptr;
+    ahead->body_begun = true;
+    ahead->start = position;
+    ahead->end = end;
+    return ahead;
+  }
+
+  /// A line of a streamed body is complete on the tape; the input up to
+  /// `position` at least was parsed. True when it was read (its nodes may
+  /// go); false when it stays for the final pass, and the rest of the body
+  /// too.
+  bool stream_line(ReadAhead& ahead, const Node& line_node, const char* position) {
+    if (ahead.body.size() == ahead.body.capacity()) reserve_body(ahead, position);
+    const std::size_t index = ahead.body.size();
+    const std::size_t references = ahead.graph_references.size();
+    Scope* const enclosing = scope_;
+    scope_ = &ahead.scope;
+    line_ahead_ = &ahead;
+    line_index_ = index;
+    graph_ordinal_ = 0;
+    bool read = true;
+    try {
+      line(line_node, ahead.body, Path{});
+    } catch (LoadError&) {
+      if (ahead.body.size() > index) ahead.body.pop_back();  // what the line got to
+      ahead.graph_references.resize(references);
+      read = false;
+    }
+    line_ahead_ = nullptr;
+    scope_ = enclosing;
+    if (read && statistics_) ++statistics_->lines_read_ahead;
+    return read;
+  }
+
+  /// A streamed body of `count` elements ends; returns how many of them stay
+  /// on the tape.
+  static std::size_t end_body(ReadAhead& ahead, std::size_t count) {
+    const std::size_t left = count - std::min(count, ahead.body.size());
+    // An estimate well above the count (the body was short next to what
+    // followed it, or its lines got shorter) is given back.
+    const std::size_t needed = ahead.body.size() + left;
+    if (ahead.body.capacity() > needed + needed / 4 + 64) {
+      std::vector<ir::Line> fitted;
+      fitted.reserve(needed);
+      std::move(ahead.body.begin(), ahead.body.end(), std::back_inserter(fitted));
+      ahead.body = std::move(fitted);
+    }
+    return left;
+  }
+
  private:
+  /// Gives a streamed body that is full the capacity `body_capacity` says.
+  void reserve_body(ReadAhead& ahead, const char* position) {
+    const std::size_t lines = ahead.body.size();
+    if (lines == body_sample / 2) ahead.half = position;
+    auto bytes = [](const char* from, const char* to) {
+      return from && to > from ? static_cast<std::size_t>(to - from) : std::size_t{0};
+    };
+    const std::size_t capacity = body_capacity(lines, bytes(ahead.start, position), bytes(ahead.half, position),
+                                               bytes(position, ahead.end));
+    ahead.body.reserve(capacity);
+    if (statistics_) statistics_->largest_body_capacity = std::max(statistics_->largest_body_capacity, capacity);
+  }
+
+  /// Reads an entry of table `table_index` onto the end of that table in
+  /// `out` (an `ir::Program` or a `ReadAhead`).
+  template <class Tables>
+  void read_entry(std::size_t table_index, const Node& entry, Tables& out, const Path& path) {
+    switch (table_index) {
+      case 0: return symbol(entry, out.symbols.emplace_back(), path);
+      case 1: return buffer(entry, out.buffers.emplace_back(), path);
+      case 2: return kernel(entry, out.kernels.emplace_back(), path);
+      default: return pool(entry, out.pools.emplace_back(), path);
+    }
+  }
+  /// Drops what `read_entry` left of entry `index` of table `table_index`,
+  /// if anything.
+  static void unread_entry(std::size_t table_index, std::size_t index, ReadAhead& ahead) {
+    auto drop = [&](auto& entries) {
+      if (entries.size() > index) entries.pop_back();
+    };
+    switch (table_index) {
+      case 0: return drop(ahead.symbols);
+      case 1: return drop(ahead.buffers);
+      case 2: return drop(ahead.kernels);
+      default: return drop(ahead.pools);
+    }
+  }
+
   // ---- programs --------------------------------------------------------------
 
   void program(const Node& v, ir::Program& out, const Path& path) {
     ObjectReader r(v, path);
     out.name = std::string(name_of(r.required("name"), path / "name", "program"));
 
-    Scope scope;
-    scope.program = &out;
-    Scope* const enclosing = scope_;
-    scope_ = &scope;
-
-    const Node* symbols = optional_array(r, "symbols");
-    const Node* buffers = optional_array(r, "buffers");
-    const Node* kernels = optional_array(r, "kernels");
-    const Node* pools = optional_array(r, "pools");
+    std::array<const Node*, line_tables.size()> tables{};
+    for (std::size_t i = 0; i < tables.size(); ++i) tables[i] = optional_array(r, line_tables[i].key);
     const Node* inputs = optional_array(r, "inputs");
     const Node* body = optional_array(r, "body");
     const Node* outputs = optional_array(r, "outputs");
     const Node* subgraphs = optional_array(r, "subgraphs");
     r.finish();
 
+    const auto found = read_ahead_.find(static_cast<std::size_t>(&v - tape_));
+    ReadAhead* const ahead = found == read_ahead_.end() ? nullptr : found->second.get();
+    Scope fresh;
+    fresh.serial = ++scopes_;
+    Scope& scope = ahead ? ahead->scope : fresh;
+    scope.program_name = out.name;
+    scope.buffers = &out.buffers;
+    Scope* const enclosing = scope_;
+    scope_ = &scope;
+
     // Every name first, so that references resolve whatever the order of
     // the tables; then the symbols, so that they exist with their
-    // assumptions before any expression is parsed.
-    std::size_t entries = 0;
-    for (const Node* t : {symbols, buffers, kernels, pools, subgraphs}) entries += t ? t->size : 0;
+    // assumptions before any expression is parsed. The entries read ahead
+    // did both already; the tape holds the others.
+    std::array<std::size_t, line_tables.size()> first{};
+    if (ahead) {
+      first = ahead->entries_read;
+      out.symbols = std::move(ahead->symbols);
+      out.buffers = std::move(ahead->buffers);
+      out.kernels = std::move(ahead->kernels);
+      out.pools = std::move(ahead->pools);
+    }
+    std::size_t entries = scope.names.size() + (subgraphs ? subgraphs->size : 0);
+    for (const Node* entries_left : tables) entries += entries_left ? entries_left->size : 0;
     scope.names.reserve(entries);
-    register_names(symbols, path / "symbols", Table::symbol);
-    register_names(buffers, path / "buffers", Table::buffer);
-    register_names(kernels, path / "kernels", Table::kernel);
-    register_names(pools, path / "pools", Table::pool);
-    register_names(subgraphs, path / "subgraphs", Table::subgraph);
+    for (std::size_t i = 0; i < tables.size(); ++i)
+      register_names(tables[i], first[i], path / line_tables[i].key, line_tables[i].table);
+    register_names(subgraphs, 0, path / "subgraphs", Table::subgraph);
+    for (std::size_t i = 0; i < tables.size(); ++i) {
+      const Path table_path = path / line_tables[i].key;
+      switch (i) {
+        case 0:
+          if (ahead)
+            for (const LaterName& source : ahead->symbol_sources)
+              out.symbols[source.item].source->index =
+                  index_of<Table::buffer>(source.name, table_path[source.item] / "source");
+          table(tables[i], out.symbols, table_path,
+                [&](const Node& e, ir::SymbolDecl& s, const Path& p) { symbol(e, s, p); });
+          break;
+        case 1:
+          table(tables[i], out.buffers, table_path,
+                [&](const Node& e, ir::BufferDecl& b, const Path& p) { buffer(e, b, p); });
+          break;
+        case 2:
+          table(tables[i], out.kernels, table_path,
+                [&](const Node& e, ir::KernelDecl& k, const Path& p) { kernel(e, k, p); });
+          break;
+        default:
+          table(tables[i], out.pools, table_path,
+                [&](const Node& e, ir::PoolDecl& pl, const Path& p) { pool(e, pl, p); });
+      }
+    }
 
-    table(symbols, out.symbols, path / "symbols", [&](const Node& e, ir::SymbolDecl& s, const Path& p) {
-      symbol(e, s, p);
-    });
-    table(buffers, out.buffers, path / "buffers", [&](const Node& e, ir::BufferDecl& b, const Path& p) {
-      buffer(e, b, p);
-    });
-    table(kernels, out.kernels, path / "kernels", [&](const Node& e, ir::KernelDecl& k, const Path& p) {
-      kernel(e, k, p);
-    });
-    table(pools, out.pools, path / "pools", [&](const Node& e, ir::PoolDecl& pl, const Path& p) { pool(e, pl, p); });
     if (subgraphs) {
       const Path sub_path = path / "subgraphs";
       out.subgraphs.reserve(subgraphs->size);
@@ -1277,8 +1555,16 @@ class Decoder {
     }
     if (body) {
       const Path body_path = path / "body";
-      out.body.reserve(body->size);
-      for_each_element(*body, [&](std::size_t i, const Node& e) { line(e, out.body, body_path[i]); });
+      // The lines read ahead, then those left on the tape, from the first
+      // that did not read then.
+      std::size_t first_left = 0;
+      if (ahead && ahead->body_begun) {
+        out.body = std::move(ahead->body);
+        first_left = out.body.size();
+        resolve_graph_references(ahead->graph_references, out.body, body_path);
+      }
+      out.body.reserve(first_left + body->size);
+      for_each_element(*body, [&](std::size_t i, const Node& e) { line(e, out.body, body_path[first_left + i]); });
     }
     if (outputs) {
       const Path out_path = path / "outputs";
@@ -1300,26 +1586,36 @@ class Decoder {
     return name;
   }
 
-  void register_names(const Node* entries, const Path& path, Table table) {
-    if (!entries) return;
-    for_each_element(*entries, [&](std::size_t i, const Node& e) {
-      const Path entry_path = path[i];
-      ObjectReader entry(e, entry_path);
-      const Path name_path = entry_path / "name";
-      const std::string_view name = name_of(entry.required("name"), name_path, table_entry_name(table));
-      const auto [it, inserted] = scope_->names.try_emplace(name, Scope::Entry{table, static_cast<std::uint32_t>(i)});
-      if (!inserted)
-        fail(name_path, "duplicate name " + ir::quote_for_diagnostic(name) + ": already the name of " +
-                            table_entry_name(it->second.table) + " " + std::to_string(it->second.index) +
-                            " of program " + ir::quote_for_diagnostic(scope_->program->name));
-    });
+  /// Registers the name of entry `index` of a table, at `path`; returns it.
+  std::string_view register_name(const Node& e, std::size_t index, Table table, const Path& path) {
+    ObjectReader entry(e, path);
+    const Path name_path = path / "name";
+    const std::string_view name = name_of(entry.required("name"), name_path, table_entry_name(table));
+    const auto [it, inserted] =
+        scope_->names.try_emplace(HashedName(name), Scope::Entry{table, static_cast<std::uint32_t>(index)});
+    if (!inserted)
+      fail(name_path, "duplicate name " + ir::quote_for_diagnostic(name) + ": already the name of " +
+                          table_entry_name(it->second.table) + " " + std::to_string(it->second.index) +
+                          " of program " + ir::quote_for_diagnostic(scope_->program_name));
+    return name;
   }
 
+  /// Registers the names of a table's entries on the tape, the first of
+  /// which is entry `first` of the table.
+  void register_names(const Node* entries, std::size_t first, const Path& path, Table table) {
+    if (!entries) return;
+    for_each_element(*entries,
+                     [&](std::size_t i, const Node& e) { register_name(e, first + i, table, path[first + i]); });
+  }
+
+  /// Reads a table's entries on the tape onto the end of `out`, which holds
+  /// the entries before them.
   template <class T, class F>
   void table(const Node* entries, std::vector<T>& out, const Path& path, F&& decode) {
     if (!entries) return;
-    out.reserve(entries->size);
-    for_each_element(*entries, [&](std::size_t i, const Node& e) { decode(e, out.emplace_back(), path[i]); });
+    const std::size_t first = out.size();
+    out.reserve(first + entries->size);
+    for_each_element(*entries, [&](std::size_t i, const Node& e) { decode(e, out.emplace_back(), path[first + i]); });
   }
 
   void symbol(const Node& v, ir::SymbolDecl& out, const Path& path) {
@@ -1331,9 +1627,20 @@ class Decoder {
     bool unbacked = false;
     if (const Node* u = r.optional("unbacked")) get(*u, unbacked, path / "unbacked");
     if (const Node* h = r.optional("hint")) get(*h, out.hint, path / "hint");
-    if (const Node* s = r.optional("source")) get(*s, out.source, path / "source");
+    if (const Node* s = r.optional("source")) {
+      // Buffers come after symbols as `to_json` writes them.
+      if (entry_ahead_ && s->is(NodeKind::string) && !scope_->names.contains(HashedName(s->text()))) {
+        out.source.emplace();
+        entry_ahead_->symbol_sources.push_back(LaterName{entry_index_, 0, s->text()});
+      } else {
+        get(*s, out.source, path / "source");
+      }
+    }
     if (const Node* p = r.optional("path")) get(*p, out.path, path / "path");
     r.finish();
+    // A context the caller gave gets new symbols only from the final pass,
+    // once the document is known to be whole (`Decoder`).
+    if (entry_ahead_ && options_.context && !ctx_.find_symbol(name)) throw LoadError{};
     try {
       out.symbol = ctx_.symbol(name, assumption, unbacked);
     } catch (const expr::Error& e) {
@@ -1430,6 +1737,8 @@ class Decoder {
     return it->second;
   }
 
+  /// Decodes a line onto the end of `body`: made in place, as a `Line` made
+  /// first would be zeroed whole.
   void line(const Node& v, std::vector<ir::Line>& body, const Path& path) {
     ObjectReader r(v, path);
     const Path kind_path = path / "kind";
@@ -1464,9 +1773,12 @@ class Decoder {
 
   expr::Expr expression(const Node& v, const Path& path) {
     if (v.is(NodeKind::string)) {
-      const auto [it, inserted] = scope_->expressions.try_emplace(v.text());
-      if (inserted) it->second = parse_expression(v.text(), path);
-      return it->second;
+      // Remembered only once parsed: a failure while reading ahead must
+      // fail again in the final pass.
+      if (const auto it = scope_->expressions.find(v.text()); it != scope_->expressions.end()) return it->second;
+      const expr::Expr e = parse_expression(v.text(), path);
+      scope_->expressions.emplace(v.text(), e);
+      return e;
     }
     if (v.is(NodeKind::int64)) return ctx_.integer(v.int64);
     if (v.is(NodeKind::uint64))
@@ -1515,7 +1827,7 @@ class Decoder {
              (text[next] == ' ' || text[next] == '\t' || text[next] == '\r' || text[next] == '\n'))
         ++next;
       if (next < text.size() && text[next] == '(') continue;  // a call
-      const auto it = scope_->names.find(name);
+      const auto it = scope_->names.find(HashedName(name));
       if (it == scope_->names.end() || it->second.table != Table::symbol) {
         // A syntax error is the better diagnostic when there is one: parse
         // in a scratch context, where new symbols do no harm.
@@ -1527,7 +1839,7 @@ class Decoder {
           fail(path, "invalid expression " + ir::quote_for_diagnostic(text) + ": " + parsed.error().to_string());
         fail(path, "expression " + ir::quote_for_diagnostic(text) + " uses the symbol " +
                        ir::quote_for_diagnostic(name) + ", which the symbol table of program " +
-                       ir::quote_for_diagnostic(scope_->program->name) + " does not declare");
+                       ir::quote_for_diagnostic(scope_->program_name) + " does not declare");
       }
     }
   }
@@ -1611,15 +1923,86 @@ class Decoder {
   template <class Id>
     requires requires { IdTable<Id>::table; }
   void get(const Node& v, Id& out, const Path& path) {
-    constexpr Table wanted = IdTable<Id>::table;
     const std::string_view name = as_string(v, path);
-    const auto it = scope_->names.find(name);
-    if (it == scope_->names.end())
-      fail(path, std::string("unknown ") + table_entry_name(wanted) + " " + ir::quote_for_diagnostic(name));
-    if (it->second.table != wanted)
-      fail(path, ir::quote_for_diagnostic(name) + " is a " + table_entry_name(it->second.table) + ", not a " +
+    if constexpr (std::is_same_v<Id, ir::GraphId>) {
+      if (line_ahead_) {
+        const std::size_t ordinal = graph_ordinal_++;
+        if (!scope_->names.contains(HashedName(name))) {
+          line_ahead_->graph_references.push_back(LaterName{line_index_, ordinal, name});
+          return;
+        }
+      }
+    }
+    out.index = index_of<IdTable<Id>::table>(name, path);
+  }
+
+  /// The index of the entry of table `wanted` that `name` names.
+  template <Table wanted>
+  std::uint32_t index_of(std::string_view name, const Path& path) {
+    const Scope::Entry* entry = find_name(name);
+    if (!entry) fail(path, std::string("unknown ") + table_entry_name(wanted) + " " + ir::quote_for_diagnostic(name));
+    if (entry->table != wanted)
+      fail(path, ir::quote_for_diagnostic(name) + " is a " + table_entry_name(entry->table) + ", not a " +
                      table_entry_name(wanted));
-    out.index = it->second.index;
+    return entry->index;
+  }
+
+  /// Looks up the subgraphs that lines read ahead named, in the order of the
+  /// lines and of their fields, and so the order the lines would have
+  /// failed in.
+  void resolve_graph_references(const std::vector<LaterName>& references, std::vector<ir::Line>& body,
+                                const Path& body_path) {
+    for (const LaterName& reference : references) {
+      const Path line_path = body_path[reference.item];
+      std::size_t ordinal = 0;
+      auto resolve = [&](ir::GraphId& id, const Path& path) {
+        if (ordinal++ == reference.ordinal) id.index = index_of<Table::subgraph>(reference.name, path);
+      };
+      auto each_field = [&](std::string_view name, auto& field) { each_graph_id(field, line_path / name, resolve); };
+      std::visit([&](auto& ln) { ir::for_each_field(ln, each_field); }, body[reference.item]);
+    }
+  }
+  /// Calls `f(id, path)` for each subgraph id in a field, in reading order.
+  template <class F>
+  static void each_graph_id(ir::GraphId& id, const Path& path, F& f) {
+    f(id, path);
+  }
+  template <class T, class F>
+  static void each_graph_id(std::optional<T>& field, const Path& path, F& f) {
+    if (field) each_graph_id(*field, path, f);
+  }
+  template <class T, class F>
+  static void each_graph_id(std::vector<T>& field, const Path& path, F& f) {
+    for (std::size_t i = 0; i < field.size(); ++i) each_graph_id(field[i], path[i], f);
+  }
+  template <class T, class F>
+  static void each_graph_id(T&, const Path&, F&) {}
+
+  /// The entry `name` names in the current scope, if any. A large program's
+  /// names table is mostly out of cache, and so is the text of its keys, so
+  /// two guesses come first. Lines mostly name what the lines just before
+  /// them named: the last lookups are kept by hash, with the text of that
+  /// last mention, which is still in cache. And a buffer named for the first
+  /// time is mostly the one after the last found (`Scope::next_buffer`).
+  const Scope::Entry* find_name(std::string_view name) {
+    Scope& scope = *scope_;
+    const std::uint64_t h = StringHash{}(name);
+    RecentName& recent = recent_names_[(h * 0x9e3779b97f4a7c15ULL) >> (64 - recent_name_bits)];
+    if (recent.scope == scope.serial && StringEqual{}(std::string_view(recent.chars, recent.size), name))
+      return &recent.entry;
+    Scope::Entry entry{};
+    if (scope.buffers && scope.next_buffer < scope.buffers->size() &&
+        StringEqual{}((*scope.buffers)[scope.next_buffer].name, name)) {
+      entry = Scope::Entry{Table::buffer, static_cast<std::uint32_t>(scope.next_buffer)};
+    } else {
+      const auto it = scope.names.find(HashedName(name, h));
+      if (it == scope.names.end()) return nullptr;
+      entry = it->second;
+    }
+    if (entry.table == Table::buffer && entry.index >= scope.next_buffer)
+      scope.next_buffer = entry.index + std::size_t{1};
+    recent = RecentName{name.data(), name.size(), scope.serial, entry};
+    return &recent.entry;
   }
 
   template <class T>
@@ -1792,15 +2175,383 @@ class Decoder {
   }
 
   template <class T>
-  using TextMap = boost::unordered_flat_map<std::string_view, T, StringHash>;
+  using TextMap = boost::unordered_flat_map<std::string_view, T, StringHash, StringEqual>;
 
   expr::Context& ctx_;
   const JsonLoadOptions& options_;
+  LoadStatistics* statistics_;
   Scope* scope_ = nullptr;
+  /// While the parser is in the document: the read-ahead of the table
+  /// entry being read ahead, if one is, and its index in its table; that of
+  /// the line being read ahead, if one is, its index in the body and how
+  /// many subgraph ids it named so far.
+  ReadAhead* entry_ahead_ = nullptr;
+  std::size_t entry_index_ = 0;
+  ReadAhead* line_ahead_ = nullptr;
+  std::size_t line_index_ = 0;
+  std::size_t graph_ordinal_ = 0;
   TextMap<std::optional<std::size_t>> kinds_;
   TextMap<ir::Device> devices_;
   TextMap<ir::DType> dtypes_;
   TextMap<ir::ParamType> param_types_;
+  struct RecentName {
+    const char* chars = nullptr;
+    std::size_t size = 0;
+    std::size_t scope = 0;  // `Scope::serial`; 0 for none
+    Scope::Entry entry{};
+  };
+  static constexpr unsigned recent_name_bits = 8;
+  std::array<RecentName, std::size_t{1} << recent_name_bits> recent_names_{};
+  std::size_t scopes_ = 0;  // scopes made
+  const Node* tape_ = nullptr;
+  /// What was read ahead, by the tape index of the program's object.
+  boost::unordered_flat_map<std::size_t, std::unique_ptr<ReadAhead>> read_ahead_;
+  /// How many programs, the first of the document, had all their symbols
+  /// made ahead.
+  std::size_t programs_read_ahead_ = 0;
+};
+
+/// The nodes of a document in document order: an array that doubles when
+/// full, so that adding a node, once per JSON value, is a few instructions.
+class Tape {
+ public:
+  explicit Tape(std::size_t capacity)
+      : nodes_(std::make_unique_for_overwrite<Node[]>(capacity)), capacity_(capacity) {}
+
+  /// A new node at the end, kind and contents zero.
+  Node& push(NodeKind kind) {
+    if (size_ == capacity_) [[unlikely]]
+      grow();
+    Node& n = nodes_[size_++];
+    n.uint64 = 0;
+    n.size = 0;
+    n.kind = kind;
+    return n;
+  }
+  /// Drops the nodes from `size` on.
+  void truncate(std::size_t size) noexcept { size_ = size; }
+
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] const Node* data() const noexcept { return nodes_.get(); }
+  Node& operator[](std::size_t i) noexcept { return nodes_[i]; }
+  Node& back() noexcept { return nodes_[size_ - 1]; }
+
+ private:
+  [[gnu::noinline]] void grow() {
+    const std::size_t capacity = std::max<std::size_t>(2 * capacity_, 16);
+    auto grown = std::make_unique_for_overwrite<Node[]>(capacity);
+    std::copy(nodes_.get(), nodes_.get() + size_, grown.get());
+    nodes_ = std::move(grown);
+    capacity_ = capacity;
+  }
+
+  std::unique_ptr<Node[]> nodes_;
+  std::size_t size_ = 0;
+  std::size_t capacity_;
+};
+
+/// Builds the tape of a document from the events of Boost.JSON's
+/// conforming parser (`boost::json::basic_parser`), which checks the syntax,
+/// the UTF-8, the escapes and the nesting depth. Two checks are added:
+/// duplicate keys in an object are an error, and floating-point numbers are
+/// read again from their text with `std::from_chars`, which rounds
+/// correctly (Boost 1.81's own conversion is off by one unit in the last
+/// place for many inputs).
+///
+/// A tape is about 16 bytes per value, several times smaller and faster
+/// to build than a `boost::json::value` tree. Most of a document is table
+/// entries and lines, though, and they do not stay: in a program whose
+/// tables come in their reading order, symbols first (as `to_json` writes
+/// them), the decoder takes each entry and each line as soon as its object
+/// is complete, while it is still in cache, and its nodes are dropped. The
+/// tape then holds little more than one entry or line at a time, instead of
+/// some 20 nodes for each, memory that would be fresh pages on every load.
+class TapeBuilder {
+ public:
+  static constexpr std::size_t max_object_size = std::numeric_limits<std::uint32_t>::max();
+  static constexpr std::size_t max_array_size = std::numeric_limits<std::uint32_t>::max();
+  static constexpr std::size_t max_key_size = std::numeric_limits<std::uint32_t>::max();
+  static constexpr std::size_t max_string_size = std::numeric_limits<std::uint32_t>::max();
+
+  // About one value per 7 bytes of JSON as wrapir writes it. Reserved, not
+  // touched: when entries and lines are read ahead, only the first pages are.
+  TapeBuilder(std::string_view input, Decoder& decoder)
+      : nodes(input.size() / 7 + 16), input_(input), decoder_(&decoder) {}
+
+  Tape nodes;
+  /// Where strings with escapes live; a deque, so they never move.
+  std::deque<std::string> escaped;
+  /// Set when parsing stopped at a duplicate key.
+  std::optional<std::string> duplicate_key{};
+
+  bool on_document_begin(bj::error_code&) { return true; }
+  bool on_document_end(bj::error_code&) { return true; }
+  bool on_object_begin(bj::error_code&) { return open(NodeKind::object); }
+  bool on_object_end(std::size_t n, bj::error_code& ec) {
+    const Open object = close(n);
+    if (const auto dup = find_duplicate(nodes[object.index])) {
+      duplicate_key = std::string(*dup);
+      ec = bj::error::syntax;
+      return false;
+    }
+    if (object.role == Role::entry) {
+      Open& table = open_.back();
+      if (decoder_->stream_entry(*table.ahead, table.table, nodes[object.index])) nodes.truncate(object.index);
+      else table.active = top_active_ = false;  // this entry and the rest stay
+    } else if (object.role == Role::line) {
+      Open& body = open_.back();
+      if (decoder_->stream_line(*body.ahead, nodes[object.index], position_)) nodes.truncate(object.index);
+      else body.active = top_active_ = false;  // this line and the rest stay
+    }
+    return true;
+  }
+  bool on_array_begin(bj::error_code&) { return open(NodeKind::array); }
+  bool on_array_end(std::size_t n, bj::error_code&) {
+    const Open array = close(n);
+    // The array keeps the elements left for the final pass.
+    if (array.role == Role::table && array.ahead)
+      nodes[array.index].size = static_cast<std::uint32_t>(decoder_->end_table(*array.ahead, array.table, n));
+    else if (array.role == Role::body && array.ahead)
+      nodes[array.index].size = static_cast<std::uint32_t>(Decoder::end_body(*array.ahead, n));
+    return true;
+  }
+  bool on_key_part(bj::string_view s, std::size_t, bj::error_code&) { return part(s); }
+  bool on_key(bj::string_view s, std::size_t, bj::error_code&) {
+    text(NodeKind::key, s);
+    after_key(nodes.back().text());
+    return true;
+  }
+  bool on_string_part(bj::string_view s, std::size_t, bj::error_code&) { return part(s); }
+  bool on_string(bj::string_view s, std::size_t, bj::error_code&) { return text(NodeKind::string, s); }
+  bool on_number_part(bj::string_view s, bj::error_code&) {
+    number_parts_.append(s.data(), s.size());
+    return true;
+  }
+  bool on_int64(std::int64_t i, bj::string_view, bj::error_code&) {
+    number_parts_.clear();
+    Node& n = push(NodeKind::int64);
+    n.int64 = i;
+    return true;
+  }
+  bool on_uint64(std::uint64_t u, bj::string_view, bj::error_code&) {
+    number_parts_.clear();
+    Node& n = push(NodeKind::uint64);
+    n.uint64 = u;
+    return true;
+  }
+  bool on_double(double d, bj::string_view s, bj::error_code&) {
+    number_parts_.append(s.data(), s.size());
+    double exact = 0;
+    const char* first = number_parts_.data();
+    const char* last = first + number_parts_.size();
+    const auto r = std::from_chars(first, last, exact);
+    // Out of range (1e400) keeps Boost's value: an infinity or zero.
+    if (r.ec == std::errc{} && r.ptr == last) d = exact;
+    number_parts_.clear();
+    Node& n = push(NodeKind::number);
+    n.number = d;
+    return true;
+  }
+  bool on_bool(bool b, bj::error_code&) {
+    Node& n = push(NodeKind::boolean);
+    n.boolean = b;
+    return true;
+  }
+  bool on_null(bj::error_code&) {
+    push(NodeKind::null);
+    return true;
+  }
+  bool on_comment_part(bj::string_view, bj::error_code&) { return true; }
+  bool on_comment(bj::string_view, bj::error_code&) { return true; }
+
+ private:
+  /// What an open container is to reading ahead.
+  enum class Role : std::uint8_t {
+    other,
+    document,   // the root object
+    program,    // its "program", or an element of a program's "subgraphs"
+    subgraphs,  // a program's "subgraphs"
+    table,      // one of a program's `line_tables`
+    entry,      // an object in a table read ahead
+    body,       // a program's "body"
+    line,       // an object in a body read ahead
+  };
+  struct Open {
+    std::size_t index = 0;  // of the container's node
+    Role role = Role::other;
+    std::uint8_t table = 0;     // a table: its place in `line_tables`
+    bool active = false;        // a table or body: its elements are read ahead
+    std::size_t ordinal = 0;    // a program: its place among the programs, in document order
+    ReadAhead* ahead = nullptr;  // a program: what of it is read ahead; a table or body: the same, once read ahead
+  };
+
+  Node& push(NodeKind kind) {
+    if (kind != NodeKind::key) {
+      next_role_ = Role::other;
+      if (top_active_ && kind != NodeKind::object) not_an_object();
+    }
+    return nodes.push(kind);
+  }
+  /// A value that is not an object in a table or body read ahead: the final
+  /// pass refuses it. Reading ahead stops here.
+  void not_an_object() { open_.back().active = top_active_ = false; }
+  bool open(NodeKind kind) {
+    const Role role = role_of(kind);
+    const auto table = static_cast<std::uint8_t>(next_table_);
+    const std::size_t index = nodes.size();
+    push(kind);
+    // Made in place: a copy of a record built field by field stalls on
+    // store forwarding, once per container.
+    Open& container = open_.emplace_back();
+    container.index = index;
+    container.role = role;
+    if (role == Role::program) {
+      container.ordinal = programs_++;
+      if (open_.size() == 2 && open_[0].role == Role::document) may_read_ahead_ = document_is_wrapir(index);
+    } else if (role == Role::table) {
+      Open& program = open_[open_.size() - 2];
+      container.table = table;
+      container.ahead =
+          may_read_ahead_ ? decoder_->begin_table(program.ahead, table, program.index, program.ordinal) : nullptr;
+      container.active = container.ahead != nullptr;
+      if (container.ahead) program.ahead = container.ahead;
+    } else if (role == Role::body) {
+      container.ahead = Decoder::begin_body(open_[open_.size() - 2].ahead, position_, input_.data() + input_.size());
+      container.active = container.ahead != nullptr;
+    }
+    top_active_ = container.active;
+    return true;
+  }
+  /// Whether the root object's members before the program, whose object
+  /// begins at `tape[program_node]`, hold the right "format" and "version".
+  /// Reading ahead makes symbols, and should they be made in a context
+  /// that the caller gave, the document had better be a wrapir program.
+  [[nodiscard]] bool document_is_wrapir(std::size_t program_node) noexcept {
+    bool format = false, version = false;
+    // Key, value, key, value, ..., then the key "program".
+    for (std::size_t k = 1; k + 1 < program_node;) {
+      const Node& key = nodes[k];
+      const Node& value = nodes[k + 1];
+      if (same_text(key.text(), "format"))
+        format = value.is(NodeKind::string) && same_text(value.text(), json_format_name);
+      else if (same_text(key.text(), "version"))
+        version = value.is(NodeKind::int64) && value.int64 == json_format_version;
+      k = static_cast<std::size_t>(value.next() - nodes.data());
+    }
+    return format && version;
+  }
+  /// Completes the innermost open container.
+  Open close(std::size_t count) {
+    const Open container = open_.back();
+    open_.pop_back();
+    top_active_ = !open_.empty() && open_.back().active;
+    nodes[container.index].span = nodes.size() - container.index - 1;
+    nodes[container.index].size = static_cast<std::uint32_t>(count);
+    return container;
+  }
+  /// The role of a container that opens now.
+  [[nodiscard]] Role role_of(NodeKind kind) const noexcept {
+    if (open_.empty()) return kind == NodeKind::object ? Role::document : Role::other;
+    const Open& parent = open_.back();
+    if (kind == NodeKind::object) {
+      if (next_role_ == Role::program || parent.role == Role::subgraphs) return Role::program;
+      if (parent.active) return parent.role == Role::table ? Role::entry : Role::line;
+      return Role::other;
+    }
+    return next_role_ == Role::table || next_role_ == Role::body || next_role_ == Role::subgraphs ? next_role_
+                                                                                                 : Role::other;
+  }
+  /// Notes the role of the value of member `key` of the innermost open object.
+  void after_key(std::string_view key) noexcept {
+    next_role_ = Role::other;
+    switch (open_.back().role) {
+      case Role::document:
+        if (same_text(key, "program")) next_role_ = Role::program;
+        return;
+      case Role::program:
+        if (same_text(key, "body")) {
+          next_role_ = Role::body;
+        } else if (same_text(key, "subgraphs")) {
+          next_role_ = Role::subgraphs;
+        } else {
+          for (std::size_t i = 0; i < line_tables.size(); ++i)
+            if (same_text(key, line_tables[i].key)) {
+              next_role_ = Role::table;
+              next_table_ = i;
+            }
+        }
+        return;
+      default: return;
+    }
+  }
+  bool part(bj::string_view s) {
+    parts_.append(s.data(), s.size());
+    in_parts_ = true;
+    return true;
+  }
+  bool text(NodeKind kind, bj::string_view s) {
+    std::string_view piece(s.data(), s.size());
+    if (in_parts_ || !within_input(piece)) {
+      // Unescaped into the parser's scratch space, or delivered in parts:
+      // keep a copy for the life of the tape.
+      parts_.append(piece);
+      piece = escaped.emplace_back(std::move(parts_));
+      parts_.clear();
+      in_parts_ = false;
+      // Somewhere after the last position known, and at least as long as
+      // its text unescaped, with its quotes (and a key its colon).
+      const std::size_t least = piece.size() + (kind == NodeKind::key ? 3 : 2);
+      const auto left = static_cast<std::size_t>(input_.data() + input_.size() - position_);
+      position_ += std::min(least, left);
+    } else {
+      position_ = piece.data() + piece.size();
+    }
+    Node& n = push(kind);
+    n.chars = piece.data();
+    n.size = static_cast<std::uint32_t>(piece.size());
+    return true;
+  }
+  [[nodiscard]] bool within_input(std::string_view s) const noexcept {
+    const auto lo = reinterpret_cast<std::uintptr_t>(input_.data());
+    const auto p = reinterpret_cast<std::uintptr_t>(s.data());
+    return p >= lo && p + s.size() <= lo + input_.size();
+  }
+
+  static std::optional<std::string_view> find_duplicate(const Node& object) {
+    if (object.size < 2) return std::nullopt;
+    if (object.size <= 16) {  // every object wrapir writes: compare pairs
+      std::array<const Node*, 16> keys;
+      const Node* k = object.first();
+      for (std::size_t i = 0; i < object.size; ++i, k = k->first()->next()) {
+        keys[i] = k;
+        for (std::size_t j = 0; j < i; ++j)
+          if (same_text(keys[j]->text(), k->text())) return k->text();
+      }
+      return std::nullopt;
+    }
+    std::vector<std::string_view> keys;
+    keys.reserve(object.size);
+    for (const Node* k = object.first(); keys.size() < object.size; k = k->first()->next()) keys.push_back(k->text());
+    std::sort(keys.begin(), keys.end());
+    const auto dup = std::adjacent_find(keys.begin(), keys.end());
+    if (dup != keys.end()) return *dup;
+    return std::nullopt;
+  }
+
+  std::string_view input_;
+  Decoder* decoder_;
+  std::vector<Open> open_;
+  bool top_active_ = false;       // `open_.back().active`
+  Role next_role_ = Role::other;  // of the value after the last key
+  std::size_t next_table_ = 0;    // when that is a table
+  std::size_t programs_ = 0;      // program objects begun
+  // Where the input was parsed to, at least: the end of the last string
+  // read from it, or past that by the strings with escapes read since.
+  const char* position_ = input_.data();
+  bool may_read_ahead_ = false;  // the document's format and version came first, and were right
+  std::string parts_;
+  bool in_parts_ = false;
+  std::string number_parts_;
 };
 
 }  // namespace detail::json
@@ -1821,11 +2572,12 @@ inline std::string to_json(const ir::Program& program, const JsonOptions& option
 
 namespace detail::json {
 
-/// The tape of `text`, or why it is not a JSON document.
-inline Result<TapeBuilder> parse_tape(std::string_view text, std::size_t max_depth) {
+/// The tape of `text`, or why it is not a JSON document. `decoder` takes
+/// the lines it can as they are parsed.
+inline Result<TapeBuilder> parse_tape(std::string_view text, std::size_t max_depth, Decoder& decoder) {
   bj::parse_options parse_options;
   parse_options.max_depth = max_depth;
-  bj::basic_parser<TapeBuilder> parser(parse_options, text);
+  bj::basic_parser<TapeBuilder> parser(parse_options, text, decoder);
   bj::error_code ec;
   const std::size_t consumed = parser.write_some(false, text.data(), text.size(), ec);
   if (ec) {
@@ -1843,20 +2595,20 @@ inline Result<TapeBuilder> parse_tape(std::string_view text, std::size_t max_dep
   return std::move(parser.handler());
 }
 
-}  // namespace detail::json
-
-inline Result<ir::Program> program_from_json(std::string_view text, const JsonLoadOptions& options) {
-  using namespace detail::json;
+/// `program_from_json`, telling `statistics` (when not null) what reading
+/// ahead did.
+inline Result<ir::Program> load_program(std::string_view text, const JsonLoadOptions& options,
+                                        LoadStatistics* statistics) {
   if (text.size() > options.max_bytes)
     return Diagnostic{"input is " + std::to_string(text.size()) + " bytes, more than the limit of " +
                       std::to_string(options.max_bytes) + " (JsonLoadOptions::max_bytes)"};
   try {
-    Result<TapeBuilder> tape = parse_tape(text, options.max_depth);
-    if (!tape) return tape.error();
     std::shared_ptr<expr::Context> context = options.context ? options.context : std::make_shared<expr::Context>();
+    Decoder decoder(*context, options, statistics);
+    Result<TapeBuilder> tape = parse_tape(text, options.max_depth, decoder);
+    if (!tape) return tape.error();
     ir::Program program{"program", context};
-    Decoder decoder(*context, options);
-    decoder.document(tape.value().nodes.front(), program);
+    decoder.document(tape.value().nodes.data(), program);
     return program;
   } catch (LoadError& e) {
     return Diagnostic{std::move(e.message)};
@@ -1865,6 +2617,12 @@ inline Result<ir::Program> program_from_json(std::string_view text, const JsonLo
     // what the machine has.
     return Diagnostic{"out of memory while loading a " + std::to_string(text.size()) + "-byte document"};
   }
+}
+
+}  // namespace detail::json
+
+inline Result<ir::Program> program_from_json(std::string_view text, const JsonLoadOptions& options) {
+  return detail::json::load_program(text, options, nullptr);
 }
 
 }  // namespace wrapir::io
