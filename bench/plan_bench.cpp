@@ -6,6 +6,12 @@
 //   < 100 ms single-threaded with the default options; the counters
 //   `orders` and `rounds` show how much of the search the adaptive stop
 //   (`ArenaOptions::stop_within`) left out;
+// - BM_arena_symbolic_*: plan_arena on programs whose every other buffer
+//   has a symbolic size (`program_from_trace(..., {.symbolic = true})`):
+//   packing at the hints plus `symbolic_placement`, whose offset forms
+//   grow with how many blocks stack below one another (a transformer of
+//   32 layers, 482 buffers, and random traces whose sizes are all
+//   distinct, the worst case for the forms);
 // - BM_pools_*: Inductor's pool planner (quadratic in the number of
 //   children a TemporalSplit holds, as in memory_planning.py), on 10k;
 // - BM_quality/<trace>: one iteration per corpus trace; counters give each
@@ -90,6 +96,32 @@ void BM_arena_random_100k_one_order(benchmark::State& state) {
   report(state, t, peak);
 }
 BENCHMARK(BM_arena_random_100k_one_order)->Unit(benchmark::kMillisecond);
+
+/// plan_arena on a program with symbolic sizes made from `t`.
+void arena_symbolic(benchmark::State& state, const AllocationTrace& t) {
+  const wrapir::ir::Program p = program_from_trace(t, {.symbolic = true});
+  for (auto _ : state) {
+    auto planned = plan_arena(p);
+    if (!planned) {
+      state.SkipWithError(("plan_arena: " + planned.error().message).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(planned);
+  }
+  state.counters["buffers"] = static_cast<double>(t.allocations.size());
+}
+
+void BM_arena_symbolic_transformer(benchmark::State& state) {
+  static const AllocationTrace t = transformer_trace({.layers = 32}, 1);
+  arena_symbolic(state, t);
+}
+BENCHMARK(BM_arena_symbolic_transformer)->Unit(benchmark::kMillisecond);
+
+void BM_arena_symbolic_random(benchmark::State& state) {
+  const AllocationTrace t = random_trace({.blocks = static_cast<std::size_t>(state.range(0))}, 42);
+  arena_symbolic(state, t);
+}
+BENCHMARK(BM_arena_symbolic_random)->Arg(100)->Arg(400)->Arg(1000)->Unit(benchmark::kMillisecond);
 
 void BM_pools_transformer_10k(benchmark::State& state) {
   static const AllocationTrace t = transformer_trace({.layers = 700}, 1);

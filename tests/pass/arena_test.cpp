@@ -5,11 +5,14 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 #include <wrapir/expr/eval.hpp>
@@ -171,6 +174,243 @@ TEST_CASE("arena: the adaptive stop gives up at most stop_within and never beats
     CHECK(one.placement.blocks[i].offset == first.placement.blocks[i].offset);
 }
 
+namespace {
+
+using PlainRanges = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+/// Best fit in `order` against every placed block whose lifetime overlaps,
+/// found by looking at all of them: what the packer's trees, with their
+/// merged lists and path unions, must reproduce exactly.
+std::vector<std::int64_t> plain_best_fit(const std::vector<detail::ArenaPacker::Block>& blocks,
+                                         const std::vector<std::uint32_t>& order) {
+  std::vector<std::int64_t> offsets(blocks.size(), -1);
+  std::vector<std::uint32_t> placed;
+  for (const std::uint32_t i : order) {
+    PlainRanges taken;
+    for (const std::uint32_t j : placed)
+      if (blocks[j].begin < blocks[i].end && blocks[i].begin < blocks[j].end)
+        taken.emplace_back(offsets[j], offsets[j] + blocks[j].size);
+    std::sort(taken.begin(), taken.end());
+    std::int64_t top = 0, best = -1, best_gap = INT64_MAX;
+    for (const auto& [lo, hi] : taken) {
+      if (lo > top && lo - top >= blocks[i].size && lo - top < best_gap) {
+        best = top;
+        best_gap = lo - top;
+      }
+      top = std::max(top, hi);
+    }
+    offsets[i] = best >= 0 ? best : top;
+    placed.push_back(i);
+  }
+  return offsets;
+}
+
+/// The distinct begin steps of `blocks`, sorted: the points of the
+/// packer's trees.
+std::vector<std::size_t> begin_points(const std::vector<detail::ArenaPacker::Block>& blocks) {
+  std::vector<std::size_t> points;
+  for (const detail::ArenaPacker::Block& b : blocks) points.push_back(b.begin);
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  return points;
+}
+
+/// The work `ArenaPacker::pack` counts for `order` with the block offsets
+/// `offsets`, from plain per-node lists: before each block is placed, the
+/// sizes of the cover lists on its first point's path to the root plus
+/// those of the start lists of the nodes that decompose its later points.
+/// A block goes into the cover lists of the nodes that decompose its
+/// points (found top-down here) and into the start lists of its first
+/// point's ancestors; a list holds its blocks' byte ranges with touching
+/// ones merged.
+std::size_t plain_visits(const std::vector<detail::ArenaPacker::Block>& blocks,
+                         const std::vector<std::uint32_t>& order, const std::vector<std::int64_t>& offsets) {
+  const std::vector<std::size_t> points = begin_points(blocks);
+  std::size_t width = 1;
+  while (width < points.size()) width *= 2;
+  const auto rank = [&](std::size_t t) {
+    return static_cast<std::size_t>(std::lower_bound(points.begin(), points.end(), t) - points.begin());
+  };
+  std::vector<PlainRanges> cover(2 * width), starts(2 * width);
+  const auto add = [](PlainRanges& list, std::int64_t lo, std::int64_t hi) {
+    list.emplace_back(lo, hi);
+    std::sort(list.begin(), list.end());
+    PlainRanges merged;
+    for (const auto& r : list) {
+      if (!merged.empty() && r.first <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, r.second);
+      else
+        merged.push_back(r);
+    }
+    list = std::move(merged);
+  };
+  // The nodes whose point ranges make up [lo, hi), for node `v` over
+  // [first, last).
+  std::vector<std::size_t> parts;
+  const auto decompose = [&](auto& self, std::size_t v, std::size_t first, std::size_t last, std::size_t lo,
+                             std::size_t hi) -> void {
+    if (hi <= first || last <= lo) return;
+    if (lo <= first && last <= hi) {
+      parts.push_back(v);
+      return;
+    }
+    const std::size_t middle = (first + last) / 2;
+    self(self, 2 * v, first, middle, lo, hi);
+    self(self, 2 * v + 1, middle, last, lo, hi);
+  };
+  std::size_t visits = 0;
+  for (const std::uint32_t i : order) {
+    const std::size_t lo = rank(blocks[i].begin), hi = rank(blocks[i].end);
+    for (std::size_t v = width + lo; v >= 1; v /= 2) visits += cover[v].size();
+    parts.clear();
+    decompose(decompose, 1, 0, width, lo + 1, hi);
+    for (const std::size_t v : parts) visits += starts[v].size();
+    const std::int64_t at = offsets[i], top = offsets[i] + blocks[i].size;
+    parts.clear();
+    decompose(decompose, 1, 0, width, lo, hi);
+    for (const std::size_t v : parts) add(cover[v], at, top);
+    for (std::size_t v = width + lo; v >= 1; v /= 2) add(starts[v], at, top);
+  }
+  return visits;
+}
+
+/// Packs `t` in every order with one packer (its storage reused from one
+/// order to the next) and checks each packing against the plain best fit
+/// and its counted work against the plain lists'.
+void check_packings_are_plain(const AllocationTrace& t) {
+  std::vector<detail::ArenaPacker::Block> blocks;
+  std::vector<std::int64_t> raw;
+  for (const TracedAllocation& a : t.allocations) {
+    blocks.push_back({(a.bytes + 63) / 64 * 64, a.begin, a.end, 0, 0});
+    raw.push_back(a.bytes);
+  }
+  detail::ArenaPacker packer(blocks);
+  for (const ArenaOrder o : all_arena_orders) {
+    CAPTURE(arena_order_name(o));
+    const std::vector<std::uint32_t> order = packer.order(o);
+    detail::ArenaPacker::Packing packing;
+    std::size_t visits = 0;
+    REQUIRE(packer.pack(order, raw, SIZE_MAX, packing, visits));
+    const std::vector<std::int64_t> expected = plain_best_fit(blocks, order);
+    CHECK(packing.offsets == expected);
+    CHECK(visits == plain_visits(blocks, order, expected));
+  }
+}
+
+/// The number of distinct begins of `t`.
+std::size_t distinct_begins(const AllocationTrace& t) {
+  std::vector<detail::ArenaPacker::Block> blocks;
+  for (const TracedAllocation& a : t.allocations) blocks.push_back({64, a.begin, a.end, 0, 0});
+  return begin_points(blocks).size();
+}
+
+}  // namespace
+
+TEST_CASE("arena: every packing and its counted work are those of plain lists over all placed blocks") {
+  // Path unions switch on at 33 distinct begins (64 leaves): below that
+  // every list is read one by one; from 33 to 64 begins the one path union
+  // is the root's list; above 64 there are many, with long-lived blocks to
+  // make the upper lists change. Dense and sparse time, and every order
+  // packed by one packer in turn (storage reused).
+  SUBCASE("fewer than 33 distinct begins: no path unions") {
+    for (std::uint64_t seed = 0; seed < 6; ++seed) {
+      CAPTURE(seed);
+      AllocationTrace t = random_trace({.blocks = 40 + 50 * seed,
+                                        .steps = 4 + 5 * seed,
+                                        .min_bytes = 64,
+                                        .max_bytes = std::int64_t{1} << (12 + seed),
+                                        .max_lifetime = 1 + seed * 5,
+                                        .output_share = 0.05},
+                                       seed);
+      REQUIRE(distinct_begins(t) < 33);
+      check_packings_are_plain(t);
+    }
+  }
+  SUBCASE("33 to 64 distinct begins: the path union is the root's") {
+    // With all 64 begins, blocks that live throughout are in the root's
+    // list, which only the path union reads.
+    for (std::uint64_t seed = 0; seed < 6; ++seed) {
+      CAPTURE(seed);
+      const bool all_points = seed >= 3;
+      AllocationTrace t = random_trace({.blocks = all_points ? 700 : 150 + 40 * seed,
+                                        .steps = all_points ? 64 : 36 + 8 * seed,
+                                        .min_bytes = 64,
+                                        .max_bytes = std::int64_t{1} << (12 + seed),
+                                        .max_lifetime = 1 + seed * 9,
+                                        .output_share = 0.05},
+                                       seed);
+      if (all_points)
+        for (int k = 0; k < 3; ++k) t.allocations.push_back({"throughout", 4096 << k, 0, t.steps, 0, false});
+      if (seed % 2 == 1)
+        for (TracedAllocation& a : t.allocations) {
+          a.begin *= 1000;
+          a.end *= 1000;
+        }
+      const std::size_t begins = distinct_begins(t);
+      REQUIRE(begins >= 33);
+      REQUIRE(begins <= 64);
+      if (all_points) REQUIRE(begins == 64);
+      check_packings_are_plain(t);
+    }
+  }
+  SUBCASE("more than 64 distinct begins: many path unions") {
+    for (std::uint64_t seed = 0; seed < 12; ++seed) {
+      CAPTURE(seed);
+      AllocationTrace t = random_trace({.blocks = 200 + 60 * seed,
+                                        .steps = seed % 3 == 0 ? 0 : 60 + 30 * seed,
+                                        .min_bytes = 64,
+                                        .max_bytes = std::int64_t{1} << (12 + seed % 10),
+                                        .max_lifetime = 1 + (seed * 37) % 150,
+                                        .output_share = 0.05},
+                                       seed);
+      if (seed % 4 == 1)
+        for (TracedAllocation& a : t.allocations) {
+          a.begin *= 1000;
+          a.end *= 1000;
+        }
+      REQUIRE(distinct_begins(t) > 64);
+      check_packings_are_plain(t);
+    }
+  }
+}
+
+TEST_CASE("arena: a list of more than 65,536 ranges gets storage of its own, and the count is exact") {
+  // Points 0..3. Blocks G (live at point 1) and L (points 1 to 3) alternate
+  // in placing order, each going on top of the last, so G_k sits at 128k
+  // and L_k at 128k + 64. The list of the node over points 2 and 3 holds
+  // only the L blocks, 64 bytes apart: N ranges that never merge, past
+  // the 65,536 of a chunk. Each block reads only merged lists: G_k the
+  // one range of the G and L blocks below it (none for G_0), L_k that
+  // range and the one of X2 and X3, which begin in its later points. So
+  // the work is 0 for X0, X2, X3 and G_0, 2 for each L and 1 for each
+  // later G: 3N - 1.
+  constexpr std::uint32_t n = 65'537;
+  std::vector<detail::ArenaPacker::Block> blocks{{64, 0, 1, 0, 0}, {64, 2, 3, 0, 0}, {64, 3, 4, 0, 0}};
+  std::vector<std::uint32_t> order{0, 1, 2};
+  for (std::uint32_t k = 0; k < n; ++k) {
+    order.push_back(static_cast<std::uint32_t>(blocks.size()));
+    blocks.push_back({64, 1, 2, 0, 0});  // G_k
+    order.push_back(static_cast<std::uint32_t>(blocks.size()));
+    blocks.push_back({64, 1, 4, 0, 0});  // L_k
+  }
+  const std::vector<std::int64_t> raw(blocks.size(), 64);
+  detail::ArenaPacker packer(blocks);
+  // Twice: the second packing reuses the storage the first left behind.
+  for (int round = 0; round < 2; ++round) {
+    CAPTURE(round);
+    detail::ArenaPacker::Packing packing;
+    std::size_t visits = 0;
+    REQUIRE(packer.pack(order, raw, SIZE_MAX, packing, visits));
+    CHECK(visits == 3 * std::size_t{n} - 1);
+    CHECK(packing.arena == 128 * std::int64_t{n});
+    bool all_as_expected = packing.offsets[0] == 0 && packing.offsets[1] == 0 && packing.offsets[2] == 0;
+    for (std::uint32_t k = 0; k < n; ++k)
+      all_as_expected = all_as_expected && packing.offsets[3 + 2 * k] == 128 * std::int64_t{k} &&
+                        packing.offsets[4 + 2 * k] == 128 * std::int64_t{k} + 64;
+    CHECK(all_as_expected);
+  }
+}
+
 TEST_CASE("arena: a bad stop_within is rejected with a reason") {
   const AllocationTrace t{{{"a", 64, 0, 1, 0, false}}, 1};
   CHECK_THROWS_WITH_AS((void)place_in_arenas(t, {.stop_within = -0.5}),
@@ -261,6 +501,96 @@ TEST_CASE("arena: symbolic offsets are safe at every binding") {
     if (few_sizes) CHECK(evaluate(sym, hints).value().total_bytes() <= plan.placement.total_bytes());
     // Expressions stay small: a few forms per offset.
     for (const expr::Expr& o : sym.offsets) CHECK(expr::to_string(o).size() < 2000);
+  }
+}
+
+TEST_CASE("arena: pruning offset forms joins the same pairs as the cubic greedy") {
+  // prune_offset_forms caches its pair costs; the reference recomputes every
+  // pair before each join. Both must keep the same forms in the same order.
+  using detail::OffsetForm;
+  auto reference = [](std::vector<OffsetForm> forms, const detail::OffsetTerms& known) {
+    std::vector<OffsetForm> kept;
+    for (OffsetForm& f : forms) {
+      if (std::any_of(kept.begin(), kept.end(), [&](const OffsetForm& k) { return k.dominates(f); })) continue;
+      std::erase_if(kept, [&](const OffsetForm& k) { return f.dominates(k); });
+      kept.push_back(std::move(f));
+    }
+    while (kept.size() > detail::max_offset_forms) {
+      std::size_t best_a = 0, best_b = 1;
+      std::int64_t best = std::numeric_limits<std::int64_t>::max();
+      for (std::size_t a = 0; a < kept.size(); ++a)
+        for (std::size_t b = a + 1; b < kept.size(); ++b)
+          if (const std::int64_t v = kept[a].join(kept[b], known).at_hints; v < best) {
+            best = v;
+            best_a = a;
+            best_b = b;
+          }
+      kept[best_a] = kept[best_a].join(kept[best_b], known);
+      kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(best_b));
+    }
+    return kept;
+  };
+  for (std::uint64_t seed = 0; seed < 60; ++seed) {
+    CAPTURE(seed);
+    SplitMix64 rng(seed);
+    expr::Context ctx;
+    const expr::Expr s0 = ctx.symbol("s0");
+    detail::OffsetTerms known;
+    // Few distinct sizes and small hints make ties common, which is where a
+    // cached choice could drift from the reference's first cheapest pair.
+    const std::int64_t kinds = rng.uniform(1, 12);
+    std::vector<OffsetForm> forms(static_cast<std::size_t>(rng.uniform(0, 150)));
+    for (OffsetForm& f : forms) {
+      const std::int64_t terms = rng.uniform(0, 8);
+      for (std::int64_t t = 0; t < terms; ++t) {
+        const std::int64_t k = rng.uniform(1, kinds);
+        f = f.plus(expr::mul(ctx.integer(k), s0), 64 * k, known);
+      }
+      f = f.plus(ctx.integer(64 * rng.uniform(0, 4)), 0, known);
+      f.at_hints = f.constant;
+      for (const std::uint32_t t : f.terms) f.at_hints += known.hint(t);
+    }
+    const std::vector<OffsetForm> expected = reference(forms, known);
+    detail::prune_offset_forms(forms, known);
+    REQUIRE(forms.size() == expected.size());
+    CHECK(forms.size() <= detail::max_offset_forms);
+    for (std::size_t i = 0; i < forms.size(); ++i) {
+      CAPTURE(i);
+      CHECK(forms[i].constant == expected[i].constant);
+      CHECK(forms[i].terms == expected[i].terms);
+      CHECK(forms[i].at_hints == expected[i].at_hints);
+    }
+  }
+}
+
+TEST_CASE("arena: symbolic offsets stay safe when many forms must be joined") {
+  // Long-lived blocks of many distinct symbolic sizes stack deep and wide,
+  // so offsets collect far more than max_offset_forms forms. This is the
+  // case that once took minutes at a few hundred blocks.
+  expr::Context ctx;
+  const expr::Expr s0 = ctx.symbol("s0"), s1 = ctx.symbol("s1");
+  AllocationTrace t = random_trace({.blocks = 300, .max_lifetime = 150}, 11);
+  std::vector<expr::Expr> sizes;
+  for (std::size_t i = 0; i < t.allocations.size(); ++i) {
+    TracedAllocation& a = t.allocations[i];
+    const std::int64_t k = a.bytes / 64 + 1;
+    sizes.push_back(expr::mul(ctx.integer(k), i % 2 ? s0 : s1));
+    a.bytes = k * 64;
+  }
+  const ArenaPlan plan = place_in_arenas(t);
+  const SymbolicPlacement sym = symbolic_placement(t, plan.placement, sizes);
+  for (const auto& values : std::vector<std::pair<std::int64_t, std::int64_t>>{{64, 64}, {1, 1}, {64, 1}, {1, 64}, {37, 5}}) {
+    const std::int64_t v0 = values.first, v1 = values.second;
+    CAPTURE(v0);
+    CAPTURE(v1);
+    expr::Bindings b;
+    b.set(s0, v0).set(s1, v1);
+    AllocationTrace at = t;
+    for (std::size_t i = 0; i < at.allocations.size(); ++i) at.allocations[i].bytes = expr::eval(sizes[i], b).value();
+    const auto placed = evaluate(sym, b);
+    REQUIRE(placed);
+    const auto bad = check_placement(at, placed.value());
+    CHECK_MESSAGE(!bad, *bad);
   }
 }
 

@@ -121,6 +121,35 @@ TEST_CASE("segment tree: range add and range max against a plain array") {
   CHECK(tree.query(100, 200) == INT64_MIN);
 }
 
+TEST_CASE("segment tree: every size, powers of two or not, against a plain array") {
+  // Sizes short of a power of two leave leaves unused, which no query may
+  // read and no update may reach.
+  std::mt19937 rng(11);
+  for (std::size_t n = 1; n <= 130; ++n) {
+    CAPTURE(n);
+    std::vector<std::int64_t> plain(n);
+    for (auto& v : plain) v = static_cast<std::int64_t>(rng() % 1000) - 500;
+    pass::detail::PeakTree tree(plain, pass::detail::MaxOp{}, pass::detail::AddOp{}, INT64_MIN);
+    REQUIRE(tree.size() == n);
+    for (int round = 0; round < 300; ++round) {
+      std::size_t a = rng() % n, b = rng() % n;
+      if (a > b) std::swap(a, b);
+      if (rng() % 2 == 0) {
+        const std::int64_t add = static_cast<std::int64_t>(rng() % 200) - 100;
+        tree.update(a, b, add);
+        for (std::size_t i = a; i <= b; ++i) plain[i] += add;
+      } else {
+        REQUIRE(tree.query(a, b) == *std::max_element(plain.begin() + static_cast<std::ptrdiff_t>(a),
+                                                      plain.begin() + static_cast<std::ptrdiff_t>(b) + 1));
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i) REQUIRE(tree.query(i, i) == plain[i]);
+    CHECK(tree.query(0, n + 5) == *std::max_element(plain.begin(), plain.end()));
+  }
+  const pass::detail::PeakTree empty({}, pass::detail::MaxOp{}, pass::detail::AddOp{}, INT64_MIN);
+  CHECK(empty.size() == 0);
+}
+
 TEST_CASE("reuse: a freed buffer's storage goes to the next allocation of the same key") {
   Fixture f;
   BufferId a = f.alloc({f.s0});
@@ -244,6 +273,23 @@ TEST_CASE("reuse: trailing memory lines go unless they name an output") {
   f.p.body.pop_back();
   CHECK(memory_lines(planned(f.p).program) == lines({"KernelDefinition", "KernelDefinition", "Allocate buf0",
                                                      "KernelCall", "Allocate buf1", "KernelCall"}));
+}
+
+TEST_CASE("reuse: a trailing Reuse of offered storage stops the removal, wherever the offer is") {
+  // The offers are those of the whole body, trailing lines included: here
+  // the FreeIfNotReused that offers buf0 comes after the Reuse taking it.
+  Fixture f;
+  BufferId a = f.alloc({f.s0});
+  BufferId x = f.b.declare("taker", f.p.buffer(a).layout, BufferRole::intermediate);
+  f.b.append(Reuse{a, x, true});
+  f.b.append(FreeIfNotReused{a, true});
+  pass::detail::remove_trailing_memory_lines(f.p);
+  CHECK(memory_lines(f.p) == lines({"KernelDefinition", "KernelDefinition", "Allocate buf0", "KernelCall",
+                                    "Reuse buf0 taker"}));
+  // Without an offer the Reuse is a trailing line like the others.
+  f.b.append(FreeIfNotReused{a, false});
+  pass::detail::remove_trailing_memory_lines(f.p);
+  CHECK(memory_lines(f.p) == lines({"KernelDefinition", "KernelDefinition", "Allocate buf0", "KernelCall"}));
 }
 
 TEST_CASE("reuse: no reuse crosses an inlined subgraph's scope") {

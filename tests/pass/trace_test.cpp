@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -126,4 +127,27 @@ TEST_CASE("program_from_trace keeps the shape of the lifetimes") {
     // only into steps where it overlaps the same blocks).
     if (!symbolic) CHECK(max_live_bytes(traced.value()) >= max_live_bytes(t));
   }
+}
+
+TEST_CASE("max_live_bytes saturates at INT64_MAX and stays exact on the other devices") {
+  // Three blocks of INT64_MAX bytes on device 0: their sum passes INT64_MAX
+  // at the second. A running sum clamped there and then reduced by each
+  // end would be 0 after two ends and overflow at the third.
+  constexpr std::int64_t max = INT64_MAX;
+  AllocationTrace t;
+  for (int k = 0; k < 3; ++k) t.allocations.push_back({"huge", max, 0, 1, 0, false});
+  t.allocations.push_back({"after", 64, 1, 2, 0, false});
+  t.allocations.push_back({"a", 100, 0, 3, 1, false});
+  t.allocations.push_back({"b", 28, 2, 5, 1, false});
+  t.steps = 5;
+  const auto per_device = max_live_bytes_per_device(t);
+  REQUIRE(per_device.size() == 2);
+  CHECK(per_device.at(0) == max);
+  CHECK(per_device.at(1) == 128);
+  CHECK(max_live_bytes(t) == max);
+  // Below the limit the sum is exact.
+  AllocationTrace fits;
+  fits.allocations = {{"x", max / 2, 0, 2, 0, false}, {"y", max / 2, 1, 3, 0, false}, {"z", 1, 2, 3, 0, false}};
+  fits.steps = 3;
+  CHECK(max_live_bytes(fits) == max - 1);
 }

@@ -74,6 +74,7 @@
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/program.hpp>
 #include <wrapir/pass/detail/buffer_refs.hpp>
+#include <wrapir/pass/detail/prefetch.hpp>
 #include <wrapir/pass/trace.hpp>
 
 #include <boost/variant2/variant.hpp>
@@ -154,8 +155,13 @@ namespace detail {
   Liveness out;
   out.steps = p.body.size();
   out.storage_of.assign(p.buffers.size(), Liveness::no_storage);
+  // Each block is created by a buffer's definition, so the table bounds
+  // them; reserved, the vector is never moved while it fills.
+  out.lifetimes.reserve(p.buffers.size());
   // Multi-output tuples: their elements' blocks, and the tuple's own line.
-  std::vector<std::vector<std::size_t>> tuple_elements(p.buffers.size());
+  // Sized at the first MultiOutput: most programs have none, and a table
+  // per buffer, read for every reference, was a cache miss per reference.
+  std::vector<std::vector<std::size_t>> tuple_elements;
   std::vector<std::size_t> defined_at(p.buffers.size(), Liveness::no_storage);
   std::optional<Diagnostic> error;
 
@@ -218,6 +224,7 @@ namespace detail {
             if (s == Liveness::no_storage) return;
             if (defined_at[l.source.index] != Liveness::no_storage)
               out.lifetimes[s].first_line = std::min(out.lifetimes[s].first_line, defined_at[l.source.index]);
+            if (tuple_elements.empty()) tuple_elements.resize(p.buffers.size());
             tuple_elements[l.source.index].push_back(s);
           } else if constexpr (std::is_same_v<T, ir::Conditional> || std::is_same_v<T, ir::WhileLoop>) {
             for (ir::BufferId b : l.outputs) new_block(i, b, StorageOrigin::control_result);
@@ -235,7 +242,8 @@ namespace detail {
       }
       if (const std::size_t s = out.storage_of[b.index]; s != Liveness::no_storage) out.lifetimes[s].last_line = i;
       // A tuple keeps its elements' storage alive.
-      for (const std::size_t s : tuple_elements[b.index]) out.lifetimes[s].last_line = i;
+      if (!tuple_elements.empty())
+        for (const std::size_t s : tuple_elements[b.index]) out.lifetimes[s].last_line = i;
     });
   }
   if (error) return *error;
@@ -302,11 +310,21 @@ class HintEvaluator {
     return *cached;
   }
 
-  /// `bytes` of buffer `b` of `p` (see `buffer_storage_size`).
+  /// `bytes` of buffer `b` of `p` (see `buffer_storage_size`); cached per
+  /// buffer, since planners ask for every buffer several times.
   [[nodiscard]] Result<std::int64_t> buffer_bytes(const ir::Program& p, ir::BufferId b) {
+    if (b.index < buffer_bytes_.size() && buffer_bytes_[b.index] >= 0) return buffer_bytes_[b.index];
     const Result<expr::Expr>& size = buffer_storage_size(p, b);
     if (!size) return size.error();
-    return bytes_of(size.value(), p.buffer(b).layout.dtype);
+    Result<std::int64_t> bytes = bytes_of(size.value(), p.buffer(b).layout.dtype);
+    // Only values are cached (as non-negative numbers, -1 for none yet): an
+    // error is computed again, the same way, the next time it is asked.
+    if (bytes) {
+      if (b.index >= buffer_bytes_.size())
+        buffer_bytes_.resize(std::max(p.buffers.size(), b.index + std::size_t{1}), -1);
+      buffer_bytes_[b.index] = bytes.value();
+    }
+    return bytes;
   }
 
   /// The value of `e` at the hints.
@@ -393,6 +411,7 @@ class HintEvaluator {
   std::unordered_map<std::vector<const expr::Node*>, Result<expr::Expr>, KeyHash> layouts_;
   std::unordered_map<const expr::Node*, std::int64_t> values_;
   std::vector<const Result<expr::Expr>*> buffer_sizes_;
+  std::vector<std::int64_t> buffer_bytes_;
 };
 
 /// A program's trace with the liveness it came from:
@@ -406,19 +425,57 @@ struct ProgramTrace {
 
 namespace detail {
 
+/// A trace entry without its name: what a sum of live bytes needs. The
+/// planners' internal traces are made of these, since copying a name per
+/// block only to drop it was a good part of their cost.
+struct LiveSpan {
+  std::size_t begin = 0, end = 0;
+  std::int64_t bytes = 0;
+  std::int32_t device = 0;
+  bool is_output = false;
+};
+
+/// Prefetches the sizes and strides of `l`, which sit elsewhere on the heap.
+inline void prefetch_layout(const ir::Layout& l) noexcept {
+  prefetch(l.sizes.data());
+  prefetch(l.strides.data());
+}
+
+/// The trace of `l`, a liveness of `p`, with sizes from `hints`, without
+/// names: entry `i` is the block `l.lifetimes[i]`.
+[[nodiscard]] inline Result<std::vector<LiveSpan>> spans_from(const ir::Program& p, const Liveness& l,
+                                                              HintEvaluator& hints) {
+  std::vector<LiveSpan> spans;
+  spans.reserve(l.lifetimes.size());
+  // The first size of a buffer reads its layout's sizes and strides: in a
+  // large program two cache misses per block that the loop waited on, most
+  // of its time; asked for some blocks ahead, they overlap.
+  constexpr std::size_t ahead = 8;
+  for (std::size_t i = 0; i < l.lifetimes.size(); ++i) {
+    if (i + ahead < l.lifetimes.size()) prefetch_layout(p.buffer(l.lifetimes[i + ahead].buffer).layout);
+    const BufferLifetime& b = l.lifetimes[i];
+    Result<std::int64_t> bytes = hints.buffer_bytes(p, b.buffer);
+    if (!bytes)
+      return Diagnostic{"line " + std::to_string(b.first_line) + ": buffer " + p.buffer(b.buffer).name + ": " +
+                        bytes.error().message};
+    spans.push_back(LiveSpan{b.first_line, b.last_line + 1, bytes.value(), device_key(p.buffer(b.buffer).layout.device),
+                             b.is_output});
+  }
+  return spans;
+}
+
 /// The trace of `l`, a liveness of `p`, with sizes from `hints`.
 [[nodiscard]] inline Result<AllocationTrace> trace_from(const ir::Program& p, const Liveness& l,
                                                          HintEvaluator& hints) {
+  Result<std::vector<LiveSpan>> spans = spans_from(p, l, hints);
+  if (!spans) return spans.error();
   AllocationTrace trace;
   trace.steps = l.steps;
   trace.allocations.reserve(l.lifetimes.size());
-  for (const BufferLifetime& b : l.lifetimes) {
-    const ir::BufferDecl& d = p.buffer(b.buffer);
-    Result<std::int64_t> bytes = hints.buffer_bytes(p, b.buffer);
-    if (!bytes)
-      return Diagnostic{"line " + std::to_string(b.first_line) + ": buffer " + d.name + ": " + bytes.error().message};
-    trace.allocations.push_back(TracedAllocation{d.name, bytes.value(), b.first_line, b.last_line + 1,
-                                                 device_key(d.layout.device), b.is_output});
+  for (std::size_t i = 0; i < l.lifetimes.size(); ++i) {
+    const LiveSpan& s = spans.value()[i];
+    trace.allocations.push_back(
+        TracedAllocation{p.buffer(l.lifetimes[i].buffer).name, s.bytes, s.begin, s.end, s.device, s.is_output});
   }
   return trace;
 }

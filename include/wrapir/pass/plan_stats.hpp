@@ -43,6 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -97,12 +98,82 @@ struct HeldTrace {
 
 namespace detail {
 
-/// The held trace of `p`, whose liveness is `l`, with sizes from `hints`.
-[[nodiscard]] inline Result<HeldTrace> held_trace_from(const ir::Program& p, const Liveness& l,
-                                                       HintEvaluator& hints) {
+/// `max_live_bytes` of the trace made of `spans`. When time is dense (the
+/// last end within a few times the number of spans) and no device's bytes
+/// add up past 2^63, a difference array per device gives the same sums as
+/// the sweep over sorted events, without the sort, which was the larger
+/// part of measuring a plan; otherwise it is that sweep. (Live bytes peak
+/// after the begins of some step, and between steps they only fall, so the
+/// largest prefix sum over all steps is the sweep's peak; without overflow
+/// no sum saturates. Every partial sum of a device's array, and every live
+/// sum, lies between minus and plus that device's total, which was checked
+/// to fit, so none of them overflows.)
+[[nodiscard]] inline std::int64_t max_live_of(std::span<const LiveSpan> spans) {
+  constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  std::vector<std::int32_t> devices;
+  std::vector<std::int64_t> totals;
+  std::size_t last_end = 0;
+  bool dense = true;
+  for (const LiveSpan& s : spans) {
+    if (s.end <= s.begin || s.bytes <= 0) continue;
+    const auto d = static_cast<std::size_t>(std::find(devices.begin(), devices.end(), s.device) - devices.begin());
+    if (d == devices.size()) {
+      devices.push_back(s.device);
+      totals.push_back(0);
+    }
+    if (totals[d] > max - s.bytes) {
+      dense = false;
+      break;
+    }
+    totals[d] += s.bytes;
+    last_end = std::max(last_end, s.end);
+  }
+  // One array per device: bounded like the time, or it is the sweep.
+  dense = dense && last_end < (4 * spans.size() + 1024) / std::max<std::size_t>(devices.size(), 1);
+  if (!dense) {
+    AllocationTrace trace;
+    trace.allocations.reserve(spans.size());
+    for (const LiveSpan& s : spans)
+      trace.allocations.push_back(TracedAllocation{{}, s.bytes, s.begin, s.end, s.device, s.is_output});
+    return max_live_bytes(trace);
+  }
+  const std::size_t width = last_end + 1;
+  std::vector<std::int64_t> delta(devices.size() * width, 0);
+  for (const LiveSpan& s : spans) {
+    if (s.end <= s.begin || s.bytes <= 0) continue;
+    const auto d = static_cast<std::size_t>(std::find(devices.begin(), devices.end(), s.device) - devices.begin());
+    delta[d * width + s.begin] += s.bytes;
+    delta[d * width + s.end] -= s.bytes;
+  }
+  std::int64_t total = 0;
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    std::int64_t live = 0, peak = 0;
+    for (std::size_t t = d * width; t < (d + 1) * width; ++t) peak = std::max(peak, live += delta[t]);
+    total = total > max - peak ? max : total + peak;
+  }
+  return total;
+}
+
+/// `held_trace_from` without names: `spans[u]` is block `u` of the
+/// liveness, and the entries after the blocks are the pools `pools` lists.
+struct HeldSpans {
+  std::vector<LiveSpan> spans;
+  std::vector<ir::PoolId> pools;
+};
+
+/// The held trace of `p`, whose liveness is `l`, with sizes from `hints`,
+/// without names. `known_blocks`, when not empty, is `spans_from(p, l,
+/// hints)`: the blocks' bytes and devices are taken from there rather than
+/// read from the buffer table again. A diagnostic when it is not one entry
+/// per block of `l`.
+[[nodiscard]] inline Result<HeldSpans> held_spans_from(const ir::Program& p, const Liveness& l, HintEvaluator& hints,
+                                                       std::span<const LiveSpan> known_blocks = {}) {
   constexpr std::size_t none = Liveness::no_storage;
-  HeldTrace out;
-  out.trace.steps = l.steps;
+  HeldSpans out;
+  if (!known_blocks.empty() && known_blocks.size() != l.lifetimes.size())
+    return Diagnostic{"the held trace: " + std::to_string(known_blocks.size()) +
+                      " known block sizes were given for a liveness of " + std::to_string(l.lifetimes.size()) +
+                      " blocks; they must be spans_from of the same liveness"};
 
   // Units: one per liveness block, then one per pool. `holders` counts the
   // names holding a unit; `end` stays `steps` until the last one releases.
@@ -117,7 +188,8 @@ namespace detail {
   end.assign(blocks, l.steps);
   // The unit each buffer name holds now (a Reuse moves it).
   std::vector<std::size_t> held(p.buffers.size(), none);
-  std::vector<std::vector<std::size_t>> tuple_elements(p.buffers.size());
+  // Sized at the first MultiOutput, as in `liveness_of`.
+  std::vector<std::vector<std::size_t>> tuple_elements;
   for (std::size_t i = 0; i < blocks; ++i) held[l.lifetimes[i].buffer.index] = i;
 
   auto release_unit = [&](std::size_t u, std::size_t line) {
@@ -128,6 +200,7 @@ namespace detail {
     if (!p.contains(b)) return;
     release_unit(held[b.index], line);
     held[b.index] = none;
+    if (tuple_elements.empty()) return;
     for (const std::size_t u : tuple_elements[b.index]) release_unit(u, line);
     tuple_elements[b.index].clear();
   };
@@ -138,8 +211,10 @@ namespace detail {
           using T = std::decay_t<decltype(line)>;
           if constexpr (std::is_same_v<T, ir::MultiOutput>) {
             if (p.contains(line.source) && p.contains(line.result) && l.storage_of[line.result.index] != none &&
-                l.lifetimes[l.storage_of[line.result.index]].buffer == line.result)
+                l.lifetimes[l.storage_of[line.result.index]].buffer == line.result) {
+              if (tuple_elements.empty()) tuple_elements.resize(p.buffers.size());
               tuple_elements[line.source.index].push_back(l.storage_of[line.result.index]);
+            }
           } else if constexpr (std::is_same_v<T, ir::Reuse>) {
             if (p.contains(line.old_buffer) && p.contains(line.new_buffer)) {
               held[line.new_buffer.index] = held[line.old_buffer.index];
@@ -165,22 +240,26 @@ namespace detail {
         p.body[i]);
   }
 
-  out.trace.allocations.reserve(begin.size());
-  out.owners.reserve(begin.size());
+  out.spans.reserve(begin.size());
   for (std::size_t u = 0; u < blocks; ++u) {
     const BufferLifetime& b = l.lifetimes[u];
-    const ir::BufferDecl& d = p.buffer(b.buffer);
-    Result<std::int64_t> bytes = hints.buffer_bytes(p, b.buffer);
-    if (!bytes)
-      return Diagnostic{"line " + std::to_string(b.first_line) + ": buffer " + d.name + ": " + bytes.error().message};
+    LiveSpan block;
+    if (!known_blocks.empty()) {
+      block = known_blocks[u];
+    } else {
+      Result<std::int64_t> bytes = hints.buffer_bytes(p, b.buffer);
+      if (!bytes)
+        return Diagnostic{"line " + std::to_string(b.first_line) + ": buffer " + p.buffer(b.buffer).name + ": " +
+                          bytes.error().message};
+      block.bytes = bytes.value();
+      block.device = device_key(p.buffer(b.buffer).layout.device);
+    }
     // A use after the release (a malformed program) still needs the memory.
     const std::size_t e = std::max(end[u], b.last_line + 1);
     // A region carved from a pool is memory the pool already holds: zero
     // bytes here, kept so that entry u stays block u of the liveness.
-    const std::int64_t held_bytes = b.origin == StorageOrigin::pool ? 0 : bytes.value();
-    out.trace.allocations.push_back(
-        TracedAllocation{d.name, held_bytes, begin[u], e, device_key(d.layout.device), b.is_output});
-    out.owners.push_back(HeldStorage{b.buffer, std::nullopt});
+    const std::int64_t held_bytes = b.origin == StorageOrigin::pool ? 0 : block.bytes;
+    out.spans.push_back(LiveSpan{begin[u], e, held_bytes, block.device, b.is_output});
   }
   for (std::size_t q = 0; q < p.pools.size(); ++q) {
     const std::size_t u = pool_unit[q];
@@ -191,9 +270,30 @@ namespace detail {
       return Diagnostic{"line " + std::to_string(begin[u]) + ": pool " + pool.name +
                         ": its size does not evaluate to a non-negative number of bytes at the hints" +
                         (bytes ? std::string() : ": " + bytes.error().message)};
-    out.trace.allocations.push_back(
-        TracedAllocation{pool.name, bytes.value(), begin[u], end[u], device_key(pool.device), false});
-    out.owners.push_back(HeldStorage{std::nullopt, ir::PoolId{static_cast<std::uint32_t>(q)}});
+    out.spans.push_back(LiveSpan{begin[u], end[u], bytes.value(), device_key(pool.device), false});
+    out.pools.push_back(ir::PoolId{static_cast<std::uint32_t>(q)});
+  }
+  return out;
+}
+
+/// The held trace of `p`, whose liveness is `l`, with sizes from `hints`.
+[[nodiscard]] inline Result<HeldTrace> held_trace_from(const ir::Program& p, const Liveness& l,
+                                                       HintEvaluator& hints) {
+  Result<HeldSpans> held = held_spans_from(p, l, hints);
+  if (!held) return held.error();
+  const std::vector<LiveSpan>& spans = held.value().spans;
+  HeldTrace out;
+  out.trace.steps = l.steps;
+  out.trace.allocations.reserve(spans.size());
+  out.owners.reserve(spans.size());
+  const std::size_t blocks = l.lifetimes.size();
+  for (std::size_t u = 0; u < spans.size(); ++u) {
+    const LiveSpan& s = spans[u];
+    const bool block = u < blocks;
+    const ir::PoolId pool = block ? ir::PoolId{} : held.value().pools[u - blocks];
+    out.trace.allocations.push_back(TracedAllocation{block ? p.buffer(l.lifetimes[u].buffer).name : p.pool(pool).name,
+                                                     s.bytes, s.begin, s.end, s.device, s.is_output});
+    out.owners.push_back(block ? HeldStorage{l.lifetimes[u].buffer, std::nullopt} : HeldStorage{std::nullopt, pool});
   }
   return out;
 }
@@ -252,10 +352,10 @@ inline void count_plan_lines(const ir::Program& p, const expr::Bindings& inherit
   PlanStats s;
   Result<Liveness> live = liveness_of(planned);
   if (!live) return Diagnostic{"the planned program: " + live.error().message};
-  Result<HeldTrace> held = held_trace_from(planned, live.value(), hints);
+  Result<HeldSpans> held = held_spans_from(planned, live.value(), hints);
   if (!held) return Diagnostic{"the planned program: " + held.error().message};
   s.lower_bound_bytes = lower_bound;
-  s.peak_bytes = max_live_bytes(held.value().trace);
+  s.peak_bytes = max_live_of(held.value().spans);
   count_plan_lines(planned, options.hints, options.fallback_hint, s);
   return s;
 }
@@ -266,10 +366,13 @@ inline void count_plan_lines(const ir::Program& p, const expr::Bindings& inherit
 /// comment). A diagnostic when either program's storage cannot be traced.
 [[nodiscard]] inline Result<PlanStats> measure_plan(const ir::Program& original, const ir::Program& planned,
                                                     const TraceOptions& options = {}) {
-  Result<AllocationTrace> bound = trace_of(original, options);
+  Result<Liveness> live = liveness_of(original);
+  if (!live) return Diagnostic{"the original program: " + live.error().message};
+  HintEvaluator original_hints{original, options};
+  Result<std::vector<detail::LiveSpan>> bound = detail::spans_from(original, live.value(), original_hints);
   if (!bound) return Diagnostic{"the original program: " + bound.error().message};
   HintEvaluator hints{planned, options};
-  return detail::measure_against(max_live_bytes(bound.value()), planned, options, hints);
+  return detail::measure_against(detail::max_live_of(bound.value()), planned, options, hints);
 }
 
 }  // namespace wrapir::pass

@@ -75,6 +75,7 @@
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/program.hpp>
 #include <wrapir/pass/detail/buffer_refs.hpp>
+#include <wrapir/pass/detail/prefetch.hpp>
 #include <wrapir/pass/detail/segment_tree.hpp>
 #include <wrapir/pass/liveness.hpp>
 #include <wrapir/pass/plan_stats.hpp>
@@ -86,8 +87,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -140,7 +141,8 @@ struct Offer {
   std::size_t line;
 };
 
-using PlanningState = std::unordered_map<ReuseKey, std::vector<Offer>, ReuseKeyHash>;
+/// The offers of one scope, per interned reuse key (see `ReusePlanner`).
+using PlanningState = std::vector<std::vector<Offer>>;
 
 [[nodiscard]] constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) noexcept {
   if (b > 0 && a > std::numeric_limits<std::int64_t>::max() - b) return std::numeric_limits<std::int64_t>::max();
@@ -172,40 +174,53 @@ inline void remove_trailing_memory_lines(ir::Program& p) {
   for (const ir::ProgramOutput& o : p.outputs)
     if (const ir::BufferArg* b = boost::variant2::get_if<ir::BufferArg>(&o); b && p.contains(b->buffer))
       is_output[b->buffer.index] = true;
-  std::vector<bool> offered(p.buffers.size(), false);
-  for (const ir::Line& line : p.body)
-    if (const auto* f = std::get_if<ir::FreeIfNotReused>(&line); f && f->reused && p.contains(f->buffer))
-      offered[f->buffer.index] = true;
-  while (!p.body.empty()) {
-    const ir::Line& last = p.body.back();
-    if (last.valueless_by_exception()) return;
+  // Which storage a FreeIfNotReused of the whole body offered: a walk over
+  // the body, made only when a trailing Reuse asks (the lines are erased
+  // after the scan, so the walk still sees them all).
+  std::vector<bool> offered;
+  const auto was_offered = [&](ir::BufferId b) {
+    if (offered.empty()) {
+      offered.assign(p.buffers.size(), false);
+      for (const ir::Line& line : p.body)
+        if (const auto* f = std::get_if<ir::FreeIfNotReused>(&line); f && f->reused && p.contains(f->buffer))
+          offered[f->buffer.index] = true;
+    }
+    return offered[b.index];
+  };
+  const auto removable = [&](const ir::Line& last) {
+    if (last.valueless_by_exception()) return false;
     const bool memory = std::visit([](const auto& l) { return is_memory_line<std::decay_t<decltype(l)>>; }, last);
-    if (!memory) return;
-    if (const auto* r = std::get_if<ir::Reuse>(&last); r && p.contains(r->old_buffer) && offered[r->old_buffer.index])
-      return;
+    if (!memory) return false;
+    if (const auto* r = std::get_if<ir::Reuse>(&last); r && p.contains(r->old_buffer) && was_offered(r->old_buffer))
+      return false;
     bool names_output = false;
     for_each_buffer_ref(last, [&](ir::BufferId b) {
       names_output = names_output || !p.contains(b) || is_output[b.index];
     });
-    if (names_output) return;
-    p.body.pop_back();
-  }
+    return !names_output;
+  };
+  std::size_t kept = p.body.size();
+  while (kept > 0 && removable(p.body[kept - 1])) --kept;
+  p.body.erase(p.body.begin() + static_cast<std::ptrdiff_t>(kept), p.body.end());
 }
 
 class ReusePlanner {
  public:
   /// Plans `p`, whose body before trailing lines were removed had the
-  /// liveness `live` and the held trace `held`; `hints` evaluates its sizes.
+  /// liveness `live`; `hints` evaluates its sizes.
   ReusePlanner(ir::Program& p, const ReuseOptions& options, const Liveness& live, HintEvaluator& hints)
       : p_(p), options_(options), liveness_(live), hints_(hints) {}
 
-  /// Plans `p_`'s body in place; returns the number of reuses made.
-  std::size_t run(const AllocationTrace& held) {
+  /// Plans `p_`'s body in place, with `held` (the held trace of the body
+  /// before trailing lines were removed) as the first estimate; returns the
+  /// number of reuses made.
+  std::size_t run(std::span<const LiveSpan> held) {
     build_estimates(held);
 
     std::vector<PlanningState> states(1);
     std::size_t reuses = 0;
     for (std::size_t i = 0; i < p_.body.size(); ++i) {
+      if (i + prefetch_ahead < p_.body.size()) prefetch_declaration(p_.body[i + prefetch_ahead]);
       ir::Line& line = p_.body[i];
       if (std::holds_alternative<ir::EnterSubgraph>(line)) {
         states.emplace_back();
@@ -226,43 +241,103 @@ class ReusePlanner {
 
   [[nodiscard]] const expr::Bindings& bindings() const noexcept { return hints_.bindings(); }
 
+  /// The (old, new) pairs of the reuses made, in line order.
+  [[nodiscard]] const std::vector<std::pair<ir::BufferId, ir::BufferId>>& accepted() const noexcept {
+    return accepted_;
+  }
+
  private:
-  void build_estimates(const AllocationTrace& held) {
+  static constexpr std::uint32_t no_key = std::numeric_limits<std::uint32_t>::max();
+  static constexpr std::size_t no_tree = std::numeric_limits<std::size_t>::max();
+
+  /// A buffer's first key reads its declaration: in a large program a cache
+  /// miss or two per buffer, a good part of the walk, so the declaration of
+  /// the buffer a line frees or allocates is asked for this many lines
+  /// ahead.
+  static constexpr std::size_t prefetch_ahead = 8;
+
+  void prefetch_declaration(const ir::Line& line) const {
+    ir::BufferId b;
+    if (const auto* f = std::get_if<ir::FreeIfNotReused>(&line))
+      b = f->buffer;
+    else if (const auto* a = std::get_if<ir::Allocate>(&line))
+      b = a->buffer;
+    else
+      return;
+    if (!p_.contains(b)) return;
+    const ir::BufferDecl& d = p_.buffers[b.index];
+    prefetch(&d.layout.device);  // the key's fields span two cache lines
+    prefetch(&d.aligned);
+  }
+
+  /// The estimates of `held`, replacing any made before, with the keys
+  /// already interned pointed at their device's new estimate.
+  void build_estimates(std::span<const LiveSpan> held) {
+    tree_devices_.clear();
+    trees_.clear();
+    peaks_.clear();
     const std::size_t steps = p_.body.size();
-    std::map<std::int32_t, std::vector<std::int64_t>> deltas;
-    for (const TracedAllocation& a : held.allocations) {
+    std::vector<std::vector<std::int64_t>> deltas;
+    for (const LiveSpan& a : held) {
       if (a.bytes <= 0 || a.begin >= steps) continue;
-      std::vector<std::int64_t>& d = deltas[a.device];
+      std::size_t slot = find_tree_slot(a.device);
+      if (slot == no_tree) slot = add_tree_slot(a.device);
+      if (deltas.size() <= slot) deltas.resize(slot + 1);
+      std::vector<std::int64_t>& d = deltas[slot];
       if (d.empty()) d.assign(steps + 1, 0);
       d[a.begin] = saturating_add(d[a.begin], a.bytes);
       d[std::min(a.end, steps)] = saturating_add(d[std::min(a.end, steps)], -a.bytes);
     }
-    for (auto& [device, d] : deltas) {
-      std::vector<std::int64_t> live(steps, 0);
+    std::vector<std::int64_t> live(steps, 0);
+    for (std::vector<std::int64_t>& d : deltas) {
       std::int64_t running = 0, peak = 0;
       for (std::size_t t = 0; t < steps; ++t) {
         running = saturating_add(running, d[t]);
         live[t] = running;
         peak = std::max(peak, running);
       }
-      peaks_.emplace(device, peak);
-      trees_.emplace(device, PeakTree(live, MaxOp{}, AddOp{}, std::numeric_limits<std::int64_t>::min()));
+      peaks_.push_back(peak);
+      trees_.emplace_back(live, MaxOp{}, AddOp{}, std::numeric_limits<std::int64_t>::min());
     }
+    for (const auto& [key, id] : key_ids_) key_trees_[id] = find_tree_slot(key.device);
   }
 
-  /// The key of `b`, or nothing when `b` may not take part in reuse.
-  std::optional<ReuseKey> key_of(ir::BufferId b, bool comm) {
-    if (!p_.contains(b)) return std::nullopt;
+  /// The index of `device`'s estimate in `trees_` and `peaks_`, or `no_tree`
+  /// when it has none (no storage held on it).
+  [[nodiscard]] std::size_t find_tree_slot(std::int32_t device) const {
+    for (std::size_t s = 0; s < tree_devices_.size(); ++s)
+      if (tree_devices_[s] == device) return s;
+    return no_tree;
+  }
+
+  /// A new slot for `device`, which has none yet; `build_estimates` fills
+  /// it.
+  std::size_t add_tree_slot(std::int32_t device) {
+    tree_devices_.push_back(device);
+    return tree_devices_.size() - 1;
+  }
+
+  /// The interned key of `b`, or `no_key` when `b` may not take part in
+  /// reuse. Computed once per buffer: building it reads the buffer's
+  /// declaration and its size, each a cache miss in a large program.
+  std::uint32_t key_of(ir::BufferId b, bool comm) {
+    if (!p_.contains(b)) return no_key;
     if (keys_.size() < p_.buffers.size()) keys_.resize(p_.buffers.size());
     CachedKey& cached = keys_[b.index];
     if (!cached.known) {
-      cached.key = compute_key(b, comm);
+      cached.id = no_key;
+      if (std::optional<ReuseKey> k = compute_key(b, comm)) {
+        const auto next = static_cast<std::uint32_t>(key_ids_.size());
+        const auto [it, added] = key_ids_.emplace(*k, next);
+        if (added) key_trees_.push_back(find_tree_slot(k->device));
+        cached.id = it->second;
+      }
       cached.known = true;
       cached.comm = comm;
     }
     // A buffer is offered and taken by lines of its role only; a comm line
     // naming a plain buffer (or the reverse) gets no key.
-    return cached.comm == comm ? cached.key : std::nullopt;
+    return cached.comm == comm ? cached.id : no_key;
   }
 
   std::optional<ReuseKey> compute_key(ir::BufferId b, bool comm) {
@@ -311,28 +386,27 @@ class ReusePlanner {
     if (s == Liveness::no_storage) return;
     const BufferLifetime& life = liveness_.lifetimes[s];
     if (life.is_output || life.last_line > line || life.origin == StorageOrigin::pool) return;
-    std::optional<ReuseKey> k = key_of(b, comm);
-    if (!k) return;
-    state[*k].push_back(Offer{b, line});
+    const std::uint32_t k = key_of(b, comm);
+    if (k == no_key) return;
+    if (state.size() <= k) state.resize(k + std::size_t{1});
+    state[k].push_back(Offer{b, line});
   }
 
   bool take(PlanningState& state, ir::BufferId b, std::size_t line, bool comm) {
     if (!options_.allow_reuse) return false;
-    std::optional<ReuseKey> k = key_of(b, comm);
-    if (!k) return false;
-    auto it = state.find(*k);
-    if (it == state.end() || it->second.empty()) return false;
-    const Offer offer = it->second.back();
-    it->second.pop_back();
+    const std::uint32_t k = key_of(b, comm);
+    if (k == no_key || k >= state.size() || state[k].empty()) return false;
+    std::vector<Offer>& offers = state[k];
+    const Offer offer = offers.back();
+    offers.pop_back();
     Result<std::int64_t> bytes = hints_.buffer_bytes(p_, b);
     const std::int64_t size = bytes ? bytes.value() : 0;  // Inductor's fallback for an unknown size
-    PeakTree* tree = nullptr;
-    if (auto t = trees_.find(k->device); t != trees_.end()) tree = &t->second;
+    PeakTree* const tree = key_trees_[k] == no_tree ? nullptr : &trees_[key_trees_[k]];
     const bool adjacent = offer.line + 1 >= line;
     if (!comm && options_.peak_guard && !adjacent && tree) {
       const std::int64_t between = tree->query(offer.line + 1, line - 1);
-      if (saturating_add(size, between) > peaks_[k->device]) {
-        it->second.push_back(offer);
+      if (saturating_add(size, between) > peaks_[key_trees_[k]]) {
+        offers.push_back(offer);
         return false;
       }
     }
@@ -343,25 +417,25 @@ class ReusePlanner {
     return true;
   }
 
- public:
-  /// The (old, new) pairs of the reuses made, in line order.
-  [[nodiscard]] const std::vector<std::pair<ir::BufferId, ir::BufferId>>& accepted() const noexcept {
-    return accepted_;
-  }
-
- private:
   ir::Program& p_;
   const ReuseOptions& options_;
   const Liveness& liveness_;
   HintEvaluator& hints_;
-  std::map<std::int32_t, PeakTree> trees_;
-  std::map<std::int32_t, std::int64_t> peaks_;
+  // Per device holding storage (`tree_devices_`), the estimate and its peak.
+  std::vector<std::int32_t> tree_devices_;
+  std::vector<PeakTree> trees_;
+  std::vector<std::int64_t> peaks_;
   struct CachedKey {
-    std::optional<ReuseKey> key;
+    std::uint32_t id = no_key;
     bool known = false;
     bool comm = false;
   };
   std::vector<CachedKey> keys_;
+  // Keys are interned to dense ids, so that a scope's offers are a vector
+  // indexed by key rather than a hash map probed on every free and
+  // allocation; `key_trees_` is each key's device estimate.
+  std::unordered_map<ReuseKey, std::uint32_t, ReuseKeyHash> key_ids_;
+  std::vector<std::size_t> key_trees_;
   std::vector<std::pair<ir::BufferId, ir::BufferId>> accepted_;
   std::unordered_map<const expr::Node*, std::uint32_t> printed_;
   std::unordered_map<std::string, std::uint32_t> sizes_;
@@ -383,16 +457,16 @@ struct ScopePlan {
 /// that a removed trailing line created is gone, or that it released is
 /// held to the new end of the body. The tests check it against
 /// `measure_plan`.
-[[nodiscard]] inline AllocationTrace planned_held_trace(
-    const AllocationTrace& held, const Liveness& live, const std::vector<std::pair<ir::BufferId, ir::BufferId>>& reuses,
-    std::size_t steps) {
-  std::vector<std::size_t> parent(held.allocations.size());
+[[nodiscard]] inline std::vector<LiveSpan> planned_held_spans(
+    std::span<const LiveSpan> held, const Liveness& live,
+    const std::vector<std::pair<ir::BufferId, ir::BufferId>>& reuses, std::size_t steps) {
+  std::vector<std::size_t> parent(held.size());
   for (std::size_t u = 0; u < parent.size(); ++u) parent[u] = u;
   auto find = [&](std::size_t u) {
     while (parent[u] != u) u = parent[u] = parent[parent[u]];
     return u;
   };
-  std::vector<TracedAllocation> joined = held.allocations;
+  std::vector<LiveSpan> joined(held.begin(), held.end());
   for (const auto& [old_buffer, new_buffer] : reuses) {
     const std::size_t o = live.storage_of[old_buffer.index], n = live.storage_of[new_buffer.index];
     if (o == Liveness::no_storage || n == Liveness::no_storage) continue;
@@ -403,14 +477,16 @@ struct ScopePlan {
     joined[ro].end = std::max(joined[ro].end, joined[rn].end);
     joined[ro].is_output = joined[ro].is_output || joined[rn].is_output;
   }
-  AllocationTrace out;
-  out.steps = steps;
+  // Compacted in place: entry u moves only to an index at or below u.
+  std::size_t kept = 0;
   for (std::size_t u = 0; u < joined.size(); ++u) {
     if (find(u) != u || joined[u].begin >= steps) continue;
-    out.allocations.push_back(std::move(joined[u]));
-    out.allocations.back().end = std::min(out.allocations.back().end, steps);
+    joined[kept] = joined[u];
+    joined[kept].end = std::min(joined[kept].end, steps);
+    ++kept;
   }
-  return out;
+  joined.resize(kept);
+  return joined;
 }
 
 /// Plans `original` into `planned` (a copy of it) and its subgraphs in
@@ -422,17 +498,16 @@ inline Result<ScopePlan> plan_scope(const ir::Program& original, ir::Program& pl
                                     HintEvaluator& hints, const std::string& where) {
   Result<Liveness> live = liveness_of(original);
   if (!live) return Diagnostic{where + live.error().message};
-  Result<AllocationTrace> bound = trace_from(original, live.value(), hints);
+  Result<std::vector<LiveSpan>> bound = spans_from(original, live.value(), hints);
   if (!bound) return Diagnostic{where + bound.error().message};
-  Result<HeldTrace> held = held_trace_from(original, live.value(), hints);
+  Result<HeldSpans> held = held_spans_from(original, live.value(), hints, bound.value());
   if (!held) return Diagnostic{where + held.error().message};
   ScopePlan out;
-  out.lower_bound = max_live_bytes(bound.value());
+  out.lower_bound = max_live_of(bound.value());
   remove_trailing_memory_lines(planned);
   ReusePlanner planner{planned, options, live.value(), hints};
-  out.reuses = planner.run(held.value().trace);
-  out.peak = max_live_bytes(
-      planned_held_trace(held.value().trace, live.value(), planner.accepted(), planned.body.size()));
+  out.reuses = planner.run(held.value().spans);
+  out.peak = max_live_of(planned_held_spans(held.value().spans, live.value(), planner.accepted(), planned.body.size()));
   ReuseOptions sub = options;
   sub.trace.hints = hints.bindings();
   for (std::size_t g = 0; g < planned.subgraphs.size(); ++g) {

@@ -81,13 +81,17 @@ struct AllocationTrace {
   std::sort(events.begin(), events.end(), [](const Event& x, const Event& y) {
     return x.time != y.time ? x.time < y.time : (!x.is_begin && y.is_begin);
   });
+  // Until a device's live sum reaches INT64_MAX it is exact; once it does,
+  // its peak is INT64_MAX whatever follows, so the device is left alone
+  // (subtracting from a clamped sum would undercount, then overflow).
   std::map<std::int32_t, std::int64_t> live, peak;
   constexpr std::int64_t max = INT64_MAX;
   for (const Event& e : events) {
+    std::int64_t& p = peak[e.device];
+    if (p == max) continue;
     std::int64_t& l = live[e.device];
     if (e.is_begin) {
       l = l > max - e.bytes ? max : l + e.bytes;
-      std::int64_t& p = peak[e.device];
       p = std::max(p, l);
     } else {
       l -= e.bytes;

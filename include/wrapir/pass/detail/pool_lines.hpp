@@ -61,11 +61,11 @@ std::vector<PoolRelease> rewrite_into_pools(ir::Program& p, Slot&& slot, PoolOf&
     }
     std::optional<ir::BufferId> freed;
     bool reused = false;
-    if (const auto* f = std::get_if<ir::FreeIfNotReused>(&line)) {
-      freed = f->buffer;
-      reused = f->reused;
-    } else if (const auto* f = std::get_if<ir::Free>(&line)) {
-      freed = f->buffer;
+    if (const auto* offer = std::get_if<ir::FreeIfNotReused>(&line)) {
+      freed = offer->buffer;
+      reused = offer->reused;
+    } else if (const auto* free_line = std::get_if<ir::Free>(&line)) {
+      freed = free_line->buffer;
     }
     if (freed) {
       if (const std::optional<ir::PoolId> pool = pool_of(*freed)) {

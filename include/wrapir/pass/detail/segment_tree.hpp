@@ -33,10 +33,9 @@ class LazySegmentTree {
       leaves_ *= 2;
       ++height_;
     }
-    tree_.assign(2 * leaves_, identity_);
-    pending_.assign(2 * leaves_, no_update_);
-    for (std::size_t i = 0; i < n_; ++i) tree_[leaves_ + i] = values[i];
-    for (std::size_t i = leaves_; i-- > 1;) tree_[i] = combine_(tree_[2 * i], tree_[2 * i + 1]);
+    nodes_.assign(2 * leaves_, Node{identity_, no_update_});
+    for (std::size_t i = 0; i < n_; ++i) nodes_[leaves_ + i].value = values[i];
+    for (std::size_t i = leaves_; i-- > 1;) nodes_[i].value = combine_(nodes_[2 * i].value, nodes_[2 * i + 1].value);
   }
 
   [[nodiscard]] std::size_t size() const noexcept { return n_; }
@@ -52,8 +51,7 @@ class LazySegmentTree {
       if (l & 1) apply_at(l++, u);
       if (r & 1) apply_at(--r, u);
     }
-    rebuild_above(l0);
-    rebuild_above(r0);
+    rebuild_above(l0, r0);
   }
 
   /// `combine` over `[first, last]` (inclusive); `identity` when empty.
@@ -61,37 +59,60 @@ class LazySegmentTree {
     if (n_ == 0 || first > last || first >= n_) return identity_;
     if (last >= n_) last = n_ - 1;
     std::size_t l = first + leaves_, r = last + 1 + leaves_;
-    push_above(l);
-    push_above(r - 1);
+    push_above(l, r - 1);
     T left = identity_, right = identity_;
     for (; l < r; l /= 2, r /= 2) {
-      if (l & 1) left = combine_(left, tree_[l++]);
-      if (r & 1) right = combine_(tree_[--r], right);
+      if (l & 1) left = combine_(left, nodes_[l++].value);
+      if (r & 1) right = combine_(nodes_[--r].value, right);
     }
     return combine_(left, right);
   }
 
  private:
+  // A node's value and pending update side by side: every step of a walk
+  // reads both, which in two arrays were two cache misses per step in a
+  // large tree.
+  struct Node {
+    T value;
+    T pending;  // for inner nodes only
+  };
+
   void apply_at(std::size_t node, const T& u) {
-    tree_[node] = apply_(tree_[node], u);
-    if (node < leaves_) pending_[node] = apply_(pending_[node], u);
+    nodes_[node].value = apply_(nodes_[node].value, u);
+    if (node < leaves_) nodes_[node].pending = apply_(nodes_[node].pending, u);
   }
 
-  /// Recomputes the ancestors of `node` from their children.
-  void rebuild_above(std::size_t node) {
-    for (node /= 2; node >= 1; node /= 2)
-      tree_[node] = apply_(combine_(tree_[2 * node], tree_[2 * node + 1]), pending_[node]);
-  }
+  // The ancestors of the two boundary leaves `l <= r` are walked level by
+  // level, so that those the leaves share (all but a few for a short
+  // range) are visited once; each node still sees the same steps in the
+  // same order as along one path and then the other.
 
-  /// Pushes the pending updates of `node`'s ancestors down, root first.
-  void push_above(std::size_t node) {
-    for (std::size_t shift = height_; shift > 0; --shift) {
-      const std::size_t i = node >> shift;
-      if (pending_[i] == no_update_) continue;
-      apply_at(2 * i, pending_[i]);
-      apply_at(2 * i + 1, pending_[i]);
-      pending_[i] = no_update_;
+  /// Recomputes the ancestors of leaves `l` and `r` from their children.
+  void rebuild_above(std::size_t l, std::size_t r) {
+    for (l /= 2, r /= 2; l >= 1; l /= 2, r /= 2) {
+      recompute(l);
+      if (r != l) recompute(r);
     }
+  }
+
+  void recompute(std::size_t node) {
+    nodes_[node].value = apply_(combine_(nodes_[2 * node].value, nodes_[2 * node + 1].value), nodes_[node].pending);
+  }
+
+  /// Pushes the pending updates of the ancestors of leaves `l` and `r`
+  /// down, root first.
+  void push_above(std::size_t l, std::size_t r) {
+    for (std::size_t shift = height_; shift > 0; --shift) {
+      push(l >> shift);
+      if ((r >> shift) != (l >> shift)) push(r >> shift);
+    }
+  }
+
+  void push(std::size_t node) {
+    if (nodes_[node].pending == no_update_) return;
+    apply_at(2 * node, nodes_[node].pending);
+    apply_at(2 * node + 1, nodes_[node].pending);
+    nodes_[node].pending = no_update_;
   }
 
   std::size_t n_;
@@ -101,8 +122,7 @@ class LazySegmentTree {
   Apply apply_;
   T identity_;
   T no_update_;
-  std::vector<T> tree_;
-  std::vector<T> pending_;
+  std::vector<Node> nodes_;
 };
 
 }  // namespace wrapir::pass::detail
