@@ -94,6 +94,7 @@
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/expr/eval.hpp>
 #include <wrapir/expr/expr.hpp>
+#include <wrapir/expr/int_math.hpp>
 #include <wrapir/expr/ops.hpp>
 #include <wrapir/expr/print_python.hpp>
 #include <wrapir/ir/buffer.hpp>
@@ -847,7 +848,7 @@ struct OffsetForm {
   [[nodiscard]] std::int64_t join_at_hints(const OffsetForm& o, const OffsetTerms& known) const {
     std::int64_t sum = std::max(constant, o.constant);
     auto add = [&](std::uint32_t t) {
-      if (__builtin_add_overflow(sum, known.hint(t), &sum)) sum = std::numeric_limits<std::int64_t>::max();
+      if (!checked::add(sum, known.hint(t), sum)) sum = std::numeric_limits<std::int64_t>::max();
     };
     auto a = terms.begin(), b = o.terms.begin();
     while (a != terms.end() && b != o.terms.end()) {
@@ -870,7 +871,7 @@ struct OffsetForm {
     std::set_union(terms.begin(), terms.end(), o.terms.begin(), o.terms.end(), std::back_inserter(f.terms));
     f.at_hints = f.constant;
     for (const std::uint32_t t : f.terms)
-      if (__builtin_add_overflow(f.at_hints, known.hint(t), &f.at_hints)) throw_offset_overflow();
+      if (!checked::add(f.at_hints, known.hint(t), f.at_hints)) throw_offset_overflow();
     return f;
   }
   [[nodiscard]] expr::Expr to_expr(expr::Context& ctx, const OffsetTerms& known) const {
