@@ -1,0 +1,123 @@
+// Result<T>, Result<void> and the internal Failure: the std::expected-shaped
+// error vocabulary every fallible wrapir function returns.
+#include <wrapir/diagnostic.hpp>
+
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+using wrapir::BadResultAccess;
+using wrapir::Diagnostic;
+using wrapir::Result;
+
+namespace {
+
+Result<int> parse_digit(char c) {
+  if (c < '0' || c > '9') return Diagnostic{std::string("not a digit: ") + c, 0};
+  return c - '0';
+}
+
+}  // namespace
+
+TEST_CASE("Result: value access on a diagnostic reports the diagnostic") {
+  const Result<int> bad = parse_digit('x');
+  CHECK_FALSE(bad.has_value());
+  CHECK_FALSE(bad.ok());
+  CHECK_FALSE(static_cast<bool>(bad));
+  CHECK(bad.error().message == "not a digit: x");
+  try {
+    (void)bad.value();
+    FAIL("value() on a diagnostic must throw");
+  } catch (const BadResultAccess& e) {
+    CHECK(std::string(e.what()) == "bad Result access: column 1: not a digit: x");
+    CHECK(e.error().message == "not a digit: x");
+  }
+  CHECK_THROWS_AS((void)*bad, BadResultAccess);
+  const Result<std::string> s = Diagnostic{"no"};
+  CHECK_THROWS_AS((void)s->size(), BadResultAccess);
+}
+
+TEST_CASE("Result: error() on a value is a checked programming error") {
+  const Result<int> good = parse_digit('7');
+  CHECK(good.has_value());
+  CHECK(good.value() == 7);
+  CHECK(*good == 7);
+  CHECK(good == 7);
+  CHECK_FALSE(good == 8);
+  CHECK_THROWS_AS((void)good.error(), std::logic_error);
+  CHECK_THROWS_AS((void)Result<void>{}.error(), std::logic_error);
+}
+
+TEST_CASE("Result: value_or, and_then, transform, or_else, transform_error") {
+  CHECK(parse_digit('3').value_or(-1) == 3);
+  CHECK(parse_digit('?').value_or(-1) == -1);
+
+  auto twice = [](int v) -> Result<int> {
+    if (v > 4) return Diagnostic{"too big"};
+    return 2 * v;
+  };
+  CHECK(parse_digit('4').and_then(twice) == 8);
+  CHECK(parse_digit('5').and_then(twice).error().message == "too big");
+  CHECK(parse_digit('z').and_then(twice).error().message == "not a digit: z");
+
+  const Result<std::string> text = parse_digit('9').transform([](int v) { return std::to_string(v * 11); });
+  CHECK(text == std::string("99"));
+  CHECK(parse_digit('-').transform([](int v) { return v + 1; }).error().message == "not a digit: -");
+
+  int seen = 0;
+  const Result<void> side = parse_digit('2').transform([&](int v) { seen = v; });
+  CHECK(side.has_value());
+  CHECK(seen == 2);
+
+  CHECK(parse_digit('a').or_else([](const Diagnostic&) -> Result<int> { return 0; }) == 0);
+  CHECK(parse_digit('1').or_else([](const Diagnostic&) -> Result<int> { return 0; }) == 1);
+  const auto with_context = parse_digit('q').transform_error([](const Diagnostic& d) {
+    return Diagnostic{"argument 2: " + d.message};
+  });
+  CHECK(with_context.error().message == "argument 2: not a digit: q");
+}
+
+TEST_CASE("Result: move-only values move out") {
+  Result<std::unique_ptr<int>> r = std::make_unique<int>(5);
+  std::unique_ptr<int> p = std::move(r).value();
+  REQUIRE(p);
+  CHECK(*p == 5);
+  Result<std::unique_ptr<int>> chained =
+      Result<std::unique_ptr<int>>(std::make_unique<int>(6)).transform([](std::unique_ptr<int> q) {
+        *q += 1;
+        return q;
+      });
+  CHECK(*chained.value() == 7);
+}
+
+TEST_CASE("Result<void>: success by default, a diagnostic otherwise") {
+  const Result<void> ok{};
+  CHECK(ok.has_value());
+  CHECK_NOTHROW(ok.value());
+  const Result<void> bad = Diagnostic{"disk full"};
+  CHECK_FALSE(bad.has_value());
+  CHECK(bad.error().message == "disk full");
+  CHECK_THROWS_WITH_AS(bad.value(), "bad Result access: disk full", BadResultAccess);
+  CHECK(ok.and_then([] { return Result<int>(4); }) == 4);
+  CHECK(bad.and_then([] { return Result<int>(4); }).error().message == "disk full");
+  CHECK(ok.transform([] { return 3; }) == 3);
+  CHECK(bad.or_else([](const Diagnostic&) { return Result<void>{}; }).has_value());
+}
+
+TEST_CASE("detail::catch_failure turns a deep failure into a value at the boundary") {
+  const auto deep = [](int depth) -> int {
+    if (depth > 2) wrapir::detail::fail(Diagnostic{"too deep", 3});
+    return depth;
+  };
+  CHECK(wrapir::detail::catch_failure([&] { return deep(1); }) == 1);
+  const Result<int> r = wrapir::detail::catch_failure([&] { return deep(3); });
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().message == "too deep");
+  CHECK(r.error().column == std::optional<std::size_t>(3));
+  const Result<void> v = wrapir::detail::catch_failure([] { wrapir::detail::fail("void walk failed"); });
+  CHECK(v.error().message == "void walk failed");
+  // Other exceptions are not failures: they pass through.
+  CHECK_THROWS_AS(wrapir::detail::catch_failure([]() -> int { throw std::runtime_error("bug"); }), std::runtime_error);
+}
