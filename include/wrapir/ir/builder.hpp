@@ -447,6 +447,10 @@ class BasicBuilder {
   }
 
   void output(ProgramOutput out) { program_->outputs.push_back(std::move(out)); }
+  /// A symbolic scalar output. Constructed in place: moving a freshly built
+  /// `ProgramOutput` holding an `Expr` trips g++ 12's -Wmaybe-uninitialized
+  /// at -O3 (a false positive on variant2's BufferArg alternative).
+  void output(expr::Expr scalar) { program_->outputs.emplace_back(boost::variant2::in_place_type_t<expr::Expr>{}, scalar); }
   void output(BufferId b) {
     check_buffer(b, "output");
     if (program_->buffers[b.index].role == BufferRole::intermediate) program_->buffers[b.index].role = BufferRole::output;
