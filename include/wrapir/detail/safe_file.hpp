@@ -134,7 +134,7 @@ struct WriteOptions {
   /// empty: `.<target name>.tmp.` (hidden, next to the target).
   std::string temporary_prefix{};
   /// What may stand at the target and be replaced. A regular file always
-  /// may (its permission bits are kept). With false, anything else (a
+  /// may (its rwx permission bits are kept). With false, anything else (a
   /// symbolic link, a FIFO, a device) is refused; with true it is replaced
   /// by the new file — the link is replaced, never followed. A directory is
   /// always refused.
@@ -227,6 +227,21 @@ class Descriptor {
   return fd;
 }
 
+#else
+
+[[nodiscard]] inline std::string not_regular(std::filesystem::file_type type) {
+  using std::filesystem::file_type;
+  switch (type) {
+    case file_type::directory: return "it is a directory, not a regular file";
+    case file_type::symlink: return "it is a symbolic link, not a regular file";
+    case file_type::fifo: return "it is a FIFO, not a regular file";
+    case file_type::character: return "it is a character device, not a regular file";
+    case file_type::block: return "it is a block device, not a regular file";
+    case file_type::socket: return "it is a socket, not a regular file";
+    default: return "it is not a regular file";
+  }
+}
+
 #endif
 
 }  // namespace safe_file_detail
@@ -273,6 +288,8 @@ struct ReadOutcome {
   struct stat st {};
   if (::fstat(file.get(), &st) != 0) return fail(errno_text(errno));
   if (!S_ISREG(st.st_mode)) return fail(sd::not_regular(st.st_mode));
+  // O_NONBLOCK only guarded the open; reads of a regular file should block.
+  if (const int status = ::fcntl(file.get(), F_GETFL); status >= 0) ::fcntl(file.get(), F_SETFL, status & ~O_NONBLOCK);
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (size > options.max_bytes) return fail(sd::too_large(size, options));
 
@@ -304,7 +321,7 @@ struct ReadOutcome {
   if (status.type() == fs::file_type::not_found) return ReadOutcome{std::nullopt, true, "it does not exist"};
   if (ec) return fail(ec.message());
   if (fs::is_symlink(status)) return fail("it is a symbolic link, which is not followed");
-  if (!fs::is_regular_file(status)) return fail("it is not a regular file");
+  if (!fs::is_regular_file(status)) return fail(sd::not_regular(status.type()));
   const std::uintmax_t size = fs::file_size(path, ec);
   if (ec) return fail(ec.message());
   if (size > options.max_bytes) return fail(sd::too_large(size, options));
@@ -351,7 +368,7 @@ struct ReadOutcome {
     if (S_ISDIR(existing.st_mode)) return fail("it is a directory");
     if (S_ISREG(existing.st_mode)) {
       keep = true;
-      keep_mode = existing.st_mode & 07777;
+      keep_mode = existing.st_mode & 0777;  // not set-id bits: new content must not inherit them
     } else if (!options.replace_special_files) {
       return fail(sd::not_regular(existing.st_mode) + "; refusing to replace it");
     }
@@ -403,7 +420,7 @@ struct ReadOutcome {
   const fs::file_status status = fs::symlink_status(target, ec);
   if (fs::is_directory(status)) return fail("it is a directory");
   if (fs::exists(status) && !fs::is_regular_file(status) && !options.replace_special_files) {
-    return fail("it is not a regular file; refusing to replace it");
+    return fail(sd::not_regular(status.type()) + "; refusing to replace it");
   }
   for (int attempt = 0; attempt < 32; ++attempt) {
     const fs::path temporary = directory / (prefix + sd::hex16(sd::unique_number()));
