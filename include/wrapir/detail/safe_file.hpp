@@ -219,6 +219,18 @@ class Descriptor {
   int fd_;
 };
 
+/// Unlinks a path when the scope ends, unless told to keep it.
+struct RemoveUnlessKept {
+  explicit RemoveUnlessKept(const std::filesystem::path& to_remove) noexcept : path(to_remove) {}
+  const std::filesystem::path& path;
+  bool keep = false;
+  RemoveUnlessKept(const RemoveUnlessKept&) = delete;
+  RemoveUnlessKept& operator=(const RemoveUnlessKept&) = delete;
+  ~RemoveUnlessKept() {
+    if (!keep) ::unlink(path.c_str());
+  }
+};
+
 [[nodiscard]] inline int open_retrying(const char* path, int flags, mode_t mode = 0) {
   int fd = -1;
   do {
@@ -388,30 +400,27 @@ struct ReadOutcome {
       return Diagnostic{"cannot create a temporary file in " + quoted_path(directory) + " to write " +
                         quoted_path(target) + ": " + errno_text(error)};
     }
-    auto discard = [&](const std::string& why) {
-      file.close();
-      ::unlink(temporary.c_str());
-      return fail(why);
-    };
+    // From here every way out but a successful rename removes the temporary
+    // (an exception from building a message included).
+    sd::RemoveUnlessKept temporary_guard{temporary};
+    auto write_failed = [&](int error) { return fail("writing " + quoted_path(temporary) + " failed: " + errno_text(error)); };
     for (std::size_t written = 0; written < content.size();) {
       const ssize_t n = ::write(file.get(), content.data() + written, content.size() - written);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return discard("writing " + quoted_path(temporary) + " failed: " + errno_text(n < 0 ? errno : EIO));
+      const int error = n < 0 ? errno : EIO;  // 0 bytes written: no errno, call it an I/O error
+      if (n < 0 && error == EINTR) continue;
+      if (n <= 0) return write_failed(error);
       written += static_cast<std::size_t>(n);
     }
     if (keep && ::fchmod(file.get(), keep_mode) != 0) {
-      return discard("cannot keep its permissions: " + errno_text(errno));
-    }
-    if (!file.close()) {
       const int error = errno;
-      ::unlink(temporary.c_str());
-      return fail("writing " + quoted_path(temporary) + " failed: " + errno_text(error));
+      return fail("cannot keep its permissions: " + errno_text(error));
     }
+    if (!file.close()) return write_failed(errno);
     if (::rename(temporary.c_str(), target.c_str()) != 0) {
       const int error = errno;
-      ::unlink(temporary.c_str());
       return fail("cannot rename " + quoted_path(temporary) + " to it: " + errno_text(error));
     }
+    temporary_guard.keep = true;
     return {};
   }
   return fail("cannot find an unused temporary file name in " + quoted_path(directory));
