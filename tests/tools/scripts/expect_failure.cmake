@@ -4,13 +4,20 @@
 # LINES (default 1) is the exact number of stderr lines (more when findings
 # precede the error line).
 #
-# Variables: EXE, ARGS (arguments separated by |), ERROR (regex), LINES.
+# Variables: EXE, ARGS (arguments separated by |), ERROR (regex), LINES;
+# STDOUT_TO: a file stdout goes to (e.g. /dev/full) instead of being checked.
 string(REPLACE "|" ";" _args "${ARGS}")
 if(NOT DEFINED LINES)
   set(LINES 1)
 endif()
-execute_process(COMMAND "${EXE}" ${_args}
-  RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err TIMEOUT 20)
+if(DEFINED STDOUT_TO)
+  execute_process(COMMAND "${EXE}" ${_args}
+    RESULT_VARIABLE _rc OUTPUT_FILE "${STDOUT_TO}" ERROR_VARIABLE _err TIMEOUT 20)
+  set(_out "")
+else()
+  execute_process(COMMAND "${EXE}" ${_args}
+    RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err TIMEOUT 20)
+endif()
 set(_shown "wrapir ${ARGS}\n  exit code: ${_rc}\n  stdout: [${_out}]\n  stderr: [${_err}]")
 string(REGEX MATCHALL "\n" _newlines "${_err}")
 list(LENGTH _newlines _lines)
