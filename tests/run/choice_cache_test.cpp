@@ -1,8 +1,9 @@
 // Tests of include/wrapir/run/choice_cache.hpp: the stable hash, the record
 // format (every truncation and every single-byte corruption is rejected),
 // the on-disk cache (misses are silent, bad entries warn and never throw,
-// writers racing from threads and from processes never expose a torn file)
-// and the choice registry.
+// planted FIFOs and links are never followed nor block, the shared fallback
+// directory is private to its user, writers racing from threads and from
+// processes never expose a torn file) and the choice registry.
 
 #include <wrapir/run/choice_cache.hpp>
 #include <wrapir/run/detail/stable_hash.hpp>
@@ -28,6 +29,8 @@
 #include <vector>
 
 #if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -259,7 +262,7 @@ TEST_CASE("choice cache: unusable entries are ignored with a warning and overwri
   write_file(path, "");
   load_warns(3, "empty");
   write_file(path, std::string(max_choice_record_size + 1, 'x'));
-  load_warns(3, "longer than any valid record");
+  load_warns(3, "more than the limit of 160 bytes (no valid record is that long)");
   write_file(path, format_choice_record(ChoiceRecord{ChoiceKey{0xdcbaULL}, 3, 1}));
   load_warns(3, "is for key 000000000000dcba, not 000000000000abcd");
   write_file(path, valid);
@@ -280,9 +283,10 @@ TEST_CASE("choice cache: I/O failures warn and never throw") {
   fs::create_directory(cache.path_for(key));
   CHECK_FALSE(cache.load(key, 2));
   CHECK(warnings.count() == 1);
+  CHECK(warnings.lines.back().find("it is a directory, not a regular file") != std::string::npos);
   CHECK_FALSE(cache.store(key, 2, 1));
   CHECK(warnings.count() == 2);
-  CHECK(warnings.lines.back().find("cannot rename") != std::string::npos);
+  CHECK(warnings.lines.back().find("it is a directory") != std::string::npos);
   CHECK(stray_files(dir.path).empty());
 
   // The directory cannot be created: a regular file is in the way.
@@ -439,7 +443,8 @@ TEST_CASE("choice cache: the default directory follows the environment") {
     const ScopedEnv dir(cache_directory_variable, std::nullopt);
     const ScopedEnv xdg("XDG_CACHE_HOME", std::nullopt);
     const ScopedEnv no_home("HOME", std::nullopt);
-    CHECK(default_choice_cache_directory().filename() == "wrapir-multi-kernel");
+    CHECK(default_choice_cache_directory() == shared_choice_cache_directory());
+    CHECK(default_choice_cache_directory().filename() == "wrapir-multi-kernel-" + std::to_string(::geteuid()));
   }
   {
     const ScopedEnv disabled(disable_cache_variable, "1");
@@ -454,6 +459,142 @@ TEST_CASE("choice cache: the default directory follows the environment") {
     CHECK_FALSE(cache_disabled_by_environment());
   }
 }
+
+namespace {
+/// Runs `load` on another thread; if it has not returned within a few
+/// seconds (a reader stuck opening `fifo`), opens the FIFO for writing,
+/// which releases it, so that a regression fails the test instead of hanging
+/// it. Returns whether `load` returned in time.
+template <class Load>
+bool returns_promptly(const fs::path& fifo, Load load) {
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    load();
+    done = true;
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!done && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const bool in_time = done;
+  while (!done) {
+    const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);  // succeeds once a reader waits
+    if (fd >= 0) ::close(fd);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  reader.join();
+  return in_time;
+}
+}  // namespace
+
+TEST_CASE("choice cache: a FIFO planted as an entry neither blocks nor is read (regression)") {
+  // The reader used fopen: a FIFO with no writer hung it forever.
+  TempDir dir;
+  Warnings warnings;
+  const ChoiceCache cache(dir.path, warnings.sink());
+  const ChoiceKey key{0xf1f0};
+  REQUIRE(::mkfifo(cache.path_for(key).c_str(), 0600) == 0);
+  std::optional<std::size_t> loaded = 7;
+  CHECK(returns_promptly(cache.path_for(key), [&] { loaded = cache.load(key, 2); }));
+  CHECK_FALSE(loaded);
+  REQUIRE(warnings.count() == 1);
+  CHECK(warnings.lines.back().find("it is a FIFO, not a regular file; benchmarking again") != std::string::npos);
+  // The next store replaces the FIFO with a real entry.
+  CHECK(cache.store(key, 2, 1));
+  CHECK(fs::is_regular_file(fs::symlink_status(cache.path_for(key))));
+  CHECK(cache.load(key, 2) == 1U);
+  CHECK(stray_files(dir.path).empty());
+}
+
+TEST_CASE("choice cache: a link planted as an entry is not followed, and a store replaces the link") {
+  TempDir dir;
+  Warnings warnings;
+  const ChoiceCache cache(dir.path / "cache", warnings.sink());
+  const ChoiceKey key{0x11e};
+  fs::create_directory(cache.directory());
+  // The link points at a valid record: following it would select choice 1.
+  const std::string record = format_choice_record(ChoiceRecord{key, 2, 1});
+  write_file(dir.path / "elsewhere", record);
+  fs::create_symlink(dir.path / "elsewhere", cache.path_for(key));
+  CHECK_FALSE(cache.load(key, 2));
+  REQUIRE(warnings.count() == 1);
+  CHECK(warnings.lines.back().find("it is a symbolic link, which is not followed") != std::string::npos);
+  // A link to a device is refused just the same, without opening the device.
+  fs::remove(cache.path_for(key));
+  fs::create_symlink("/dev/zero", cache.path_for(key));
+  CHECK_FALSE(cache.load(key, 2));
+  CHECK(warnings.lines.back().find("it is a symbolic link, which is not followed") != std::string::npos);
+
+  fs::remove(cache.path_for(key));
+  fs::create_symlink(dir.path / "elsewhere", cache.path_for(key));
+  CHECK(cache.store(key, 2, 0));
+  CHECK(read_file(dir.path / "elsewhere") == record);  // the link's target is untouched
+  CHECK_FALSE(fs::is_symlink(cache.path_for(key)));
+  CHECK(cache.load(key, 2) == 0U);
+}
+
+TEST_CASE("choice cache: the shared fallback directory is per user, mode 0700, and refused when others can write") {
+  TempDir dir;
+  const ScopedEnv tmpdir("TMPDIR", dir.path.string());
+  const fs::path shared = shared_choice_cache_directory();
+  CHECK(shared == dir.path / ("wrapir-multi-kernel-" + std::to_string(::geteuid())));
+  Warnings warnings;
+  const ChoiceCache cache(shared, warnings.sink());
+  const ChoiceKey key{0x5a};
+  CHECK_FALSE(cache.load(key, 2));  // no directory yet: a plain miss
+  CHECK(warnings.count() == 0);
+  CHECK(cache.store(key, 2, 1));
+  struct stat st {};
+  REQUIRE(::lstat(shared.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0700);
+  CHECK(cache.load(key, 2) == 1U);
+  CHECK(warnings.count() == 0);
+
+  REQUIRE(::chmod(shared.c_str(), 0777) == 0);
+  CHECK_FALSE(cache.load(key, 2));
+  REQUIRE(warnings.count() == 1);
+  CHECK(warnings.lines.back().find("group or others may write to it (mode 0777); benchmarking again") !=
+        std::string::npos);
+  CHECK_FALSE(cache.store(key, 2, 0));
+  CHECK(warnings.lines.back().find("(mode 0777); not caching the choice") != std::string::npos);
+
+  // A link in its place (someone else's directory behind it) is refused too.
+  fs::remove_all(shared);
+  fs::create_directory(dir.path / "theirs");
+  fs::create_symlink(dir.path / "theirs", shared);
+  CHECK_FALSE(cache.store(key, 2, 0));
+  CHECK(warnings.lines.back().find("it is a symbolic link, not a directory") != std::string::npos);
+  CHECK(fs::is_empty(dir.path / "theirs"));
+  fs::remove(shared);
+
+  if (::geteuid() == 0) {  // only root can give a directory away
+    REQUIRE(::mkdir(shared.c_str(), 0700) == 0);
+    REQUIRE(::chown(shared.c_str(), 65534, 65534) == 0);
+    CHECK_FALSE(cache.load(key, 2));
+    CHECK(warnings.lines.back().find("it belongs to user id 65534") != std::string::npos);
+    CHECK_FALSE(cache.store(key, 2, 0));
+    CHECK(fs::is_empty(shared));
+  }
+
+  // A directory the user chose is used as it is, group-writable or not.
+  const ChoiceCache chosen(dir.path / "team", warnings.sink());
+  fs::create_directory(chosen.directory());
+  REQUIRE(::chmod(chosen.directory().c_str(), 0775) == 0);
+  CHECK(chosen.store(key, 2, 1));
+  CHECK(chosen.load(key, 2) == 1U);
+}
+
+TEST_CASE("choice cache: warnings escape control characters and bytes that are not UTF-8 in paths") {
+  TempDir dir;
+  Warnings warnings;
+  const ChoiceCache cache(dir.path / "evil\nwrapir: error: forged\xff", warnings.sink());
+  const ChoiceKey key{0xe5c};
+  fs::create_directories(cache.path_for(key));  // an entry that is a directory: a warning naming the path
+  CHECK_FALSE(cache.load(key, 2));
+  REQUIRE(warnings.count() == 1);
+  const std::string& line = warnings.lines.back();
+  CHECK(line.find('\n') == std::string::npos);
+  CHECK(line.find("evil\\x0awrapir: error: forged\\xff") != std::string::npos);
+}
+
 #endif
 
 TEST_CASE("choice registry: record, lookup, conflicts") {

@@ -1,7 +1,8 @@
 // The `wrapir` command-line tool:
 //
 //   wrapir expr simplify EXPR                   canonical form, Python syntax
-//   wrapir expr eval EXPR NAME=VALUE...         the integer value
+//   wrapir expr eval EXPR NAME=VALUE...         the integer value (bindings of
+//                                               symbols it lacks are ignored)
 //   wrapir expr print --lang python|cpp [--style standalone|c10] EXPR
 //   wrapir expr solve --for SYMBOL EXPR VALUE   SYMBOL with EXPR == VALUE
 //   wrapir verify FILE                          findings of the verifier
@@ -12,7 +13,11 @@
 //                                               the planned program as JSON,
 //                                               statistics on stderr
 //
-// FILE is a program as JSON or in the text form.
+// FILE is a program as JSON or in the text form: a regular file of at most
+// 1 GiB (--max-input-bytes N or $WRAPIR_MAX_INPUT_BYTES changes the cap).
+// dump, stats, emit and plan verify the program first and refuse an invalid
+// one unless --no-verify is given. Outputs are written atomically and never
+// through a symbolic link (file_io.hpp).
 //
 // Expression symbols are positive integers (Inductor's convention for
 // sizes). On success the result goes to stdout (one line; the text form for
@@ -46,15 +51,24 @@ constexpr std::string_view usage =
     "       wrapir expr print --lang python|cpp [--style standalone|c10] EXPR\n"
     "       wrapir expr solve --for SYMBOL EXPR VALUE\n"
     "       wrapir verify FILE.json\n"
-    "       wrapir dump FILE.json\n"
-    "       wrapir stats FILE.json\n"
+    "       wrapir dump [--no-verify] FILE.json\n"
+    "       wrapir stats [--no-verify] FILE.json\n"
     "       wrapir emit --target python [--no-device-guard] [--no-benchmark-harness]\n"
     "                   [--size-asserts none|eager|deferred] [--debug-level 0-3]\n"
-    "                   [--debug-kernels NAME,...] FILE.json [-o OUT.py]\n"
+    "                   [--debug-kernels NAME,...] [--no-verify] FILE.json [-o OUT.py]\n"
     "       wrapir plan --strategy reuse|pools|arena [--pool-policy none|intermediates|outputs|combined]\n"
-    "                   FILE.json [-o OUT.json] [--timeline OUT.svg]\n"
-    "Symbols are positive integers. Output: one line (dump: the text form);\n"
-    "errors: one line per problem on stderr, exit 1.\n";
+    "                   [--no-verify] FILE.json [-o OUT.json] [--timeline OUT.svg]\n"
+    "Symbols are positive integers; expr eval ignores bindings of symbols the\n"
+    "expression lacks, so one set of bindings serves many expressions.\n"
+    "FILE: JSON or the text form; a regular file (no directory, FIFO or device)\n"
+    "of at most 1 GiB: every FILE command takes --max-input-bytes N[K|M|G], or\n"
+    "set WRAPIR_MAX_INPUT_BYTES.\n"
+    "dump, stats, emit and plan verify the program first and refuse an invalid\n"
+    "one (findings on stderr, exit 1); --no-verify skips that check.\n"
+    "-o and --timeline replace their file atomically (temporary file + rename)\n"
+    "and refuse a target that is a symbolic link, directory, FIFO or device.\n"
+    "Output: one line (dump, emit, plan: the whole text); errors: one line per\n"
+    "problem on stderr, exit 1.\n";
 
 using wrapir::cli::Failure;
 using wrapir::cli::one_line;
@@ -88,8 +102,15 @@ std::string cmd_eval(const std::vector<std::string_view>& args) {
       throw Failure{"value of '" + one_line(name, 60) + "' does not fit in int64: " + one_line(text, 40)};
     if (ec != std::errc{} || end != text.data() + text.size() || text.empty())
       throw Failure{"value of '" + one_line(name, 60) + "' is not an integer: '" + one_line(text, 40) + "'"};
-    const ex::Expr s = ctx.find_symbol(name);
-    if (!s) throw Failure{"'" + one_line(name, 60) + "' is not a symbol of the expression"};
+    // A binding for a symbol the expression lacks is kept, not refused: one
+    // set of bindings serves many expressions (and `s0 - s0` has none left).
+    if (!ex::is_valid_symbol_name(name))
+      throw Failure{"binding '" + one_line(a, 60) + "': '" + one_line(name, 60) + "' is not a valid symbol name"};
+    ex::Expr s = ctx.find_symbol(name);
+    if (!s) s = ctx.symbol(name);
+    if (!ex::satisfies(s.assumption(), value))
+      throw Failure{"symbol '" + std::string(name) + "' = " + std::to_string(value) + " breaks its assumption (" +
+                    std::string(ex::assumption_name(s.assumption())) + ")"};
     if (bindings.get(s)) throw Failure{"'" + one_line(name, 60) + "' is bound twice"};
     bindings.set(s, value);
   }
@@ -162,11 +183,21 @@ int run(int argc, char** argv) {
   return 0;
 }
 
+/// A command whose output could not be written (a full disk, a closed pipe
+/// with SIGPIPE ignored) must not report success.
+int finish(int code) {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+    std::fputs("wrapir: error: cannot write to standard output\n", stderr);
+    return 1;
+  }
+  return code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    return run(argc, argv);
+    return finish(run(argc, argv));
   } catch (const Failure& f) {
     std::fprintf(stderr, "wrapir: error: %s\n", f.message.c_str());
   } catch (const ex::Error& e) {

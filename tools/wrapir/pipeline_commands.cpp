@@ -10,10 +10,14 @@
 //       line on stderr, and with --timeline the memory timeline picture.
 //       Options: --pool-policy none|intermediates|outputs|combined (pools)
 //
-// FILE holds a program as JSON or in the text form. Errors are one line on
-// stderr and exit 1, as for every wrapir command.
+// FILE holds a program as JSON or in the text form. Both commands verify
+// the program first and refuse an invalid one (the findings on stderr, exit
+// 1) unless --no-verify is given; both take --max-input-bytes N. OUT and SVG
+// are written atomically and never through a symbolic link (file_io.hpp).
+// Errors are one line on stderr and exit 1, as for every wrapir command.
 
 #include "cli.hpp"
+#include "file_io.hpp"
 
 #include <wrapir/emit/python.hpp>
 #include <wrapir/io/json.hpp>
@@ -26,7 +30,6 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,89 +38,14 @@
 namespace wrapir::cli {
 namespace {
 
-/// Command-line arguments: `--flag`, `--option VALUE` and one positional
-/// FILE, each option at most once.
-class Arguments {
- public:
-  Arguments(std::string_view command, const std::vector<std::string_view>& args) : command_(command) {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const std::string_view a = args[i];
-      if (a.starts_with("-") && a != "-") {
-        if (seen(a)) throw Failure{command_ + ": " + std::string(a) + " is given twice"};
-        if (takes_value(a)) {
-          if (i + 1 == args.size()) throw Failure{command_ + ": " + std::string(a) + " needs a value"};
-          values_.emplace_back(a, args[++i]);
-        } else {
-          values_.emplace_back(a, std::string_view{});
-        }
-      } else if (file_.empty()) {
-        file_ = a;
-      } else {
-        throw Failure{command_ + " takes one file, got '" + one_line(file_, 80) + "' and '" + one_line(a, 80) + "'"};
-      }
-    }
-    if (file_.empty()) throw Failure{command_ + " needs a program file: wrapir " + command_ + " ... FILE.json"};
-  }
-
-  /// Refuses options that the command does not know.
-  void allow_only(std::initializer_list<std::string_view> known) const {
-    for (const auto& [name, value] : values_) {
-      bool ok = false;
-      for (std::string_view k : known) ok = ok || k == name;
-      if (!ok) throw Failure{command_ + ": unknown option '" + one_line(name, 40) + "'; try 'wrapir --help'"};
-    }
-  }
-
-  [[nodiscard]] std::string_view file() const { return file_; }
-  [[nodiscard]] bool flag(std::string_view name) const { return seen(name); }
-  [[nodiscard]] std::optional<std::string_view> value(std::string_view name) const {
-    for (const auto& [n, v] : values_)
-      if (n == name) return v;
-    return std::nullopt;
-  }
-
- private:
-  static bool takes_value(std::string_view name) {
-    return name == "--target" || name == "-o" || name == "--size-asserts" || name == "--debug-level" ||
-           name == "--debug-kernels" || name == "--strategy" || name == "--timeline" || name == "--pool-policy";
-  }
-  [[nodiscard]] bool seen(std::string_view name) const {
-    for (const auto& [n, v] : values_)
-      if (n == name) return true;
-    return false;
-  }
-
-  std::string command_;
-  std::string_view file_;
-  std::vector<std::pair<std::string_view, std::string_view>> values_;
-};
-
-/// Writes `text` to `path` through a temporary file and a rename, so that a
-/// failed run never leaves half a file where a good one was.
-void write_file(std::string_view path, std::string_view text) {
-  const std::string target(path);
-  const std::string temporary = target + ".tmp";
-  {
-    std::ofstream out{temporary, std::ios::binary | std::ios::trunc};
-    if (!out) throw Failure{"cannot write '" + one_line(path, 200) + "'"};
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.flush();
-    if (!out) throw Failure{"cannot write '" + one_line(path, 200) + "'"};
-  }
-  if (std::rename(temporary.c_str(), target.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw Failure{"cannot write '" + one_line(path, 200) + "'"};
-  }
-}
-
 void write_output(const Arguments& a, std::string_view text) {
-  if (auto path = a.value("-o")) write_file(*path, text);
+  if (auto path = a.value("-o")) write_output_file(*path, text);
   else std::fwrite(text.data(), 1, text.size(), stdout);
 }
 
 int cmd_emit(const Arguments& a) {
   a.allow_only({"--target", "-o", "--no-device-guard", "--no-benchmark-harness", "--size-asserts", "--debug-level",
-                "--debug-kernels"});
+                "--debug-kernels", "--no-verify", "--max-input-bytes"});
   const auto target = a.value("--target");
   if (!target) throw Failure{"emit needs --target python"};
   if (*target != "python") throw Failure{"emit: unknown target '" + one_line(*target, 40) + "'; expected python"};
@@ -149,7 +77,7 @@ int cmd_emit(const Arguments& a) {
     }
   }
 
-  const ir::Program program = load_program(a.file());
+  const ir::Program program = load_verified_program(a);
   auto module = python::to_python(program, options);
   if (!module) throw Failure{one_line(a.file(), 200) + ": " + one_line(module.error().to_string(), 400)};
   write_output(a, module.value());
@@ -157,14 +85,14 @@ int cmd_emit(const Arguments& a) {
 }
 
 int cmd_plan(const Arguments& a) {
-  a.allow_only({"--strategy", "-o", "--timeline", "--pool-policy"});
+  a.allow_only({"--strategy", "-o", "--timeline", "--pool-policy", "--no-verify", "--max-input-bytes"});
   const auto strategy = a.value("--strategy");
   if (!strategy) throw Failure{"plan needs --strategy reuse, pools or arena"};
   if (*strategy != "reuse" && *strategy != "pools" && *strategy != "arena")
     throw Failure{"plan: unknown strategy '" + one_line(*strategy, 40) + "'; expected reuse, pools or arena"};
   if (a.value("--pool-policy") && *strategy != "pools") throw Failure{"plan: --pool-policy needs --strategy pools"};
 
-  const ir::Program program = load_program(a.file());
+  const ir::Program program = load_verified_program(a);
   const auto start = std::chrono::steady_clock::now();
   Result<pass::PlanResult> planned = Diagnostic{"no strategy ran"};
   if (*strategy == "reuse") {
@@ -196,7 +124,7 @@ int cmd_plan(const Arguments& a) {
     if (!timeline) throw Failure{"plan: --timeline: " + one_line(timeline.error().to_string(), 400)};
     io::TimelineOptions options;
     options.title = result.program.name + ": --strategy " + std::string(*strategy);
-    write_file(*svg_path, io::timeline_svg(timeline->trace, timeline->placement, timeline->roles, options));
+    write_output_file(*svg_path, io::timeline_svg(timeline->trace, timeline->placement, timeline->roles, options));
   }
   write_output(a, io::to_json(result.program, {.pretty = true}));
 

@@ -8,9 +8,13 @@
 //           (symbolic, and at the size hints), a naive peak at the hints, and
 //           the count of each line kind that occurs
 //
-// A file that cannot be read or loaded is one line on stderr and exit 1.
+// dump and stats verify the program first and refuse an invalid one (the
+// findings on stderr, exit 1) unless --no-verify is given; every command
+// takes --max-input-bytes N (file_io.hpp). A file that cannot be read or
+// loaded is one line on stderr and exit 1.
 
 #include "cli.hpp"
+#include "file_io.hpp"
 
 #include <wrapir/emit/text.hpp>
 #include <wrapir/expr/print_python.hpp>
@@ -20,33 +24,48 @@
 #include <wrapir/ir/verify.hpp>
 
 #include <cstdio>
-#include <fstream>
-#include <iterator>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace wrapir::cli {
 
-std::string read_file(std::string_view path) {
-  std::ifstream in{std::string(path), std::ios::binary};
-  if (!in) throw Failure{"cannot open '" + one_line(path, 200) + "'"};
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) throw Failure{"cannot read '" + one_line(path, 200) + "'"};
-  return std::move(s).str();
-}
-
 // JSON when the first non-blank character opens an object, else the text
 // form (so that a bug report's .wir file can be checked as it is).
-ir::Program load_program(std::string_view path) {
-  const std::string content = read_file(path);
+// The loaders' own size limits follow the input cap, so that raising the
+// cap is enough to load a larger program.
+ir::Program load_program(std::string_view path, std::uint64_t max_bytes) {
+  const std::string content = read_input(path, max_bytes);
   const std::size_t first = content.find_first_not_of(" \t\r\n");
-  auto program = first != std::string::npos && content[first] == '{' ? io::program_from_json(content)
-                                                                     : text::parse_program_text(content);
+  const auto limit = static_cast<std::size_t>(max_bytes);
+  auto program = first != std::string::npos && content[first] == '{'
+                     ? io::program_from_json(content, io::JsonLoadOptions{.max_bytes = limit})
+                     : text::parse_program_text(content, text::TextParseOptions{.max_length = limit});
   if (!program) throw Failure{one_line(path, 200) + ": " + one_line(program.error().to_string(), 400)};
   return std::move(program).value();
+}
+
+namespace {
+
+/// Prints each finding as "FILE: finding" on stderr; returns how many.
+std::size_t print_findings(std::string_view path, const ir::Program& program) {
+  const std::vector<ir::Finding> findings = ir::verify(program);
+  for (const ir::Finding& f : findings)
+    std::fprintf(stderr, "%s: %s\n", one_line(path, 200).c_str(), one_line(to_string(f), 400).c_str());
+  return findings.size();
+}
+
+}  // namespace
+
+ir::Program load_verified_program(const Arguments& a) {
+  ir::Program program = load_program(a.file(), max_input_bytes(a));
+  if (a.flag("--no-verify")) return program;
+  if (const std::size_t findings = print_findings(a.file(), program); findings > 0) {
+    throw Failure{std::string(a.command()) + ": '" + one_line(a.file(), 200) + "' is not a valid program (" +
+                  std::to_string(findings) + (findings == 1 ? " finding" : " findings") +
+                  " above); --no-verify skips this check"};
+  }
+  return program;
 }
 
 namespace {
@@ -57,29 +76,28 @@ std::size_t total_buffers(const ir::Program& p) {
   return n;
 }
 
-int cmd_verify(std::string_view path) {
-  const ir::Program program = load_program(path);
-  const std::vector<ir::Finding> findings = ir::verify(program);
-  if (!findings.empty()) {
-    for (const ir::Finding& f : findings)
-      std::fprintf(stderr, "%s: %s\n", one_line(path, 200).c_str(), one_line(to_string(f), 400).c_str());
-    return 1;
-  }
+int cmd_verify(const Arguments& a) {
+  a.allow_only({"--max-input-bytes"});
+  const std::string_view path = a.file();
+  const ir::Program program = load_program(path, max_input_bytes(a));
+  if (print_findings(path, program) > 0) return 1;
   const ir::ProgramStats st = ir::program_stats(program);
   std::printf("%s: ok (%zu lines, %zu buffers, %zu kernels, %zu subgraphs)\n", one_line(path, 200).c_str(), st.lines,
               total_buffers(program), st.kernels, st.subgraphs);
   return 0;
 }
 
-int cmd_dump(std::string_view path) {
-  const std::string text = text::to_text(load_program(path));
+int cmd_dump(const Arguments& a) {
+  a.allow_only({"--max-input-bytes", "--no-verify"});
+  const std::string text = text::to_text(load_verified_program(a));
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }
 
-int cmd_stats(std::string_view path) {
+int cmd_stats(const Arguments& a) {
+  a.allow_only({"--max-input-bytes", "--no-verify"});
   // The program owns the expression context that st.bytes_allocated lives in.
-  const ir::Program program = load_program(path);
+  const ir::Program program = load_verified_program(a);
   const ir::ProgramStats st = ir::program_stats(program);
   std::string out = "lines=" + std::to_string(st.lines) + " kernels=" + std::to_string(st.kernels) +
                     " launches=" + std::to_string(st.launches) + " allocations=" + std::to_string(st.allocations) +
@@ -95,10 +113,10 @@ int cmd_stats(std::string_view path) {
 }  // namespace
 
 int run_program_command(std::string_view command, const std::vector<std::string_view>& args) {
-  if (args.size() != 1) throw Failure{std::string(command) + " takes one file: wrapir " + std::string(command) + " FILE.json"};
-  if (command == "verify") return cmd_verify(args[0]);
-  if (command == "dump") return cmd_dump(args[0]);
-  return cmd_stats(args[0]);
+  const Arguments a(command, args);
+  if (command == "verify") return cmd_verify(a);
+  if (command == "dump") return cmd_dump(a);
+  return cmd_stats(a);
 }
 
 }  // namespace wrapir::cli

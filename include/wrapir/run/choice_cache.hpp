@@ -23,11 +23,21 @@
 /// overwrites it. A bad entry never throws and never selects a candidate
 /// that does not exist.
 ///
+/// Readers open an entry without following a symbolic link and without
+/// blocking (`O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC`), check the opened file
+/// with `fstat` and ignore, with a warning, anything but a regular file of
+/// at most `max_choice_record_size + 1` bytes: a link, FIFO, device or
+/// directory planted in the cache directory is never followed, never blocks
+/// and is never read (wrapir/detail/safe_file.hpp). Paths in warnings are
+/// escaped (control characters and bytes that are not UTF-8 become `\xHH`).
+///
 /// Writers never expose a partial file: the record goes to a fresh temporary
-/// file in the same directory (created exclusively, so concurrent writers
-/// never share one), which is then renamed over the entry; POSIX `rename`
-/// replaces the target atomically, so a reader sees either the old complete
-/// record or the new complete record. There is no `fsync`: after a power cut
+/// file in the same directory (created with `O_CREAT | O_EXCL | O_NOFOLLOW`,
+/// so concurrent writers never share one and a planted link is never
+/// followed), which is then renamed over the entry; POSIX `rename` replaces
+/// the target atomically (a link at the entry's name is replaced, not
+/// followed), so a reader sees either the old complete record or the new
+/// complete record. There is no `fsync`: after a power cut
 /// an entry may be empty or stale, which validation catches (an empty file
 /// fails to parse); a stale-but-valid choice is still a valid candidate.
 /// Temporary files of a writer that crashed between create and rename are
@@ -43,13 +53,11 @@
 /// from the calling thread — a custom sink must be thread-safe if the cache
 /// is shared). `ChoiceRegistry` locks internally.
 
+#include <wrapir/detail/safe_file.hpp>
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/run/detail/stable_hash.hpp>
 #include <wrapir/run/detail/text.hpp>
 
-#include <atomic>
-#include <cerrno>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -62,7 +70,6 @@
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -211,13 +218,29 @@ inline constexpr const char* cache_directory_variable = "WRAPIR_MULTI_KERNEL_CAC
 /// (Inductor's `TORCHINDUCTOR_DISABLE_MULTI_KERNEL_CACHE`).
 inline constexpr const char* disable_cache_variable = "WRAPIR_DISABLE_MULTI_KERNEL_CACHE";
 
+/// The last-resort cache directory, in the system temporary directory and
+/// so in a place other users can write: `<temp>/wrapir-multi-kernel-<uid>`
+/// (POSIX; the effective user id keeps users apart). `ChoiceCache` creates
+/// it with mode 0700 and uses it only while it is a directory (not a link)
+/// owned by this user that group and others cannot write; otherwise it warns
+/// and caches nothing. Elsewhere `<temp>/wrapir-multi-kernel`.
+[[nodiscard]] inline std::filesystem::path shared_choice_cache_directory() {
+  std::string name = "wrapir-multi-kernel";
+#if defined(__unix__) || defined(__APPLE__)
+  name += "-" + std::to_string(::geteuid());
+#endif
+  std::error_code ec;
+  const std::filesystem::path temp = std::filesystem::temp_directory_path(ec);
+  return ec ? std::filesystem::path(name) : temp / name;
+}
+
 /// The directory used when the options name none, first match wins:
 /// `$WRAPIR_MULTI_KERNEL_CACHE_DIR`; `$XDG_CACHE_HOME/wrapir/multi_kernel`
 /// (when absolute, as the XDG spec requires); `%LOCALAPPDATA%\wrapir\multi_kernel`
-/// on Windows; `$HOME/.cache/wrapir/multi_kernel`; the system temporary
-/// directory's `wrapir-multi-kernel`. The last is shared between users; an
-/// entry planted there can only select another of the program's own
-/// candidates (it is validated), so the risk is speed, not correctness.
+/// on Windows; `$HOME/.cache/wrapir/multi_kernel`;
+/// `shared_choice_cache_directory()`. An entry planted in any of them can
+/// only select another of the program's own candidates (it is validated), so
+/// the risk is speed, not correctness.
 [[nodiscard]] inline std::filesystem::path default_choice_cache_directory() {
   namespace fs = std::filesystem;
   auto variable = [](const char* name) -> std::optional<std::string> {
@@ -233,9 +256,7 @@ inline constexpr const char* disable_cache_variable = "WRAPIR_DISABLE_MULTI_KERN
   if (auto local = variable("LOCALAPPDATA")) return fs::path(*local) / "wrapir" / "multi_kernel";
 #endif
   if (auto home = variable("HOME")) return fs::path(*home) / ".cache" / "wrapir" / "multi_kernel";
-  std::error_code ec;
-  const fs::path temp = fs::temp_directory_path(ec);
-  return ec ? fs::path("wrapir-multi-kernel") : temp / "wrapir-multi-kernel";
+  return shared_choice_cache_directory();
 }
 
 /// True when `$WRAPIR_DISABLE_MULTI_KERNEL_CACHE` is `1`.
@@ -245,12 +266,16 @@ inline constexpr const char* disable_cache_variable = "WRAPIR_DISABLE_MULTI_KERN
 }
 
 /// The on-disk cache of multi-kernel choices in one directory (see the file
-/// comment for the format and the guarantees).
+/// comment for the format and the guarantees). When the directory is
+/// `shared_choice_cache_directory()`, it is also checked to be private to
+/// this user before every load and store.
 class ChoiceCache {
  public:
   /// `warn` receives every warning; an empty sink means stderr.
   explicit ChoiceCache(std::filesystem::path directory, WarningSink warn = {})
-      : directory_(std::move(directory)), warn_(std::move(warn)) {}
+      : directory_(std::move(directory)),
+        warn_(std::move(warn)),
+        shared_(directory_ == shared_choice_cache_directory()) {}
 
   [[nodiscard]] const std::filesystem::path& directory() const noexcept { return directory_; }
 
@@ -261,30 +286,28 @@ class ChoiceCache {
 
   /// The cached choice for `key` among `candidate_count` candidates, or
   /// nullopt when there is none or the entry is unusable (then with a
-  /// warning, except for a plain miss). Never throws for a bad entry.
+  /// warning, except for a plain miss). Never throws for a bad entry, never
+  /// blocks on one.
   [[nodiscard]] std::optional<std::size_t> load(ChoiceKey key, std::size_t candidate_count) const {
-    const std::filesystem::path path = path_for(key);
-    std::FILE* file = std::fopen(path.string().c_str(), "rb");
-    if (file == nullptr) {
-      const int error = errno;
-      if (error != ENOENT) {
-        warn("cannot read multi-kernel cache entry " + path.string() + ": " + error_text(error) +
-             "; benchmarking again");
+    if (shared_) {
+      std::error_code ec;
+      if (!std::filesystem::exists(std::filesystem::symlink_status(directory_, ec))) return std::nullopt;
+      if (const Result<void> usable = ::wrapir::detail::check_private_directory(directory_, false); !usable) {
+        warn("multi-kernel cache: " + usable.error().message + "; benchmarking again");
+        return std::nullopt;
       }
-      return std::nullopt;
     }
-    std::string text(max_choice_record_size + 1, '\0');
-    const std::size_t read = std::fread(text.data(), 1, text.size(), file);
-    const bool failed = std::ferror(file) != 0;
-    std::fclose(file);
+    const std::filesystem::path path = path_for(key);
+    const ::wrapir::detail::ReadOutcome read = ::wrapir::detail::read_regular_file_outcome(
+        path, {.max_bytes = max_choice_record_size, .follow_symlinks = false, .limit_hint = "no valid record is that long"});
+    if (read.missing) return std::nullopt;
     auto ignore = [&](const std::string& why) -> std::optional<std::size_t> {
-      warn("ignoring multi-kernel cache entry " + path.string() + ": " + why + "; benchmarking again");
+      warn("ignoring multi-kernel cache entry " + ::wrapir::detail::quoted_path(path) + ": " + why +
+           "; benchmarking again");
       return std::nullopt;
     };
-    if (failed) return ignore("reading it failed");
-    if (read > max_choice_record_size) return ignore("the entry is longer than any valid record");
-    text.resize(read);
-    const Result<ChoiceRecord> record = parse_choice_record(text);
+    if (!read.content) return ignore(read.why);
+    const Result<ChoiceRecord> record = parse_choice_record(*read.content);
     if (!record) return ignore(record.error().message);
     if (record->key != key) {
       return ignore("the entry is for key " + record->key.hex() + ", not " + key.hex());
@@ -300,46 +323,30 @@ class ChoiceCache {
   /// false, after a warning, when the entry could not be written; the caller
   /// goes on with its in-memory choice. Never throws for I/O failures.
   bool store(ChoiceKey key, std::size_t candidate_count, std::size_t choice) const {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    fs::create_directories(directory_, ec);
-    if (ec) {
-      warn("cannot create multi-kernel cache directory " + directory_.string() + ": " + ec.message());
-      return false;
+    if (shared_) {
+      if (const Result<void> usable = ::wrapir::detail::check_private_directory(directory_, true); !usable) {
+        warn("multi-kernel cache: " + usable.error().message + "; not caching the choice");
+        return false;
+      }
+    } else {
+      std::error_code ec;
+      std::filesystem::create_directories(directory_, ec);
+      if (ec) {
+        warn("cannot create multi-kernel cache directory " + ::wrapir::detail::quoted_path(directory_) + ": " +
+             ec.message());
+        return false;
+      }
     }
     const std::string text = format_choice_record(ChoiceRecord{key, candidate_count, choice});
-    const fs::path target = path_for(key);
-    // A name collision (another writer's live temporary file) is retried with
-    // a fresh name; "x" makes creation exclusive, so two writers never share
-    // a temporary file whatever the names.
-    for (int attempt = 0; attempt < 16; ++attempt) {
-      const fs::path temporary = directory_ / (key.hex() + ".tmp." + unique_suffix());
-      std::FILE* file = std::fopen(temporary.string().c_str(), "wbx");
-      if (file == nullptr) {
-        const int error = errno;
-        if (error == EEXIST) continue;
-        warn("cannot create a temporary file in multi-kernel cache directory " + directory_.string() + ": " +
-             error_text(error));
-        return false;
-      }
-      const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-      const bool closed = std::fclose(file) == 0;
-      if (!written || !closed) {
-        fs::remove(temporary, ec);
-        warn("cannot write multi-kernel cache entry " + temporary.string());
-        return false;
-      }
-      fs::rename(temporary, target, ec);
-      if (ec) {
-        const std::string why = ec.message();
-        fs::remove(temporary, ec);
-        warn("cannot rename " + temporary.string() + " to " + target.string() + ": " + why);
-        return false;
-      }
-      return true;
+    // Whatever stands at the entry's name in our directory (a stale link, a
+    // FIFO) is replaced, not followed: the entry is ours to rewrite.
+    const Result<void> written = ::wrapir::detail::write_file_atomically(
+        path_for(key), text, {.temporary_prefix = key.hex() + ".tmp.", .replace_special_files = true});
+    if (!written) {
+      warn("multi-kernel cache: " + written.error().message);
+      return false;
     }
-    warn("cannot find an unused temporary file name in " + directory_.string());
-    return false;
+    return true;
   }
 
  private:
@@ -351,24 +358,9 @@ class ChoiceCache {
     }
   }
 
-  [[nodiscard]] static std::string error_text(int error) { return std::generic_category().message(error); }
-
-  /// Distinct between processes (pid), threads (thread id) and calls
-  /// (counter); the clock covers platforms without a pid.
-  [[nodiscard]] static std::string unique_suffix() {
-    static std::atomic<std::uint64_t> counter{0};
-    detail::StableHasher h;
-#if defined(__unix__) || defined(__APPLE__)
-    h.add_i64(static_cast<std::int64_t>(::getpid()));
-#endif
-    h.add_u64(std::hash<std::thread::id>{}(std::this_thread::get_id()));
-    h.add_i64(static_cast<std::int64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
-    h.add_u64(counter.fetch_add(1, std::memory_order_relaxed));
-    return detail::hex16(h.digest());
-  }
-
   std::filesystem::path directory_;
   WarningSink warn_;
+  bool shared_;
 };
 
 /// Which candidate each multi-kernel chose, by name: filled when a program

@@ -1,0 +1,496 @@
+#pragma once
+/// \file
+/// Reading and writing files that someone else may have planted: the
+/// `wrapir` tool's inputs and outputs and the multi-kernel choice cache
+/// (run/choice_cache.hpp) share these few functions.
+///
+/// - `read_regular_file` opens without blocking (a FIFO with no writer does
+///   not hang it) and, when asked, without following a symbolic link; it then
+///   checks the *opened* descriptor with `fstat` (no gap between a check and
+///   the open), refuses anything but a regular file, and refuses a file
+///   larger than a cap before reading it (so `/dev/zero` or a 2 GB sparse
+///   file cost nothing). A path that is not a regular file by `stat` is
+///   refused before it is opened at all, so no device is ever opened.
+/// - `write_file_atomically` writes a fresh temporary file created with
+///   `O_EXCL | O_NOFOLLOW` in the target's directory and renames it over the
+///   target: readers see the old or the new content, a symbolic link planted
+///   where the temporary goes is never followed, and the temporary is removed
+///   on every failure. `rename` replaces a directory entry, it never writes
+///   through a link at the target.
+/// - `check_private_directory` makes (mode 0700) or accepts a directory only
+///   when it is a real directory owned by this user that neither group nor
+///   others can write: for a cache kept in a shared place such as /tmp.
+/// - `escaped_path` shows a path on one line: control characters, bytes
+///   that are not UTF-8 and Unicode bidirectional controls become `\xHH`.
+///
+/// All return `Result`s whose diagnostics name the path (escaped) and why.
+/// POSIX (Linux, macOS) gets the guarantees above; elsewhere a portable
+/// fallback with the same interface checks the file type with
+/// std::filesystem before opening (not atomic with the open) and creates
+/// temporaries exclusively with `fopen(..., "wbx")`.
+
+#include <wrapir/detail/utf8.hpp>
+#include <wrapir/diagnostic.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+
+#if defined(__unix__) || defined(__APPLE__)
+#define WRAPIR_SAFE_FILE_POSIX 1
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+#else
+#include <fstream>
+#endif
+
+namespace wrapir::detail {
+
+/// `text` safe to print on one line: C0 and C1 control characters, DEL,
+/// bytes that are not well-formed UTF-8, and the Unicode controls that
+/// reorder or break displayed text (U+2028, U+2029, U+202A–U+202E,
+/// U+2066–U+2069) become `\xHH` per byte, and with `escape_backslash` a
+/// backslash becomes `\\` (so that the escapes are unambiguous). Other UTF-8
+/// is kept, so a name in any script stays legible.
+[[nodiscard]] inline std::string printable(std::string_view text, bool escape_backslash) {
+  static constexpr std::string_view digits = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  auto escape = [&](std::string_view bytes) {
+    for (const char c : bytes) {
+      const auto byte = static_cast<unsigned char>(c);
+      out += "\\x";
+      out += digits[byte >> 4];
+      out += digits[byte & 0xf];
+    }
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = utf8_sequence_length(text, i);
+    if (length == 0) {
+      escape(text.substr(i, 1));
+      ++i;
+      continue;
+    }
+    const std::string_view sequence = text.substr(i, length);
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(sequence[k]); };
+    bool control = false;
+    if (length == 1) {
+      control = byte(0) < 0x20 || byte(0) == 0x7f;
+    } else if (length == 2) {
+      control = byte(0) == 0xc2 && byte(1) < 0xa0;  // U+0080..U+009F (C1)
+    } else if (length == 3 && byte(0) == 0xe2) {
+      control = (byte(1) == 0x80 && byte(2) >= 0xa8 && byte(2) <= 0xae) ||  // U+2028..U+202E
+                (byte(1) == 0x81 && byte(2) >= 0xa6 && byte(2) <= 0xa9);    // U+2066..U+2069
+    }
+    if (control) {
+      escape(sequence);
+    } else if (escape_backslash && sequence == "\\") {
+      out += "\\\\";
+    } else {
+      out += sequence;
+    }
+    i += length;
+  }
+  return out;
+}
+
+/// A path (or any name) fit for a diagnostic line: `printable` with
+/// backslashes escaped.
+[[nodiscard]] inline std::string escaped_path(std::string_view path) { return printable(path, true); }
+
+/// `path` escaped (`escaped_path`) and in single quotes, for diagnostics.
+[[nodiscard]] inline std::string quoted_path(const std::filesystem::path& path) {
+  return "'" + escaped_path(path.string()) + "'";
+}
+
+/// The text of `errno` value `error` ("No such file or directory").
+[[nodiscard]] inline std::string errno_text(int error) { return std::generic_category().message(error); }
+
+struct ReadOptions {
+  /// A larger file is refused before it is read.
+  std::uint64_t max_bytes = std::uint64_t{1} << 30;
+  /// Whether a symbolic link at the path itself is followed (links in the
+  /// directories above it always are).
+  bool follow_symlinks = true;
+  /// Appended to the diagnostic of a file over the limit: how to raise it.
+  std::string_view limit_hint{};
+};
+
+struct WriteOptions {
+  /// The temporary file's name is this prefix and 16 hexadecimal digits;
+  /// empty: `.<target name>.tmp.` (hidden, next to the target).
+  std::string temporary_prefix{};
+  /// What may stand at the target and be replaced. A regular file always
+  /// may (its rwx permission bits are kept). With false, anything else (a
+  /// symbolic link, a FIFO, a device) is refused; with true it is replaced
+  /// by the new file — the link is replaced, never followed. A directory is
+  /// always refused.
+  bool replace_special_files = false;
+};
+
+namespace safe_file_detail {
+
+/// Distinct between processes, threads and calls, and hard to guess across
+/// runs (the clock and the address of a stack variable, which ASLR moves);
+/// exclusive creation makes a collision harmless either way.
+[[nodiscard]] inline std::uint64_t unique_number() {
+  static std::atomic<std::uint64_t> counter{0};
+  auto mix = [](std::uint64_t x) {  // splitmix64's finaliser
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  };
+  const int local = 0;
+  std::uint64_t h = mix(counter.fetch_add(1, std::memory_order_relaxed));
+  h = mix(h ^ static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  h = mix(h ^ static_cast<std::uint64_t>(std::hash<std::thread::id>{}(std::this_thread::get_id())));
+  h = mix(h ^ static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&local)));
+#ifdef WRAPIR_SAFE_FILE_POSIX
+  h = mix(h ^ static_cast<std::uint64_t>(::getpid()));
+#endif
+  return h;
+}
+
+[[nodiscard]] inline std::string hex16(std::uint64_t value) {
+  static constexpr std::string_view digits = "0123456789abcdef";
+  std::string out(16, '0');
+  for (std::size_t i = 0; i < 16; ++i) out[15 - i] = digits[(value >> (4 * i)) & 0xf];
+  return out;
+}
+
+/// `at_least`: the size is what was read before stopping (a file that grew,
+/// or one that reports no size, such as those in /proc).
+[[nodiscard]] inline std::string too_large(std::uint64_t size, const ReadOptions& options, bool at_least = false) {
+  std::string why = (at_least ? "it is at least " : "it is ") + std::to_string(size) + " bytes, more than the limit of " +
+                    std::to_string(options.max_bytes) + " bytes";
+  if (!options.limit_hint.empty()) why += " (" + std::string(options.limit_hint) + ")";
+  return why;
+}
+
+#ifdef WRAPIR_SAFE_FILE_POSIX
+
+/// "a directory", "a FIFO", ... for the type bits of `mode`.
+[[nodiscard]] inline std::string_view file_type_name(mode_t mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+[[nodiscard]] inline std::string not_regular(mode_t mode) {
+  return "it is " + std::string(file_type_name(mode)) + ", not a regular file";
+}
+
+/// Closes a descriptor on every path out of a scope.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd) noexcept : fd_(fd) {}
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  ~Descriptor() { close(); }
+  [[nodiscard]] int get() const noexcept { return fd_; }
+  /// Closes now; false when close reported an error (a failed write-back).
+  bool close() noexcept {
+    if (fd_ < 0) return true;
+    const int fd = fd_;
+    fd_ = -1;
+    return ::close(fd) == 0;  // never retried: the descriptor is gone on Linux even after EINTR
+  }
+
+ private:
+  int fd_;
+};
+
+/// Unlinks a path when the scope ends, unless told to keep it.
+struct RemoveUnlessKept {
+  explicit RemoveUnlessKept(const std::filesystem::path& to_remove) noexcept : path(to_remove) {}
+  const std::filesystem::path& path;
+  bool keep = false;
+  RemoveUnlessKept(const RemoveUnlessKept&) = delete;
+  RemoveUnlessKept& operator=(const RemoveUnlessKept&) = delete;
+  ~RemoveUnlessKept() {
+    if (!keep) ::unlink(path.c_str());
+  }
+};
+
+[[nodiscard]] inline int open_retrying(const char* path, int flags, mode_t mode = 0) {
+  int fd = -1;
+  do {
+    fd = ::open(path, flags, mode);
+  } while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+#else
+
+[[nodiscard]] inline std::string not_regular(std::filesystem::file_type type) {
+  using std::filesystem::file_type;
+  switch (type) {
+    case file_type::directory: return "it is a directory, not a regular file";
+    case file_type::symlink: return "it is a symbolic link, not a regular file";
+    case file_type::fifo: return "it is a FIFO, not a regular file";
+    case file_type::character: return "it is a character device, not a regular file";
+    case file_type::block: return "it is a block device, not a regular file";
+    case file_type::socket: return "it is a socket, not a regular file";
+    default: return "it is not a regular file";
+  }
+}
+
+#endif
+
+}  // namespace safe_file_detail
+
+/// What `read_regular_file_outcome` found: the content, or why there is
+/// none (`missing` when nothing is at the path).
+struct ReadOutcome {
+  std::optional<std::string> content{};
+  bool missing = false;
+  /// Why there is no content: "it is a FIFO, not a regular file", ...
+  std::string why{};
+};
+
+/// The whole content of the regular file at `path`, or why not: it does not
+/// exist, it is a directory / FIFO / device / socket, it is a symbolic link
+/// (when not followed) or a loop of them, it is larger than
+/// `options.max_bytes`, or an I/O error. Never blocks on a FIFO, never opens
+/// a device.
+[[nodiscard]] inline ReadOutcome read_regular_file_outcome(const std::filesystem::path& path,
+                                                           const ReadOptions& options = {}) {
+  namespace sd = safe_file_detail;
+  auto fail = [](std::string why) { return ReadOutcome{std::nullopt, false, std::move(why)}; };
+#ifdef WRAPIR_SAFE_FILE_POSIX
+  auto fail_errno = [&](int error) {
+    if (error == ENOENT) return ReadOutcome{std::nullopt, true, errno_text(error)};
+    if (error == ELOOP) {
+      return fail(options.follow_symlinks ? "too many levels of symbolic links (a loop?)"
+                                          : "it is a symbolic link, which is not followed");
+    }
+    return fail(errno_text(error));
+  };
+  // A first look without opening, so that no device is ever opened (opening
+  // some has side effects); the check that counts is fstat's below.
+  struct stat before {};
+  if ((options.follow_symlinks ? ::stat(path.c_str(), &before) : ::lstat(path.c_str(), &before)) != 0) {
+    return fail_errno(errno);
+  }
+  if (!options.follow_symlinks && S_ISLNK(before.st_mode)) return fail_errno(ELOOP);
+  if (!S_ISREG(before.st_mode)) return fail(sd::not_regular(before.st_mode));
+
+  const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (options.follow_symlinks ? 0 : O_NOFOLLOW);
+  sd::Descriptor file{sd::open_retrying(path.c_str(), flags)};
+  if (file.get() < 0) return fail_errno(errno);
+  struct stat st {};
+  if (::fstat(file.get(), &st) != 0) return fail(errno_text(errno));
+  if (!S_ISREG(st.st_mode)) return fail(sd::not_regular(st.st_mode));
+  // O_NONBLOCK only guarded the open; reads of a regular file should block.
+  if (const int status = ::fcntl(file.get(), F_GETFL); status >= 0) ::fcntl(file.get(), F_SETFL, status & ~O_NONBLOCK);
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size > options.max_bytes) return fail(sd::too_large(size, options));
+
+  // One byte more than the size: a file that grew is noticed, and one that
+  // reports no size (some in /proc) is read in chunks up to the limit.
+  const std::uint64_t past_limit = options.max_bytes + (options.max_bytes < UINT64_MAX ? 1 : 0);
+  std::string content;
+  content.resize(static_cast<std::size_t>(size) + 1);
+  std::size_t filled = 0;
+  while (true) {
+    if (filled == content.size()) {
+      if (filled >= past_limit) return fail(sd::too_large(filled, options, true));
+      content.resize(static_cast<std::size_t>(std::min<std::uint64_t>(past_limit, filled + (std::size_t{1} << 16))));
+    }
+    const ssize_t got = ::read(file.get(), content.data() + filled, content.size() - filled);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return fail(errno_text(errno));
+    }
+    if (got == 0) break;
+    filled += static_cast<std::size_t>(got);
+  }
+  content.resize(filled);
+  return ReadOutcome{std::move(content), false, {}};
+#else
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = options.follow_symlinks ? fs::status(path, ec) : fs::symlink_status(path, ec);
+  if (status.type() == fs::file_type::not_found) return ReadOutcome{std::nullopt, true, "it does not exist"};
+  if (ec) return fail(ec.message());
+  if (fs::is_symlink(status)) return fail("it is a symbolic link, which is not followed");
+  if (!fs::is_regular_file(status)) return fail(sd::not_regular(status.type()));
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec) return fail(ec.message());
+  if (size > options.max_bytes) return fail(sd::too_large(size, options));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail("it cannot be opened");
+  std::string content(static_cast<std::size_t>(options.max_bytes < size + 1 ? options.max_bytes + 1 : size + 1), '\0');
+  in.read(content.data(), static_cast<std::streamsize>(content.size()));
+  if (in.bad()) return fail("reading it failed");
+  content.resize(static_cast<std::size_t>(in.gcount()));
+  if (content.size() > options.max_bytes) return fail(sd::too_large(content.size(), options));
+  return ReadOutcome{std::move(content), false, {}};
+#endif
+}
+
+/// The whole content of the regular file at `path` (see
+/// `read_regular_file_outcome`), or the diagnostic "cannot read '<path>': <why>".
+[[nodiscard]] inline Result<std::string> read_regular_file(const std::filesystem::path& path,
+                                                           const ReadOptions& options = {}) {
+  ReadOutcome outcome = read_regular_file_outcome(path, options);
+  if (!outcome.content) return Diagnostic{"cannot read " + quoted_path(path) + ": " + outcome.why};
+  return std::move(*outcome.content);
+}
+
+
+
+/// Replaces the file at `target` with `content` atomically (see the file
+/// comment), or returns a diagnostic naming the path and why; then nothing
+/// changed and no temporary file is left.
+[[nodiscard]] inline Result<void> write_file_atomically(const std::filesystem::path& target, std::string_view content,
+                                                        const WriteOptions& options = {}) {
+  namespace fs = std::filesystem;
+  namespace sd = safe_file_detail;
+  auto fail = [&](const std::string& why) { return Diagnostic{"cannot write " + quoted_path(target) + ": " + why}; };
+  const fs::path name = target.filename();
+  if (name.empty() || name == "." || name == "..") return fail("it names a directory, not a file");
+  const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const std::string prefix =
+      options.temporary_prefix.empty() ? "." + name.string().substr(0, 100) + ".tmp." : options.temporary_prefix;
+#ifdef WRAPIR_SAFE_FILE_POSIX
+  mode_t keep_mode = 0;
+  bool keep = false;
+  struct stat existing {};
+  if (::lstat(target.c_str(), &existing) == 0) {
+    if (S_ISDIR(existing.st_mode)) return fail("it is a directory");
+    if (S_ISREG(existing.st_mode)) {
+      keep = true;
+      keep_mode = existing.st_mode & 0777;  // not set-id bits: new content must not inherit them
+    } else if (!options.replace_special_files) {
+      return fail(sd::not_regular(existing.st_mode) + "; refusing to replace it");
+    }
+  } else if (errno != ENOENT) {
+    return fail(errno_text(errno));
+  }
+
+  for (int attempt = 0; attempt < 32; ++attempt) {
+    const fs::path temporary = directory / (prefix + sd::hex16(sd::unique_number()));
+    // O_EXCL: never an existing file, and with O_CREAT it does not follow a
+    // link either; O_NOFOLLOW says so explicitly.
+    sd::Descriptor file{sd::open_retrying(temporary.c_str(),
+                                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0666)};
+    if (file.get() < 0) {
+      const int error = errno;
+      if (error == EEXIST) continue;
+      return Diagnostic{"cannot create a temporary file in " + quoted_path(directory) + " to write " +
+                        quoted_path(target) + ": " + errno_text(error)};
+    }
+    // From here every way out but a successful rename removes the temporary
+    // (an exception from building a message included).
+    sd::RemoveUnlessKept temporary_guard{temporary};
+    auto write_failed = [&](int error) { return fail("writing " + quoted_path(temporary) + " failed: " + errno_text(error)); };
+    for (std::size_t written = 0; written < content.size();) {
+      const ssize_t n = ::write(file.get(), content.data() + written, content.size() - written);
+      const int error = n < 0 ? errno : EIO;  // 0 bytes written: no errno, call it an I/O error
+      if (n < 0 && error == EINTR) continue;
+      if (n <= 0) return write_failed(error);
+      written += static_cast<std::size_t>(n);
+    }
+    if (keep && ::fchmod(file.get(), keep_mode) != 0) {
+      const int error = errno;
+      return fail("cannot keep its permissions: " + errno_text(error));
+    }
+    if (!file.close()) return write_failed(errno);
+    if (::rename(temporary.c_str(), target.c_str()) != 0) {
+      const int error = errno;
+      return fail("cannot rename " + quoted_path(temporary) + " to it: " + errno_text(error));
+    }
+    temporary_guard.keep = true;
+    return {};
+  }
+  return fail("cannot find an unused temporary file name in " + quoted_path(directory));
+#else
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(target, ec);
+  if (fs::is_directory(status)) return fail("it is a directory");
+  if (fs::exists(status) && !fs::is_regular_file(status) && !options.replace_special_files) {
+    return fail(sd::not_regular(status.type()) + "; refusing to replace it");
+  }
+  for (int attempt = 0; attempt < 32; ++attempt) {
+    const fs::path temporary = directory / (prefix + sd::hex16(sd::unique_number()));
+    std::FILE* file = std::fopen(temporary.string().c_str(), "wbx");
+    if (file == nullptr) {
+      if (fs::exists(fs::symlink_status(temporary, ec))) continue;
+      return Diagnostic{"cannot create a temporary file in " + quoted_path(directory) + " to write " +
+                        quoted_path(target)};
+    }
+    const bool written = std::fwrite(content.data(), 1, content.size(), file) == content.size();
+    const bool closed = std::fclose(file) == 0;
+    if (!written || !closed) {
+      fs::remove(temporary, ec);
+      return fail("writing " + quoted_path(temporary) + " failed");
+    }
+    fs::rename(temporary, target, ec);
+    if (ec) {
+      const std::string why = ec.message();
+      fs::remove(temporary, ec);
+      return fail("cannot rename " + quoted_path(temporary) + " to it: " + why);
+    }
+    return {};
+  }
+  return fail("cannot find an unused temporary file name in " + quoted_path(directory));
+#endif
+}
+
+/// Makes `directory` (mode 0700, its parent must exist) when it is missing
+/// and `create` is set, then accepts it only when it is a directory (not a
+/// link to one) owned by this user and not writable by group or others.
+/// A missing directory with `create` unset is a diagnostic too; callers that
+/// treat it as "nothing cached" test for it first.
+[[nodiscard]] inline Result<void> check_private_directory(const std::filesystem::path& directory, bool create) {
+  auto refuse = [&](const std::string& why) {
+    return Diagnostic{"not using directory " + quoted_path(directory) + ": " + why};
+  };
+#ifdef WRAPIR_SAFE_FILE_POSIX
+  namespace sd = safe_file_detail;
+  if (create && ::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) return refuse(errno_text(errno));
+  struct stat st {};
+  if (::lstat(directory.c_str(), &st) != 0) return refuse(errno_text(errno));
+  if (!S_ISDIR(st.st_mode)) return refuse("it is " + std::string(sd::file_type_name(st.st_mode)) + ", not a directory");
+  if (st.st_uid != ::geteuid()) {
+    return refuse("it belongs to user id " + std::to_string(st.st_uid) + ", not to this user (" +
+                  std::to_string(::geteuid()) + ")");
+  }
+  if ((st.st_mode & 022) != 0) {
+    static constexpr std::string_view digits = "01234567";
+    std::string mode = "0";
+    for (int shift = 6; shift >= 0; shift -= 3) mode += digits[(st.st_mode >> shift) & 7];
+    return refuse("group or others may write to it (mode " + mode + ")");
+  }
+  return {};
+#else
+  std::error_code ec;
+  if (create) std::filesystem::create_directory(directory, ec);
+  if (!std::filesystem::is_directory(std::filesystem::symlink_status(directory, ec))) {
+    return refuse("it is not a directory");
+  }
+  return {};
+#endif
+}
+
+}  // namespace wrapir::detail
