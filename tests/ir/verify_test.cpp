@@ -559,6 +559,56 @@ TEST_CASE("ir/verify: device copies and extern calls use live buffers of matchin
                         "line 9 (ScatterFallback): buffer buf1: used after it was freed at line 6"});
 }
 
+TEST_CASE("ir/verify: operator paths must name real operators (regression, issue 12)") {
+  // `torch.builtins.exec(...)`, `torch.os.system(...)` and `torch.load(...)`
+  // passed verify because an operator path only had to start with an
+  // allowed namespace; each line kind that names an operator is checked.
+  for (const char* attack : {"torch.builtins.exec", "torch.os.system", "torch.load"}) {
+    CAPTURE(attack);
+    Fixture f;
+    const auto out = f.b.empty({f.s0}, DType::float32);
+    f.append(ExternKernelAlloc{std::nullopt, attack, {std::string("import os")}, {}});
+    f.append(ExternKernelOut{attack, {f.x}, {}, BufferArg{out}});
+    f.append(ExternKernelMultiOut{std::nullopt, attack, {f.x}, {}, {}});
+    f.append(ScatterFallback{attack, out, 0, BufferArg{f.x}, 1.0, {}});
+    f.append(IndexPutFallback{attack, out, {BufferArg{f.x}}, BufferArg{f.x}, false});
+    const std::string why = "operator '" + std::string(attack) +
+                            "' is not an operator a program may call: under 'torch' only "
+                            "torch.ops.<namespace>.<op>[.<overload>] is callable";
+    EXPECT_FINDINGS(f.p, {"line 2 (ExternKernelAlloc): " + why, "line 3 (ExternKernelOut): " + why,
+                          "line 4 (ExternKernelMultiOut): " + why, "line 5 (ScatterFallback): " + why,
+                          "line 6 (IndexPutFallback): " + why});
+  }
+}
+
+TEST_CASE("ir/verify: an operator path with a Python keyword part (regression, issue 12)") {
+  // `aten.import.default` passed verify and made the Python module a
+  // SyntaxError; Python and FX both print operator paths as Python.
+  Fixture f;
+  f.append(ExternKernelAlloc{std::nullopt, "aten.import.default", {}, {}});
+  f.append(ExternKernelAlloc{std::nullopt, "torch.ops.aten.mm.None", {}, {}});
+  f.append(ExternKernelAlloc{std::nullopt, "aten.match.default", {}, {}});  // a soft keyword is a fine attribute
+  EXPECT_FINDINGS(f.p, {"line 1 (ExternKernelAlloc): operator 'aten.import.default' has the part 'import', a "
+                        "Python keyword, so the Python and FX targets cannot print it",
+                        "line 2 (ExternKernelAlloc): operator 'torch.ops.aten.mm.None' has the part 'None', a "
+                        "Python keyword, so the Python and FX targets cannot print it"});
+}
+
+TEST_CASE("ir/verify: the operator registry of VerifyOptions declares extra paths") {
+  Fixture f;
+  f.append(ExternKernelAlloc{std::nullopt, "torch.nn.functional.gelu", {f.x}, {}});
+  CHECK(verify(f.p).size() == 1);
+  VerifyOptions options;
+  REQUIRE(options.operators.declare("torch.nn.functional.gelu"));
+  CHECK(verify(f.p, options).empty());
+  // Also inside subgraphs.
+  Program outer{"outer"};
+  outer.subgraphs.push_back(f.p);
+  outer.subgraphs.back().name = "inner";
+  for (const Finding& finding : verify(outer, options))
+    CHECK(finding.message.find("torch.nn.functional.gelu") == std::string::npos);
+}
+
 // ---------------------------------------------------------------------------
 // 6. Reinterpret
 // ---------------------------------------------------------------------------

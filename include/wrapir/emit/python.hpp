@@ -34,6 +34,7 @@
 /// section), no streams; a line costs a few appends.
 
 #include <wrapir/diagnostic.hpp>
+#include <wrapir/emit/detail/python_keywords.hpp>
 #include <wrapir/emit/detail/python_literals.hpp>
 #include <wrapir/emit/emit.hpp>
 #include <wrapir/expr/eval.hpp>
@@ -113,6 +114,12 @@ struct PythonOptions {
   std::vector<std::string> debug_kernel_filter{};
   /// Where level 1 saves tensors (created when the module is imported).
   std::string debug_save_directory = "tmp/jit_inductor";
+  /// Operator paths programs may call besides the built-in forms of
+  /// `ir::check_operator_path` (pass the verifier the same registry). A
+  /// declared path must still start with a name the module binds (`torch`,
+  /// `aten`, `extern_kernels`, `inductor_ops`, `_quantized`) and have no
+  /// part that is a Python keyword.
+  ir::OperatorRegistry operators{};
 };
 
 /// `program` as a Python module, or a diagnostic saying why it cannot be
@@ -121,18 +128,12 @@ struct PythonOptions {
 
 /// Appends `program` as a Python module to `out`; on failure returns the
 /// diagnostic and leaves `out` as it was.
-[[nodiscard]] std::optional<Diagnostic> to_python(const ir::Program& program, std::string& out,
-                                                  const PythonOptions& options = {});
+[[nodiscard]] Result<void> to_python(const ir::Program& program, std::string& out, const PythonOptions& options = {});
 
 // ---------------------------------------------------------------------------
 // Implementation
 
 namespace detail {
-
-/// Thrown inside the emitter at the first problem, caught by `to_python`.
-struct EmitFailure {
-  Diagnostic diagnostic;
-};
 
 /// Names the module itself defines or imports, or that its functions use:
 /// a table entry with one of these names would shadow them.
@@ -250,16 +251,16 @@ struct ModuleState {
 /// constants (module globals bound by the loader).
 inline void collect_globals(ModuleState& m, const ir::Program& p, int depth) {
   auto where = [&] { return std::string(depth == 0 ? "program " : "subgraph ") + ir::quote_for_diagnostic(p.name) + ": "; };
-  if (depth > 256) throw EmitFailure{Diagnostic{where() + "subgraphs are nested more than 256 deep"}};
+  if (depth > 256) wrapir::detail::fail(Diagnostic{where() + "subgraphs are nested more than 256 deep"});
   auto claim = [&](std::string_view name, std::string_view what, char kind) {
-    if (auto err = ir::check_name(name, what)) throw EmitFailure{Diagnostic{where() + *err}};
+    if (auto err = ir::check_name(name, what)) wrapir::detail::fail(Diagnostic{where() + *err});
     if (is_module_name(name))
-      throw EmitFailure{Diagnostic{where() + std::string(what) + " name " + ir::quote_for_diagnostic(name) +
-                                   " would shadow a name of the generated Python module"}};
+      wrapir::detail::fail(Diagnostic{where() + std::string(what) + " name " + ir::quote_for_diagnostic(name) +
+                                   " would shadow a name of the generated Python module"});
     auto [it, inserted] = m.global_kinds.emplace(name, kind);
     if (!inserted && (it->second != kind || kind == 's'))
-      throw EmitFailure{Diagnostic{where() + "the module-level name " + ir::quote_for_diagnostic(name) +
-                                   " is used twice (kernels, subgraph functions and constants share the module)"}};
+      wrapir::detail::fail(Diagnostic{where() + "the module-level name " + ir::quote_for_diagnostic(name) +
+                                   " is used twice (kernels, subgraph functions and constants share the module)"});
     m.global_names.insert(name);
   };
   for (const ir::KernelDecl& k : p.kernels) claim(k.name, "kernel", 'k');
@@ -603,7 +604,7 @@ class FunctionEmitter {
       case ir::KernelLanguage::triton: {
         const std::string stream = stream_for(l.device, l.stream);
         statement();
-        out_ += k.name;
+        out_ += global_callee(k.name, 'k');
         out_ += ".run(";
         append_args(l.args);
         bool first = l.args.empty();
@@ -625,7 +626,7 @@ class FunctionEmitter {
       case ir::KernelLanguage::cpp:
         reject_explicit_grid(l.grid, k.name);
         statement();
-        out_ += k.name;
+        out_ += global_callee(k.name, 'k');
         out_ += '(';
         append_args(l.args);
         out_ += ")\n";
@@ -634,7 +635,7 @@ class FunctionEmitter {
         reject_explicit_grid(l.grid, k.name);
         const std::string stream = stream_for(l.device, l.stream);
         statement();
-        out_ += k.name;
+        out_ += global_callee(k.name, 'k');
         out_ += '.';
         out_ += k.name;
         out_ += '(';
@@ -752,7 +753,7 @@ class FunctionEmitter {
     kernel_called_[l.kernel.index] = 1;
     const std::string stream = stream_for(l.device, l.stream);
     statement();
-    out_ += k.name;
+    out_ += global_callee(k.name, 'k');
     out_ += ".run(";
     append_args(l.args);
     if (!l.args.empty()) out_ += ", ";
@@ -764,7 +765,7 @@ class FunctionEmitter {
   // ---- extern kernels ---------------------------------------------------------
 
   void render(const ir::ExternKernelAlloc& l) {
-    check_operator(l.kernel);
+    const std::string_view op = operator_callee(l.kernel);
     const bool debug = debug_wraps(l.kernel.text);
     if (debug) debug_extern("before_launch", l.kernel.text, l.args, l.kwargs, nullptr);
     statement();
@@ -772,7 +773,7 @@ class FunctionEmitter {
       out_ += buffer(*l.result).name;
       out_ += " = ";
     }
-    out_ += l.kernel.text;
+    out_ += op;
     out_ += '(';
     append_args(l.args);
     append_kwargs(l.kwargs, !l.args.empty(), {});
@@ -781,11 +782,11 @@ class FunctionEmitter {
   }
 
   void render(const ir::ExternKernelOut& l) {
-    check_operator(l.kernel);
+    const std::string_view op = operator_callee(l.kernel);
     const bool debug = debug_wraps(l.kernel.text);
     if (debug) debug_extern("before_launch", l.kernel.text, l.args, l.kwargs, &l.out);
     statement();
-    out_ += l.kernel.text;
+    out_ += op;
     out_ += '(';
     append_args(l.args);
     append_kwargs(l.kwargs, !l.args.empty(), "out");
@@ -797,7 +798,7 @@ class FunctionEmitter {
   }
 
   void render(const ir::ExternKernelMultiOut& l) {
-    check_operator(l.kernel);
+    const std::string_view op = operator_callee(l.kernel);
     std::vector<ir::NamedArg> outs;
     for (const ir::NamedBuffer& o : l.outs) outs.push_back(ir::NamedArg{o.name, ir::Arg{o.buffer}});
     const bool debug = debug_wraps(l.kernel.text);
@@ -807,7 +808,7 @@ class FunctionEmitter {
       out_ += buffer(*l.result).name;
       out_ += " = ";
     }
-    out_ += l.kernel.text;
+    out_ += op;
     out_ += '(';
     append_args(l.args);
     std::vector<ir::NamedArg> all = l.kwargs;
@@ -842,10 +843,10 @@ class FunctionEmitter {
   }
 
   void render(const ir::ScatterFallback& l) {
-    check_operator(l.kernel);
+    const std::string_view op = operator_callee(l.kernel);
     statement();
     // Inductor joins the positional arguments without spaces.
-    out_ += l.kernel.text;
+    out_ += op;
     out_ += '(';
     out_ += buffer(l.self).name;
     out_ += ',';
@@ -859,9 +860,9 @@ class FunctionEmitter {
   }
 
   void render(const ir::IndexPutFallback& l) {
-    check_operator(l.kernel);
+    const std::string_view op = operator_callee(l.kernel);
     statement();
-    out_ += l.kernel.text;
+    out_ += op;
     out_ += '(';
     out_ += buffer(l.self).name;
     out_ += ", [";
@@ -1025,7 +1026,7 @@ class FunctionEmitter {
       out_ += '(';
       out_ += result;
       out_ += ",) = ";
-      out_ += c.name;
+      out_ += global_callee(c.name, 's');
       out_ += '(';
       out_ += args;
       out_ += ")\n";
@@ -1168,11 +1169,11 @@ class FunctionEmitter {
     }
     where += top_level_ ? "program " : "subgraph ";
     where += ir::quote_for_diagnostic(program_.name);
-    throw EmitFailure{Diagnostic{where + ": " + message}};
+    wrapir::detail::fail(Diagnostic{where + ": " + message});
   }
   [[noreturn]] void fail_program(std::string message) const {
-    throw EmitFailure{Diagnostic{std::string(top_level_ ? "program " : "subgraph ") +
-                                 ir::quote_for_diagnostic(program_.name) + ": " + message}};
+    wrapir::detail::fail(Diagnostic{std::string(top_level_ ? "program " : "subgraph ") +
+                                 ir::quote_for_diagnostic(program_.name) + ": " + message});
   }
 
   template <class Table>
@@ -1205,13 +1206,35 @@ class FunctionEmitter {
     return false;
   }
 
-  void check_operator(const ir::OpName& op) const {
-    if (auto err = ir::check_qualified_name(op.text, "operator")) fail(*err);
-    const std::string_view first = std::string_view(op.text).substr(0, op.text.find('.'));
-    if (!is_operator_namespace(first))
-      fail("operator " + ir::quote_for_diagnostic(op.text) +
-           " is not in one of the module's operator namespaces (aten, torch, extern_kernels, inductor_ops, "
+  /// The callee of an operator call, checked: generated code never calls
+  /// anything a program merely names. A real operator namespace or a path
+  /// the options' registry declares (`ir::check_operator_path`), no part a
+  /// Python keyword (`aten.import.default` would not even compile), and
+  /// rooted at a name the module itself binds, which no table entry may
+  /// shadow (`is_module_name`). Every operator call goes through here.
+  [[nodiscard]] std::string_view operator_callee(const ir::OpName& op) const {
+    if (auto err = ir::check_operator_path(op.text, options_.operators)) fail(*err);
+    if (const std::string_view kw = python_keyword_part(op.text); !kw.empty())
+      fail("operator " + ir::quote_for_diagnostic(op.text) + " has the part '" + std::string(kw) +
+           "', a Python keyword");
+    const std::string_view root = std::string_view(op.text).substr(0, op.text.find('.'));
+    if (!is_operator_namespace(root))
+      fail("operator " + ir::quote_for_diagnostic(op.text) + " starts with " + ir::quote_for_diagnostic(root) +
+           ", which the generated module does not bind (it binds aten, torch, extern_kernels, inductor_ops and "
            "_quantized)");
+    return op.text;
+  }
+
+  /// The callee of a kernel launch or a subgraph call: a name of the
+  /// module's kernel (`'k'`) or subgraph (`'s'`) table, which
+  /// `collect_globals` checked and claimed. Every such call goes through
+  /// here, so that no other text is ever called.
+  [[nodiscard]] std::string_view global_callee(std::string_view name, char kind) const {
+    const auto it = module_.global_kinds.find(name);
+    if (it == module_.global_kinds.end() || it->second != kind)
+      fail("the generated code would call " + ir::quote_for_diagnostic(name) + ", which is not a " +
+           (kind == 'k' ? "kernel" : "subgraph function") + " of the module");
+    return name;
   }
 
   /// A name the emitter makes up (`arg0_1_size`, `cond_fn_0_args`); it must
@@ -1521,7 +1544,7 @@ class FunctionEmitter {
       }
       out_ += outputs.size() == 1 ? ",) = " : ") = ";
     }
-    out_ += name;
+    out_ += global_callee(name, 's');
     out_ += '(';
     out_ += list;
     out_ += ")\n";
@@ -1937,9 +1960,9 @@ inline void write_harness(std::string& out, const ir::Program& p, const ModuleSt
   auto value = [&](expr::Expr e, std::string_view what, std::string_view name) {
     auto v = expr::eval(e, hints);
     if (!v)
-      throw EmitFailure{Diagnostic{"program " + ir::quote_for_diagnostic(p.name) + ": get_args(): " +
+      wrapir::detail::fail(Diagnostic{"program " + ir::quote_for_diagnostic(p.name) + ": get_args(): " +
                                    std::string(what) + " of " + ir::quote_for_diagnostic(name) +
-                                   " has no value at the symbols' hints: " + v.error().message}};
+                                   " has no value at the symbols' hints: " + v.error().message});
     append_integer(out, *v);
   };
   auto random_tensor = [&](const ir::BufferDecl& b) {
@@ -2003,13 +2026,13 @@ inline void write_harness(std::string& out, const ir::Program& p, const ModuleSt
 
 inline void write_module(const ir::Program& program, const PythonOptions& options, std::string& out) {
   if (options.debug_level < 0 || options.debug_level > 3)
-    throw EmitFailure{Diagnostic{"debug_level " + std::to_string(options.debug_level) +
-                                 " is not a debug printer level (0-3)"}};
+    wrapir::detail::fail(Diagnostic{"debug_level " + std::to_string(options.debug_level) +
+                                 " is not a debug printer level (0-3)"});
   if (options.debug_level == 1 && (!is_valid_utf8(options.debug_save_directory) ||
                                    options.debug_save_directory.find('\0') != std::string::npos))
-    throw EmitFailure{Diagnostic{"debug_save_directory is not valid UTF-8 text"}};
+    wrapir::detail::fail(Diagnostic{"debug_save_directory is not valid UTF-8 text"});
   if (auto err = ir::check_name(program.name, "program"))
-    throw EmitFailure{Diagnostic{*err}};
+    wrapir::detail::fail(Diagnostic{*err});
   ModuleState m;
   m.options = &options;
   for (const std::string& k : options.debug_kernel_filter) m.debug_filter.push_back(lowercase(k));
@@ -2020,8 +2043,8 @@ inline void write_module(const ir::Program& program, const PythonOptions& option
   main.run();
   for (std::string_view name : m.called_kernels)
     if (!m.defined_kernels.contains(name))
-      throw EmitFailure{Diagnostic{"kernel " + ir::quote_for_diagnostic(name) +
-                                   " is called but no KernelDefinition or MultiKernelDefinition defines it"}};
+      wrapir::detail::fail(Diagnostic{"kernel " + ir::quote_for_diagnostic(name) +
+                                   " is called but no KernelDefinition or MultiKernelDefinition defines it"});
   out.reserve(out.size() + call.size() + m.kernel_definitions.size() + m.subgraph_functions.size() + 4096);
   write_imports(out, m, options);
   write_header(out, m, options);
@@ -2033,24 +2056,22 @@ inline void write_module(const ir::Program& program, const PythonOptions& option
 
 }  // namespace detail
 
-inline std::optional<Diagnostic> to_python(const ir::Program& program, std::string& out,
-                                           const PythonOptions& options) {
+inline Result<void> to_python(const ir::Program& program, std::string& out, const PythonOptions& options) {
   const std::size_t size = out.size();
-  try {
-    detail::write_module(program, options, out);
-  } catch (detail::EmitFailure& f) {
-    out.resize(size);
-    return std::move(f.diagnostic);
-  } catch (const expr::Error& e) {
-    out.resize(size);
-    return Diagnostic{std::string("program ") + ir::quote_for_diagnostic(program.name) + ": " + e.what()};
-  }
-  return std::nullopt;
+  Result<void> done = wrapir::detail::catch_failure([&] {
+    try {
+      detail::write_module(program, options, out);
+    } catch (const expr::Error& e) {
+      wrapir::detail::fail(std::string("program ") + ir::quote_for_diagnostic(program.name) + ": " + e.what());
+    }
+  });
+  if (!done) out.resize(size);
+  return done;
 }
 
 inline Result<std::string> to_python(const ir::Program& program, const PythonOptions& options) {
   std::string out;
-  if (auto err = to_python(program, out, options)) return *std::move(err);
+  if (Result<void> done = to_python(program, out, options); !done) return std::move(done).error();
   return out;
 }
 

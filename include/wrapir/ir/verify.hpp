@@ -88,6 +88,7 @@
 /// outputs: buffer buf3: output 0 is not live at the end of the program: it was freed at line 7
 /// ```
 
+#include <wrapir/emit/detail/python_keywords.hpp>
 #include <wrapir/expr/bounds.hpp>
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/expr/ops.hpp>
@@ -170,6 +171,13 @@ struct Finding {
   s += f.message;
   return s;
 }
+
+/// What `verify` accepts beyond the built-in rules.
+struct VerifyOptions {
+  /// Operator paths programs may call besides the built-in forms of
+  /// `check_operator_path` (pass the same registry to the emitters).
+  OperatorRegistry operators{};
+};
 
 namespace detail::verifier {
 
@@ -331,9 +339,9 @@ template <class Deferred>
 class ProgramVerifier {
  public:
   ProgramVerifier(const Program& p, std::string path, const expr::Context* root_ctx, FreeSymbolCache& cache,
-                  std::vector<Finding>& out, int depth)
+                  std::vector<Finding>& out, int depth, const VerifyOptions& options)
       : p_(p), path_(std::move(path)), root_ctx_(root_ctx), ctx_(p.context.get()), cache_(cache), out_(out),
-        depth_(depth) {}
+        depth_(depth), options_(options) {}
 
   void run() {
     check_tables();
@@ -408,8 +416,17 @@ class ProgramVerifier {
   void check_name_field(std::string_view name, std::string_view what) {
     if (auto err = check_name(name, what)) report("", *std::move(err));
   }
+  /// An operator path the generated code will call: a real operator
+  /// namespace or a registered path (`check_operator_path`), and printable
+  /// as Python, which both the Python and the FX targets print it as.
   void check_op_name(const OpName& op) {
-    if (auto err = check_qualified_name(op.text, "operator")) report("", *std::move(err));
+    if (auto err = check_operator_path(op.text, options_.operators)) {
+      report("", *std::move(err));
+      return;
+    }
+    if (const std::string_view kw = python::detail::python_keyword_part(op.text); !kw.empty())
+      report("", "operator " + quote_for_diagnostic(op.text) + " has the part '" + std::string(kw) +
+                     "', a Python keyword, so the Python and FX targets cannot print it");
   }
   void check_device(const Device& d, const char* what) {
     if (auto err = validate(d)) report("", std::string(what) + ": " + err->message);
@@ -1774,7 +1791,7 @@ class ProgramVerifier {
                "is nested more than " + std::to_string(max_graph_depth) + " levels deep and was not verified");
         continue;
       }
-      ProgramVerifier<Deferred> sub(g, std::move(path), root_ctx_, cache_, out_, depth_ + 1);
+      ProgramVerifier<Deferred> sub(g, std::move(path), root_ctx_, cache_, out_, depth_ + 1, options_);
       sub.run();
     }
   }
@@ -1786,6 +1803,7 @@ class ProgramVerifier {
   FreeSymbolCache& cache_;
   std::vector<Finding>& out_;
   int depth_;
+  const VerifyOptions& options_;
 
   std::size_t at_ = no_line;
   std::string_view kind_ = "program";
@@ -1811,12 +1829,19 @@ class ProgramVerifier {
 /// translation units that include this header without calling it.)
 template <class P>
   requires std::same_as<P, Program>
-[[nodiscard]] std::vector<Finding> verify(const P& program) {
+[[nodiscard]] std::vector<Finding> verify(const P& program, const VerifyOptions& options) {
   std::vector<Finding> findings;
   detail::verifier::FreeSymbolCache cache;
-  detail::verifier::ProgramVerifier<P> root(program, std::string(), program.context.get(), cache, findings, 0);
+  detail::verifier::ProgramVerifier<P> root(program, std::string(), program.context.get(), cache, findings, 0,
+                                            options);
   root.run();
   return findings;
+}
+
+template <class P>
+  requires std::same_as<P, Program>
+[[nodiscard]] std::vector<Finding> verify(const P& program) {
+  return verify(program, VerifyOptions{});
 }
 
 }  // namespace wrapir::ir
@@ -1824,4 +1849,5 @@ template <class P>
 namespace wrapir {
 using ir::Finding;
 using ir::verify;
+using ir::VerifyOptions;
 }  // namespace wrapir
