@@ -12,6 +12,7 @@
 #include <wrapir/ir/program.hpp>
 
 #include <boost/mp11/algorithm.hpp>
+#include <sys/wait.h>
 
 #include <doctest/doctest.h>
 
@@ -796,6 +797,99 @@ TEST_CASE("emit/python: PythonOptions::operators declares extra operator paths")
   r.body.emplace_back(ir::ExternKernelAlloc{std::nullopt, "torch.nn.functional.lambda", {}, {}});
   REQUIRE(options.operators.declare("torch.nn.functional.lambda"));
   CHECK(emit_error(r, options).find("has the part 'lambda', a Python keyword") != std::string::npos);
+}
+
+TEST_CASE("emit/python: views that provably reach past their storage are diagnostics (regression, issue 12)") {
+  // These emitted reinterpret_tensor / alloc_from_pool calls that read and
+  // wrote past the storage: neither checks bounds.
+  const auto program = [](auto&& add_lines) {
+    ir::Program p{"views"};
+    ir::Builder b{p};
+    auto& ctx = p.ctx();
+    const auto k = unary_kernel(b, "triton_poi_fused_0");
+    const auto buf = b.empty({ctx.integer(8)}, wrapir::f32);  // 32 bytes
+    add_lines(b, ctx, k, buf);
+    return p;
+  };
+  SUBCASE("Reinterpret") {
+    const ir::Program p = program([](ir::Builder& b, ex::Context& ctx, ir::KernelId, ir::BufferId buf) {
+      b.view(buf, {ctx.integer(4)}, {ctx.integer(1)}, ctx.integer(6));
+    });
+    CHECK(emit_error(p) == "line 2 (Reinterpret) of program 'views': view buf1 of buf0 reaches past the storage it "
+                           "views: its extent of 40 bytes exceeds the 32 bytes of storage it views");
+  }
+  SUBCASE("a view of a view") {
+    const ir::Program p = program([](ir::Builder& b, ex::Context& ctx, ir::KernelId, ir::BufferId buf) {
+      const auto upper = b.view(buf, {ctx.integer(4)}, {ctx.integer(1)}, ctx.integer(4));
+      b.view(upper, {ctx.integer(4)}, {ctx.integer(1)}, ctx.integer(1));
+    });
+    CHECK(emit_error(p).find("view buf2 of buf1 reaches past the storage it views: its extent of 20 bytes exceeds "
+                             "the 16 bytes") != std::string::npos);
+  }
+  SUBCASE("a buffer-argument view, a negative stride, an output view") {
+    ir::Program p = program([](ir::Builder& b, ex::Context& ctx, ir::KernelId k, ir::BufferId buf) {
+      b.call(k, {ir::BufferArg{buf, ir::View{{ctx.integer(9)}, {ctx.integer(1)}, ctx.integer(0)}}, buf, 8});
+    });
+    CHECK(emit_error(p) == "line 2 (KernelCall) of program 'views': a view of buf0 reaches past the storage it "
+                           "views: its extent of 36 bytes exceeds the 32 bytes of storage it views");
+    ir::Program q = program([](ir::Builder& b, ex::Context& ctx, ir::KernelId k, ir::BufferId buf) {
+      b.call(k, {ir::BufferArg{buf, ir::View{{ctx.integer(2)}, {ctx.integer(-1)}, ctx.integer(4)}}, buf, 8});
+    });
+    CHECK(emit_error(q).find("its stride 0 (-1) is negative") != std::string::npos);
+    ir::Program r = program([](ir::Builder& b, ex::Context& ctx, ir::KernelId, ir::BufferId buf) {
+      b.output(ir::ProgramOutput{ir::BufferArg{buf, ir::View{{ctx.integer(8)}, {ctx.integer(2)}, ctx.integer(0)}}});
+    });
+    CHECK(emit_error(r) == "program 'views': a view of buf0 reaches past the storage it views: its extent of 60 "
+                           "bytes exceeds the 32 bytes of storage it views");
+  }
+  SUBCASE("AllocFromPool") {
+    ir::Program p{"pooled"};
+    ir::Builder b{p};
+    auto& ctx = p.ctx();
+    p.pools.push_back(ir::PoolDecl{"pool0", wrapir::cuda_device(0), ctx.integer(64)});
+    const auto a = b.declare("a", ir::Layout::contiguous(ctx, {ctx.integer(8)}, wrapir::f32, wrapir::cuda_device(0)),
+                             ir::BufferRole::intermediate);
+    b.append(ir::PoolCreate{ir::PoolId{0}});
+    b.append(ir::AllocFromPool{a, ir::PoolId{0}, ctx.integer(48)});
+    CHECK(emit_error(p) == "line 1 (AllocFromPool) of program 'pooled': buffer a carved from pool pool0 reaches past "
+                           "the storage it views: it reaches 80 bytes into a pool of 64 bytes");
+  }
+}
+
+TEST_CASE("emit/python: views whose bounds depend on the symbols get a guard that raises") {
+  ir::Program p{"guarded"};
+  ir::Builder b{p};
+  auto& ctx = p.ctx();
+  const auto s0 = b.size_symbol("s0", 8);
+  const auto s1 = b.size_symbol("s1", 4);
+  const auto x = b.input("arg0_1", {s0}, wrapir::f32);
+  const auto k = unary_kernel(b, "triton_poi_fused_0");
+  const auto buf = b.empty({s0}, wrapir::f32);
+  b.call(k, {x, buf, s0});
+  const auto alias = b.view(buf, {s1}, {ctx.integer(1)}, ctx.integer(0));
+  b.output(alias);
+  const std::string module = emit_ok(p);
+  const std::string guard =
+      "if not ((4*s1) <= (4*s0)): raise RuntimeError('view buf1 of buf0 reaches past the storage it views: it needs "
+      "%d bytes, the storage has %d' % (4*s1, 4*s0))\n";
+  const std::size_t at = module.find(guard);
+  REQUIRE(at != std::string::npos);
+  CHECK(at < module.find("buf1 = reinterpret_tensor(buf0"));  // before the view is taken
+  if (std::system("python3 -c 'pass' > /dev/null 2>&1") != 0) return;
+  // The guard itself, run by Python: passes when the view fits, raises a
+  // RuntimeError that says why when it does not.
+  const auto run = [&](int v0, int v1) {
+    const std::string script = "s0 = " + std::to_string(v0) + "; s1 = " + std::to_string(v1) +
+                               "\ntry:\n    " + guard.substr(0, guard.size() - 1) +
+                               "\nexcept RuntimeError as e:\n    assert 'needs 16 bytes, the storage has 8' in str(e), e\n"
+                               "    raise SystemExit(3)\n";
+    const std::filesystem::path file = std::filesystem::temp_directory_path() / "wrapir_guard_test.py";
+    std::ofstream(file) << script;
+    return std::system(("python3 '" + file.string() + "' > /dev/null 2>&1").c_str());
+  };
+  CHECK(run(8, 4) == 0);
+  CHECK(run(4, 4) == 0);
+  CHECK(WEXITSTATUS(run(2, 4)) == 3);
 }
 
 namespace {

@@ -53,6 +53,7 @@
 #include <wrapir/ir/program.hpp>
 #include <wrapir/ir/reflect.hpp>
 #include <wrapir/ir/symbol.hpp>
+#include <wrapir/ir/view_extent.hpp>
 
 #include <boost/variant2/variant.hpp>
 
@@ -321,6 +322,7 @@ class FunctionEmitter {
     kind_ = T::kind;
     try {
       if (options_.size_asserts == SizeAsserts::deferred && pending_asserts_ > 0) assert_inputs_read_by(line);
+      guard_argument_views(line);
       render(line);
     } catch (const expr::Error& e) {
       fail(e.what());
@@ -335,6 +337,8 @@ class FunctionEmitter {
       fail_program(std::string("a ") + std::string(blocks_.back().opened_by) +
                    " line is never closed before the end of the program");
     if (auto_guard_) close_block(Block::auto_device, "");
+    for (const ir::ProgramOutput& o : program_.outputs)
+      if (const auto* b = boost::variant2::get_if<ir::BufferArg>(&o)) guard_view(*b);
     statement();
     out_ += "return (";
     for (const ir::ProgramOutput& o : program_.outputs) {
@@ -422,6 +426,9 @@ class FunctionEmitter {
     const ir::BufferDecl& b = buffer(l.buffer);
     const ir::PoolDecl& p = pool(l.pool);
     const ir::Layout& layout = b.layout;
+    if (!l.offset_bytes || !p.size_bytes) fail("the pool offset or the pool's size is a null expression");
+    guard_extent(ir::check_pool_slice(layout, l.offset_bytes, p.size_bytes),
+                 "buffer " + std::string(b.name) + " carved from pool " + p.name);
     statement();
     out_ += b.name;
     out_ += " = alloc_from_pool(";
@@ -534,6 +541,12 @@ class FunctionEmitter {
   void render(const ir::Reinterpret& l) {
     const ir::BufferDecl& v = buffer(l.view);
     const ir::BufferDecl& base = buffer(l.base);
+    if (v.multi_output || base.multi_output)
+      fail("a Reinterpret views a multi-output result, which has no layout");
+    const expr::Expr room = room_of(l.base);
+    const ir::ViewExtent extent = ir::check_view_extent(v.layout, room);
+    guard_extent(extent, "view " + std::string(v.name) + " of " + base.name);
+    view_room_[l.view.index] = ir::view_room_bytes(v.layout, room);
     statement();
     out_ += v.name;
     out_ += " = ";
@@ -1282,6 +1295,7 @@ class FunctionEmitter {
     }
     asserted_.assign(program_.buffers.size(), 1);
     pool_names_.assign(program_.pools.size(), {});
+    view_room_.assign(program_.buffers.size(), expr::Expr{});
   }
 
   /// The device type of each kernel's first call: `device_str` of its
@@ -1807,6 +1821,85 @@ class FunctionEmitter {
     out_ += ')';
   }
 
+  // ---- view bounds ------------------------------------------------------------
+
+  /// The bytes from the first element of `b` to the end of its storage
+  /// (ir/view_extent.hpp): what a Reinterpret left it, or its own span.
+  [[nodiscard]] expr::Expr room_of(ir::BufferId b) const {
+    const ir::BufferDecl& d = buffer(b);
+    if (view_room_[b.index]) return view_room_[b.index];
+    if (d.multi_output) fail("buffer " + ir::quote_for_diagnostic(d.name) + " holds a multi-output result, which has no layout to view");
+    return ir::room_bytes(d.layout);
+  }
+
+  /// Neither reinterpret_tensor nor alloc_from_pool checks bounds: a view
+  /// that provably reaches past its storage is a diagnostic, and one whose
+  /// bounds depend on the symbols gets a guard that raises before the view
+  /// is taken, naming the view and both sizes.
+  void guard_extent(const ir::ViewExtent& e, const std::string& what) {
+    if (e.fit == ir::ViewFit::exceeds) fail(what + " reaches past the storage it views: " + e.problem);
+    if (e.fit != ir::ViewFit::unknown) return;
+    statement();
+    out_ += "if not (";
+    for (std::size_t i = 0; i < e.open_conditions.size(); ++i) {
+      if (i) out_ += " and ";
+      append_factor(e.open_conditions[i].lhs, "a bound");
+      out_ += " <= ";
+      append_factor(e.open_conditions[i].rhs, "a bound");
+    }
+    out_ += "): raise RuntimeError(";
+    append_literal(what + " reaches past the storage it views: it needs %d bytes, the storage has %d", "a message");
+    out_ += " % (";
+    append_expr(e.needed_bytes, "a bound");
+    out_ += ", ";
+    append_expr(e.available_bytes, "a bound");
+    out_ += "))\n";
+  }
+
+  void guard_view(const ir::BufferArg& a) {
+    if (!a.view) return;
+    const ir::BufferDecl& d = buffer(a.buffer);
+    const ir::View& v = *a.view;
+    if (v.sizes.size() != v.strides.size())
+      fail("a view of " + ir::quote_for_diagnostic(d.name) + " has " + std::to_string(v.sizes.size()) + " sizes but " +
+           std::to_string(v.strides.size()) + " strides");
+    for (const expr::Expr e : v.sizes) if (!e) fail("a view size is a null expression");
+    for (const expr::Expr e : v.strides) if (!e) fail("a view stride is a null expression");
+    if (!v.offset) fail("a view offset is a null expression");
+    guard_extent(ir::check_view_extent(v.sizes, v.strides, v.offset, d.layout.dtype, room_of(a.buffer)),
+                 "a view of " + d.name);
+  }
+
+  // Every buffer-argument view a line passes, found through its reflected
+  // fields, is guarded before the line.
+  template <class F>
+  static void for_each_buffer_arg(const ir::Arg& a, F& f, int depth = 0) {
+    if (const auto* b = a.get_if<ir::BufferArg>()) f(*b);
+    else if (const auto* l = a.get_if<ir::ArgList>(); l && depth <= 64)  // deeper lists fail in append_arg
+      for (const ir::Arg& item : l->items) for_each_buffer_arg(item, f, depth + 1);
+  }
+  template <class T, class F>
+  static void for_each_buffer_arg(const T& v, F& f) {
+    if constexpr (std::is_same_v<T, ir::BufferArg>) f(v);
+    else if constexpr (std::is_same_v<T, ir::NamedArg>) for_each_buffer_arg(v.value, f);
+    else if constexpr (std::is_same_v<T, ir::NamedBuffer>) f(v.buffer);
+    else if constexpr (requires { v.has_value(); *v; }) {
+      if (v) for_each_buffer_arg(*v, f);
+    } else if constexpr (requires { v.begin(); v.end(); typename T::value_type; } && !std::is_same_v<T, std::string>) {
+      for (const auto& item : v) for_each_buffer_arg(item, f);
+    }
+  }
+
+  template <class T>
+  void guard_argument_views(const T& line) {
+    auto guard = [&](const ir::BufferArg& a) { guard_view(a); };
+    ir::for_each_field(line, [&](std::string_view, const auto& field) {
+      using F = std::decay_t<decltype(field)>;
+      if constexpr (std::is_same_v<F, ir::Arg>) for_each_buffer_arg(field, guard);
+      else for_each_buffer_arg<F>(field, guard);
+    });
+  }
+
   // ---- debug printer ----------------------------------------------------------
 
   [[nodiscard]] bool debug_wraps(std::string_view kernel_name) const {
@@ -1892,6 +1985,8 @@ class FunctionEmitter {
   std::vector<std::vector<std::string_view>> pool_names_;
   std::vector<std::pair<int, std::uint32_t>> fetched_streams_;
   std::vector<char> asserted_;
+  /// The room (ir/view_extent.hpp) of each buffer a Reinterpret defined.
+  std::vector<expr::Expr> view_room_;
   std::size_t pending_asserts_ = 0;
 };
 
