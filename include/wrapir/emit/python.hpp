@@ -24,11 +24,18 @@
 /// Errors. A program the emitter cannot render correctly — an id out of
 /// range, an invalid or clashing name, a null expression, a kernel source
 /// that is not UTF-8, unbalanced scopes, a construct Python cannot express
-/// (a PTX/cubin kernel) — gives a `Diagnostic` naming the line, its kind and
-/// the program (`line 4 (KernelCall) of program 'add': kernel id 9 is out of
-/// range (the program has 2 kernels)`), never partial or wrong code. Only
+/// (a PTX/cubin kernel), an operator that is not a real operator path
+/// (`ir::check_operator_path`, extended by `PythonOptions::operators`), a
+/// view that provably reaches past its storage — gives a `Diagnostic`
+/// naming the line, its kind and the program (`line 4 (KernelCall) of
+/// program 'add': kernel id 9 is out of range (the program has 2
+/// kernels)`), never partial or wrong code. Only
 /// what generated code depends on is checked; run `ir::verify` for the
-/// semantic rules (use after free, liveness, signatures).
+/// semantic rules (use after free, liveness, signatures). A view whose
+/// bounds depend on the symbols gets a guard that raises a RuntimeError
+/// before the view is taken (ir/view_extent.hpp). Generated code never
+/// calls anything a program merely names: operators, kernels and subgraph
+/// functions each go through one check before they are printed as a callee.
 ///
 /// Speed: one pass over the lines, appending to std::strings (one per module
 /// section), no streams; a line costs a few appends.

@@ -9,6 +9,10 @@
 /// change the meaning of that source, so names are checked where they enter a
 /// program (the builder, the JSON loader, the text parser) and again by the
 /// verifier, and free text (comments, kernel sources) is always escaped.
+///
+/// Operator paths are called by generated code, so beyond being dotted
+/// identifiers they must name real operators (`check_operator_path`) or a
+/// path an `OperatorRegistry` declares.
 
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/expr/expr.hpp>

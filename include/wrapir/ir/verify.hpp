@@ -74,7 +74,14 @@
 /// against its parameter), multi-kernel candidates and slices, symbols
 /// (declared, defined before use, by a line that matches their origin),
 /// key paths, balanced scopes, and Conditional and WhileLoop operands and
-/// results against their subgraphs' inputs and outputs.
+/// results against their subgraphs' inputs and outputs. Operator paths must
+/// name real operators (`check_operator_path`, extended by
+/// `VerifyOptions::operators`) with no part a Python keyword (the Python and
+/// FX targets print them as Python). Views must stay inside the storage
+/// they view (ir/view_extent.hpp: Reinterpret lines, argument and output
+/// views, pool slices): provably outside is a finding; bounds that depend
+/// on the symbols are not, and `runtime_checks(program)` lists them for a
+/// run-time check (the Python emitter writes one).
 ///
 /// Each finding names the subgraph (`graph_path`, empty for the root), the
 /// line (its index in that program's body, counted from 0) or the table it
