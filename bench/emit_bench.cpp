@@ -41,8 +41,8 @@ void BM_python_emit(benchmark::State& state) {
   std::string out;
   for (auto _ : state) {
     out.clear();
-    if (auto err = wrapir::python::to_python(p, out, options)) {
-      state.SkipWithError(err->message.c_str());
+    if (auto done = wrapir::python::to_python(p, out, options); !done) {
+      state.SkipWithError(done.error().message.c_str());
       return;
     }
     benchmark::DoNotOptimize(out.data());

@@ -6,7 +6,9 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <stdexcept>
 #include <string_view>
+#include <vector>
 
 using namespace wrapir::ir;
 
@@ -46,4 +48,72 @@ TEST_CASE("ir/names: single-line text allows tabs but no line breaks or control 
   CHECK_FALSE(is_single_line_text("cr\r"));
   CHECK_FALSE(is_single_line_text(std::string("nul\0x", 5)));
   CHECK_FALSE(is_single_line_text("del\x7f"));
+}
+
+TEST_CASE("ir/names: operator paths name real operator namespaces") {
+  // What real programs call (reference samples: `aten.scatter_`,
+  // `aten.scatter_reduce_.two`, `extern_kernels.mm`, `torch.ops.aten.*`).
+  for (std::string_view ok :
+       {"aten.scatter_", "aten.index_put_", "aten.scatter_reduce_.two", "aten.mm.default", "aten.topk.values",
+        "aten._softmax.default", "torch.ops.aten.mm.default", "torch.ops.aten.sym_size.int",
+        "torch.ops.higher_order.cond", "torch.ops.inductor._alloc_from_pool.default", "torch.ops.mylib.foo.default",
+        "torch.ops._c10d_functional.all_reduce.default", "extern_kernels.mm", "extern_kernels._mm_plus_mm",
+        "inductor_ops.resize_storage_bytes_.default", "_quantized.wrapped_fbgemm_linear_fp16_weight.default"})
+    CHECK_MESSAGE(!check_operator_path(ok), ok);
+}
+
+TEST_CASE("ir/names: operator paths that reach beyond operators are refused (regression, issue 12)") {
+  // These passed verify and emit, and ran when the emitted module was
+  // called: an operator path only had to start with an allowed namespace.
+  const char* attacks[] = {"torch.builtins.exec", "torch.os.system", "torch.load", "torch.save",
+                           "torch.ops.load_library.x", "torch.ops.import_module.x", "torch.ops.aten",
+                           "torch.ops.loaded_libraries.add.x", "torch._C._dynamo.eval_frame", "torch.ops",
+                           "aten.name.upper", "aten._dir.clear", "aten.mm.default.py_impl", "aten.mm._schema",
+                           "aten.mm.default._op", "extern_kernels.mm.__call__", "extern_kernels.mm.x",
+                           "inductor_ops.a.b.c", "os.system", "builtins.exec", "buf0.add_", "aten", "mm",
+                           "extern_kernels", "aten.__class__", "eval", "exec", "getattr"};
+  for (std::string_view bad : attacks) {
+    CAPTURE(bad);
+    const auto err = check_operator_path(bad);
+    REQUIRE(err);
+    // Either the grammar (`invalid operator name '...'`) or the namespaces
+    // (`operator '...' is not an operator ...`) refuses it, quoting it.
+    const bool quoted = err->find("operator name '" + std::string(bad) + "'") != std::string::npos ||
+                        err->find("operator '" + std::string(bad) + "'") != std::string::npos;
+    CHECK(quoted);
+  }
+  CHECK(*check_operator_path("torch.builtins.exec") ==
+        "operator 'torch.builtins.exec' is not an operator a program may call: under 'torch' only "
+        "torch.ops.<namespace>.<op>[.<overload>] is callable");
+  CHECK(*check_operator_path("os.system") ==
+        "operator 'os.system' is not an operator a program may call: expected aten.<op>[.<overload>], "
+        "torch.ops.<namespace>.<op>[.<overload>], inductor_ops.<op>[.<overload>], _quantized.<op>[.<overload>], "
+        "extern_kernels.<name> or a path declared in the operator registry");
+  // Still a grammar error first: not even a dotted path of identifiers.
+  CHECK(check_operator_path("torch.builtins.exec('import os')")->find("expected a dotted path of identifiers") !=
+        std::string::npos);
+}
+
+TEST_CASE("ir/names: the operator registry declares extra exact paths") {
+  OperatorRegistry registry;
+  CHECK(registry.empty());
+  CHECK(registry.declare("torch.nn.functional.gelu"));
+  CHECK(registry.declare("torch.nn.functional.gelu"));  // twice is fine
+  CHECK(registry.declare("mylib.ops.fused"));
+  CHECK(registry.paths() == std::vector<std::string>{"mylib.ops.fused", "torch.nn.functional.gelu"});
+  CHECK(registry.contains("torch.nn.functional.gelu"));
+  CHECK_FALSE(registry.contains("torch.nn.functional"));
+  CHECK_FALSE(check_operator_path("torch.nn.functional.gelu", registry));
+  CHECK(check_operator_path("torch.nn.functional.gelu"));            // not without the registry
+  CHECK(check_operator_path("torch.nn.functional.relu", registry));  // exact paths only
+  // The registry cannot open the door to what no operator path may be.
+  for (std::string_view bad : {"torch", "", "__import__.os", "builtins.__import__", "a..b", "torch.load('x')"}) {
+    CAPTURE(bad);
+    const auto refused = registry.declare(bad);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("cannot declare operator") == 0);
+  }
+  CHECK(registry.paths().size() == 2);
+  CHECK_THROWS_AS(OperatorRegistry({"torch.nn.functional.gelu", "__import__.x"}), std::invalid_argument);
+  CHECK(OperatorRegistry{"a.b"}.contains("a.b"));
 }

@@ -559,6 +559,164 @@ TEST_CASE("ir/verify: device copies and extern calls use live buffers of matchin
                         "line 9 (ScatterFallback): buffer buf1: used after it was freed at line 6"});
 }
 
+TEST_CASE("ir/verify: operator paths must name real operators (regression, issue 12)") {
+  // `torch.builtins.exec(...)`, `torch.os.system(...)` and `torch.load(...)`
+  // passed verify because an operator path only had to start with an
+  // allowed namespace; each line kind that names an operator is checked.
+  for (const char* attack : {"torch.builtins.exec", "torch.os.system", "torch.load"}) {
+    CAPTURE(attack);
+    Fixture f;
+    const auto out = f.b.empty({f.s0}, DType::float32);
+    f.append(ExternKernelAlloc{std::nullopt, attack, {std::string("import os")}, {}});
+    f.append(ExternKernelOut{attack, {f.x}, {}, BufferArg{out}});
+    f.append(ExternKernelMultiOut{std::nullopt, attack, {f.x}, {}, {}});
+    f.append(ScatterFallback{attack, out, 0, BufferArg{f.x}, 1.0, {}});
+    f.append(IndexPutFallback{attack, out, {BufferArg{f.x}}, BufferArg{f.x}, false});
+    const std::string why = "operator '" + std::string(attack) +
+                            "' is not an operator a program may call: under 'torch' only "
+                            "torch.ops.<namespace>.<op>[.<overload>] is callable";
+    EXPECT_FINDINGS(f.p, {"line 2 (ExternKernelAlloc): " + why, "line 3 (ExternKernelOut): " + why,
+                          "line 4 (ExternKernelMultiOut): " + why, "line 5 (ScatterFallback): " + why,
+                          "line 6 (IndexPutFallback): " + why});
+  }
+}
+
+TEST_CASE("ir/verify: an operator path with a Python keyword part (regression, issue 12)") {
+  // `aten.import.default` passed verify and made the Python module a
+  // SyntaxError; Python and FX both print operator paths as Python.
+  Fixture f;
+  f.append(ExternKernelAlloc{std::nullopt, "aten.import.default", {}, {}});
+  f.append(ExternKernelAlloc{std::nullopt, "torch.ops.aten.mm.None", {}, {}});
+  f.append(ExternKernelAlloc{std::nullopt, "aten.match.default", {}, {}});  // a soft keyword is a fine attribute
+  EXPECT_FINDINGS(f.p, {"line 1 (ExternKernelAlloc): operator 'aten.import.default' has the part 'import', a "
+                        "Python keyword, so the Python and FX targets cannot print it",
+                        "line 2 (ExternKernelAlloc): operator 'torch.ops.aten.mm.None' has the part 'None', a "
+                        "Python keyword, so the Python and FX targets cannot print it"});
+}
+
+TEST_CASE("ir/verify: the operator registry of VerifyOptions declares extra paths") {
+  Fixture f;
+  f.append(ExternKernelAlloc{std::nullopt, "torch.nn.functional.gelu", {f.x}, {}});
+  CHECK(verify(f.p).size() == 1);
+  VerifyOptions options;
+  REQUIRE(options.operators.declare("torch.nn.functional.gelu"));
+  CHECK(verify(f.p, options).empty());
+  // Also inside subgraphs.
+  Program outer{"outer"};
+  outer.subgraphs.push_back(f.p);
+  outer.subgraphs.back().name = "inner";
+  for (const Finding& finding : verify(outer, options))
+    CHECK(finding.message.find("torch.nn.functional.gelu") == std::string::npos);
+}
+
+TEST_CASE("ir/verify: views that reach past their storage (regression, issue 12)") {
+  // These passed verify and emit, and read and wrote memory the program did
+  // not own: neither reinterpret_tensor nor alloc_from_pool checks bounds.
+  SUBCASE("a Reinterpret past the end of its base") {
+    Fixture f;
+    const auto base = f.b.empty({f.I(8)}, DType::float32);             // line 1: 32 bytes
+    f.b.view(base, {f.I(4)}, {f.I(1)}, f.I(4));                          // line 2: bytes 16-32, fits
+    f.b.view(base, {f.I(4)}, {f.I(1)}, f.I(6));                          // line 3: 40 bytes
+    f.b.view(base, {f.I(3), f.I(3)}, {f.I(3), f.I(1)}, f.I(0));          // line 4: 9 elements
+    f.b.view(base, {f.I(2), f.I(0)}, {f.I(1000), f.I(1)}, f.I(0));       // line 5: empty, fits
+    f.b.view(base, {f.I(1), f.I(8)}, {f.I(1000), f.I(1)}, f.I(0));       // line 6: size 1 ignores its stride
+    EXPECT_FINDINGS(f.p, {"line 3 (Reinterpret): buffer buf2: the view of buf0 reaches past the storage it views: "
+                          "its extent of 40 bytes exceeds the 32 bytes of storage it views",
+                          "line 4 (Reinterpret): buffer buf3: the view of buf0 reaches past the storage it views: "
+                          "its extent of 36 bytes exceeds the 32 bytes of storage it views"});
+  }
+  SUBCASE("a view of a view is measured from its own base's first element") {
+    Fixture f;
+    const auto base = f.b.empty({f.I(8)}, DType::float32);
+    const auto upper = f.b.view(base, {f.I(4)}, {f.I(1)}, f.I(4));  // 16 bytes of room left
+    f.b.view(upper, {f.I(4)}, {f.I(1)}, f.I(0));                    // fits exactly
+    f.b.view(upper, {f.I(4)}, {f.I(1)}, f.I(2));                    // 24 > 16
+    EXPECT_FINDINGS(f.p, {"line 4 (Reinterpret): buffer buf3: the view of buf1 reaches past the storage it views: "
+                          "its extent of 24 bytes exceeds the 16 bytes of storage it views"});
+  }
+  SUBCASE("byte extents when the view's dtype differs from its base's") {
+    Fixture f;
+    const auto base = f.b.empty({f.I(8)}, DType::float32);  // 32 bytes
+    const auto fits = f.decl("wide4", {f.I(4)}, DType::float64);
+    const auto over = f.decl("wide5", {f.I(5)}, DType::float64);
+    f.append(Reinterpret{fits, base});
+    f.append(Reinterpret{over, base});
+    EXPECT_FINDINGS(f.p, {"line 2 (Reinterpret): buffer wide4: has dtype float64 but its base buf0 has dtype float32",
+                          "line 3 (Reinterpret): buffer wide5: has dtype float64 but its base buf0 has dtype float32",
+                          "line 3 (Reinterpret): buffer wide5: the view of buf0 reaches past the storage it views: "
+                          "its extent of 40 bytes exceeds the 32 bytes of storage it views"});
+  }
+  SUBCASE("symbolic extents: decided by bounds where they can be") {
+    Fixture f;
+    const auto base = f.b.empty({f.s0}, DType::float32);
+    f.b.view(base, {f.s0}, {f.I(1)}, f.I(0));  // fits for every s0
+    f.b.view(base, {f.s0}, {f.I(1)}, f.I(1));  // one past the end for every s0
+    EXPECT_FINDINGS(f.p, {"line 3 (Reinterpret): buffer buf2: the view of buf0 reaches past the storage it views: "
+                          "its extent of 4*s0 + 4 bytes exceeds the 4*s0 bytes of storage it views"});
+    CHECK(runtime_checks(f.p).empty());
+  }
+  SUBCASE("a buffer carved past the end of its pool") {
+    Fixture f;
+    f.p.pools.push_back(PoolDecl{"pool0", cuda_device(0), f.I(64)});
+    const auto a = f.decl("a", {f.I(8)});
+    const auto b = f.decl("b", {f.I(8)});
+    f.append(PoolCreate{PoolId{0}});
+    f.append(AllocFromPool{a, PoolId{0}, f.I(32)});  // bytes 32-64: fits
+    f.append(AllocFromPool{b, PoolId{0}, f.I(48)});  // bytes 48-80
+    EXPECT_FINDINGS(f.p, {"line 3 (AllocFromPool): buffer b: the slice of pool pool0 reaches past the storage it "
+                          "views: it reaches 80 bytes into a pool of 64 bytes"});
+  }
+  SUBCASE("buffer-argument views, with negative offsets and strides") {
+    Fixture f;
+    const auto out = f.b.empty({f.I(8)}, DType::float32);
+    f.b.call(f.k, {BufferArg{f.x, View{{f.s0}, {f.I(1)}, f.I(0)}}, BufferArg{out, View{{f.I(9)}, {f.I(1)}, f.I(0)}},
+                   f.s0});
+    f.b.call(f.k, {BufferArg{out, View{{f.I(2)}, {f.I(1)}, f.I(-1)}}, BufferArg{out, View{{f.I(2)}, {f.I(-1)}, f.I(4)}},
+                   f.s0});
+    f.b.output(BufferArg{out, View{{f.I(4)}, {f.I(2)}, f.I(1)}});  // elements 1..7: fits
+    EXPECT_FINDINGS(f.p, {"line 2 (KernelCall): argument 1, a view of buf0, reaches past the storage it views: its "
+                          "extent of 36 bytes exceeds the 32 bytes of storage it views",
+                          "line 3 (KernelCall): argument 0, a view of buf0, reaches past the storage it views: its "
+                          "storage offset -1 is negative",
+                          "line 3 (KernelCall): argument 1, a view of buf0, reaches past the storage it views: its "
+                          "stride 0 (-1) is negative"});
+  }
+  SUBCASE("extents that overflow 64 bits") {
+    Fixture f;
+    const auto base = f.b.empty({f.I(8)}, DType::float32);
+    f.b.view(base, {f.I(std::int64_t{1} << 62)}, {f.I(4)}, f.I(0));
+    const std::string text = findings(f.p);
+    CHECK(text.find("line 2 (Reinterpret): buffer buf1: the view of buf0 reaches past the storage it views: its "
+                    "extent cannot be computed: integer overflow") == 0);
+  }
+}
+
+TEST_CASE("ir/verify: views whose bounds depend on the symbols need a run-time check") {
+  Fixture f;
+  const auto s1 = f.b.size_symbol("s1", 4);
+  const auto base = f.b.empty({f.s0}, DType::float32);
+  f.b.view(base, {s1}, {f.I(1)}, f.I(0));  // s1 <= s0?
+  f.p.pools.push_back(PoolDecl{"pool0", cuda_device(0), f.I(1024)});
+  const auto pooled = f.decl("pooled", {f.s0});
+  f.append(PoolCreate{PoolId{0}});
+  f.append(AllocFromPool{pooled, PoolId{0}, f.I(0)});  // 4*s0 <= 1024?
+  f.b.call(f.k, {BufferArg{f.x, View{{s1}, {f.I(1)}, f.I(1)}}, base, f.s0});
+  CHECK(verify(f.p).empty());
+  const std::vector<RuntimeCheck> checks = runtime_checks(f.p);
+  REQUIRE(checks.size() == 3);
+  CHECK(checks[0].line == 2);
+  CHECK(checks[0].kind == "Reinterpret");
+  CHECK(checks[0].subject == "buffer buf1: the view of buf0");
+  CHECK(checks[0].extent.fit == ViewFit::unknown);
+  REQUIRE(checks[0].extent.open_conditions.size() == 1);
+  CHECK(wrapir::expr::print_python(checks[0].extent.open_conditions[0].lhs) == "4*s1");
+  CHECK(wrapir::expr::print_python(checks[0].extent.open_conditions[0].rhs) == "4*s0");
+  CHECK(checks[1].subject == "buffer pooled: the slice of pool pool0");
+  CHECK(wrapir::expr::print_python(checks[1].extent.needed_bytes) == "4*s0");
+  CHECK(checks[2].kind == "KernelCall");
+  CHECK(checks[2].subject == "argument 0, a view of arg0_1,");
+}
+
 // ---------------------------------------------------------------------------
 // 6. Reinterpret
 // ---------------------------------------------------------------------------

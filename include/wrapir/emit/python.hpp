@@ -24,16 +24,24 @@
 /// Errors. A program the emitter cannot render correctly — an id out of
 /// range, an invalid or clashing name, a null expression, a kernel source
 /// that is not UTF-8, unbalanced scopes, a construct Python cannot express
-/// (a PTX/cubin kernel) — gives a `Diagnostic` naming the line, its kind and
-/// the program (`line 4 (KernelCall) of program 'add': kernel id 9 is out of
-/// range (the program has 2 kernels)`), never partial or wrong code. Only
+/// (a PTX/cubin kernel), an operator that is not a real operator path
+/// (`ir::check_operator_path`, extended by `PythonOptions::operators`), a
+/// view that provably reaches past its storage — gives a `Diagnostic`
+/// naming the line, its kind and the program (`line 4 (KernelCall) of
+/// program 'add': kernel id 9 is out of range (the program has 2
+/// kernels)`), never partial or wrong code. Only
 /// what generated code depends on is checked; run `ir::verify` for the
-/// semantic rules (use after free, liveness, signatures).
+/// semantic rules (use after free, liveness, signatures). A view whose
+/// bounds depend on the symbols gets a guard that raises a RuntimeError
+/// before the view is taken (ir/view_extent.hpp). Generated code never
+/// calls anything a program merely names: operators, kernels and subgraph
+/// functions each go through one check before they are printed as a callee.
 ///
 /// Speed: one pass over the lines, appending to std::strings (one per module
 /// section), no streams; a line costs a few appends.
 
 #include <wrapir/diagnostic.hpp>
+#include <wrapir/emit/detail/python_keywords.hpp>
 #include <wrapir/emit/detail/python_literals.hpp>
 #include <wrapir/emit/emit.hpp>
 #include <wrapir/expr/eval.hpp>
@@ -52,6 +60,7 @@
 #include <wrapir/ir/program.hpp>
 #include <wrapir/ir/reflect.hpp>
 #include <wrapir/ir/symbol.hpp>
+#include <wrapir/ir/view_extent.hpp>
 
 #include <boost/variant2/variant.hpp>
 
@@ -113,6 +122,12 @@ struct PythonOptions {
   std::vector<std::string> debug_kernel_filter{};
   /// Where level 1 saves tensors (created when the module is imported).
   std::string debug_save_directory = "tmp/jit_inductor";
+  /// Operator paths programs may call besides the built-in forms of
+  /// `ir::check_operator_path` (pass the verifier the same registry). A
+  /// declared path must still start with a name the module binds (`torch`,
+  /// `aten`, `extern_kernels`, `inductor_ops`, `_quantized`) and have no
+  /// part that is a Python keyword.
+  ir::OperatorRegistry operators{};
 };
 
 /// `program` as a Python module, or a diagnostic saying why it cannot be
@@ -121,18 +136,12 @@ struct PythonOptions {
 
 /// Appends `program` as a Python module to `out`; on failure returns the
 /// diagnostic and leaves `out` as it was.
-[[nodiscard]] std::optional<Diagnostic> to_python(const ir::Program& program, std::string& out,
-                                                  const PythonOptions& options = {});
+[[nodiscard]] Result<void> to_python(const ir::Program& program, std::string& out, const PythonOptions& options = {});
 
 // ---------------------------------------------------------------------------
 // Implementation
 
 namespace detail {
-
-/// Thrown inside the emitter at the first problem, caught by `to_python`.
-struct EmitFailure {
-  Diagnostic diagnostic;
-};
 
 /// Names the module itself defines or imports, or that its functions use:
 /// a table entry with one of these names would shadow them.
@@ -250,16 +259,16 @@ struct ModuleState {
 /// constants (module globals bound by the loader).
 inline void collect_globals(ModuleState& m, const ir::Program& p, int depth) {
   auto where = [&] { return std::string(depth == 0 ? "program " : "subgraph ") + ir::quote_for_diagnostic(p.name) + ": "; };
-  if (depth > 256) throw EmitFailure{Diagnostic{where() + "subgraphs are nested more than 256 deep"}};
+  if (depth > 256) wrapir::detail::fail(Diagnostic{where() + "subgraphs are nested more than 256 deep"});
   auto claim = [&](std::string_view name, std::string_view what, char kind) {
-    if (auto err = ir::check_name(name, what)) throw EmitFailure{Diagnostic{where() + *err}};
+    if (auto err = ir::check_name(name, what)) wrapir::detail::fail(Diagnostic{where() + *err});
     if (is_module_name(name))
-      throw EmitFailure{Diagnostic{where() + std::string(what) + " name " + ir::quote_for_diagnostic(name) +
-                                   " would shadow a name of the generated Python module"}};
+      wrapir::detail::fail(Diagnostic{where() + std::string(what) + " name " + ir::quote_for_diagnostic(name) +
+                                   " would shadow a name of the generated Python module"});
     auto [it, inserted] = m.global_kinds.emplace(name, kind);
     if (!inserted && (it->second != kind || kind == 's'))
-      throw EmitFailure{Diagnostic{where() + "the module-level name " + ir::quote_for_diagnostic(name) +
-                                   " is used twice (kernels, subgraph functions and constants share the module)"}};
+      wrapir::detail::fail(Diagnostic{where() + "the module-level name " + ir::quote_for_diagnostic(name) +
+                                   " is used twice (kernels, subgraph functions and constants share the module)"});
     m.global_names.insert(name);
   };
   for (const ir::KernelDecl& k : p.kernels) claim(k.name, "kernel", 'k');
@@ -320,6 +329,7 @@ class FunctionEmitter {
     kind_ = T::kind;
     try {
       if (options_.size_asserts == SizeAsserts::deferred && pending_asserts_ > 0) assert_inputs_read_by(line);
+      guard_argument_views(line);
       render(line);
     } catch (const expr::Error& e) {
       fail(e.what());
@@ -334,6 +344,8 @@ class FunctionEmitter {
       fail_program(std::string("a ") + std::string(blocks_.back().opened_by) +
                    " line is never closed before the end of the program");
     if (auto_guard_) close_block(Block::auto_device, "");
+    for (const ir::ProgramOutput& o : program_.outputs)
+      if (const auto* b = boost::variant2::get_if<ir::BufferArg>(&o)) guard_view(*b);
     statement();
     out_ += "return (";
     for (const ir::ProgramOutput& o : program_.outputs) {
@@ -421,6 +433,9 @@ class FunctionEmitter {
     const ir::BufferDecl& b = buffer(l.buffer);
     const ir::PoolDecl& p = pool(l.pool);
     const ir::Layout& layout = b.layout;
+    if (!l.offset_bytes || !p.size_bytes) fail("the pool offset or the pool's size is a null expression");
+    guard_extent(ir::check_pool_slice(layout, l.offset_bytes, p.size_bytes),
+                 "buffer " + std::string(b.name) + " carved from pool " + p.name);
     statement();
     out_ += b.name;
     out_ += " = alloc_from_pool(";
@@ -533,6 +548,12 @@ class FunctionEmitter {
   void render(const ir::Reinterpret& l) {
     const ir::BufferDecl& v = buffer(l.view);
     const ir::BufferDecl& base = buffer(l.base);
+    if (v.multi_output || base.multi_output)
+      fail("a Reinterpret views a multi-output result, which has no layout");
+    const expr::Expr room = room_of(l.base);
+    const ir::ViewExtent extent = ir::check_view_extent(v.layout, room);
+    guard_extent(extent, "view " + std::string(v.name) + " of " + base.name);
+    view_room_[l.view.index] = ir::view_room_bytes(v.layout, room);
     statement();
     out_ += v.name;
     out_ += " = ";
@@ -603,7 +624,7 @@ class FunctionEmitter {
       case ir::KernelLanguage::triton: {
         const std::string stream = stream_for(l.device, l.stream);
         statement();
-        out_ += k.name;
+        out_ += global_callee(k.name, 'k');
         out_ += ".run(";
         append_args(l.args);
         bool first = l.args.empty();
@@ -625,7 +646,7 @@ class FunctionEmitter {
       case ir::KernelLanguage::cpp:
         reject_explicit_grid(l.grid, k.name);
         statement();
-        out_ += k.name;
+        out_ += global_callee(k.name, 'k');
         out_ += '(';
         append_args(l.args);
         out_ += ")\n";
@@ -634,7 +655,7 @@ class FunctionEmitter {
         reject_explicit_grid(l.grid, k.name);
         const std::string stream = stream_for(l.device, l.stream);
         statement();
-        out_ += k.name;
+        out_ += global_callee(k.name, 'k');
         out_ += '.';
         out_ += k.name;
         out_ += '(';
@@ -752,7 +773,7 @@ class FunctionEmitter {
     kernel_called_[l.kernel.index] = 1;
     const std::string stream = stream_for(l.device, l.stream);
     statement();
-    out_ += k.name;
+    out_ += global_callee(k.name, 'k');
     out_ += ".run(";
     append_args(l.args);
     if (!l.args.empty()) out_ += ", ";
@@ -764,7 +785,7 @@ class FunctionEmitter {
   // ---- extern kernels ---------------------------------------------------------
 
   void render(const ir::ExternKernelAlloc& l) {
-    check_operator(l.kernel);
+    const std::string_view op = operator_callee(l.kernel);
     const bool debug = debug_wraps(l.kernel.text);
     if (debug) debug_extern("before_launch", l.kernel.text, l.args, l.kwargs, nullptr);
     statement();
@@ -772,7 +793,7 @@ class FunctionEmitter {
       out_ += buffer(*l.result).name;
       out_ += " = ";
     }
-    out_ += l.kernel.text;
+    out_ += op;
     out_ += '(';
     append_args(l.args);
     append_kwargs(l.kwargs, !l.args.empty(), {});
@@ -781,11 +802,11 @@ class FunctionEmitter {
   }
 
   void render(const ir::ExternKernelOut& l) {
-    check_operator(l.kernel);
+    const std::string_view op = operator_callee(l.kernel);
     const bool debug = debug_wraps(l.kernel.text);
     if (debug) debug_extern("before_launch", l.kernel.text, l.args, l.kwargs, &l.out);
     statement();
-    out_ += l.kernel.text;
+    out_ += op;
     out_ += '(';
     append_args(l.args);
     append_kwargs(l.kwargs, !l.args.empty(), "out");
@@ -797,7 +818,7 @@ class FunctionEmitter {
   }
 
   void render(const ir::ExternKernelMultiOut& l) {
-    check_operator(l.kernel);
+    const std::string_view op = operator_callee(l.kernel);
     std::vector<ir::NamedArg> outs;
     for (const ir::NamedBuffer& o : l.outs) outs.push_back(ir::NamedArg{o.name, ir::Arg{o.buffer}});
     const bool debug = debug_wraps(l.kernel.text);
@@ -807,7 +828,7 @@ class FunctionEmitter {
       out_ += buffer(*l.result).name;
       out_ += " = ";
     }
-    out_ += l.kernel.text;
+    out_ += op;
     out_ += '(';
     append_args(l.args);
     std::vector<ir::NamedArg> all = l.kwargs;
@@ -842,10 +863,10 @@ class FunctionEmitter {
   }
 
   void render(const ir::ScatterFallback& l) {
-    check_operator(l.kernel);
+    const std::string_view op = operator_callee(l.kernel);
     statement();
     // Inductor joins the positional arguments without spaces.
-    out_ += l.kernel.text;
+    out_ += op;
     out_ += '(';
     out_ += buffer(l.self).name;
     out_ += ',';
@@ -859,9 +880,9 @@ class FunctionEmitter {
   }
 
   void render(const ir::IndexPutFallback& l) {
-    check_operator(l.kernel);
+    const std::string_view op = operator_callee(l.kernel);
     statement();
-    out_ += l.kernel.text;
+    out_ += op;
     out_ += '(';
     out_ += buffer(l.self).name;
     out_ += ", [";
@@ -1025,7 +1046,7 @@ class FunctionEmitter {
       out_ += '(';
       out_ += result;
       out_ += ",) = ";
-      out_ += c.name;
+      out_ += global_callee(c.name, 's');
       out_ += '(';
       out_ += args;
       out_ += ")\n";
@@ -1168,11 +1189,11 @@ class FunctionEmitter {
     }
     where += top_level_ ? "program " : "subgraph ";
     where += ir::quote_for_diagnostic(program_.name);
-    throw EmitFailure{Diagnostic{where + ": " + message}};
+    wrapir::detail::fail(Diagnostic{where + ": " + message});
   }
   [[noreturn]] void fail_program(std::string message) const {
-    throw EmitFailure{Diagnostic{std::string(top_level_ ? "program " : "subgraph ") +
-                                 ir::quote_for_diagnostic(program_.name) + ": " + message}};
+    wrapir::detail::fail(Diagnostic{std::string(top_level_ ? "program " : "subgraph ") +
+                                 ir::quote_for_diagnostic(program_.name) + ": " + message});
   }
 
   template <class Table>
@@ -1205,13 +1226,35 @@ class FunctionEmitter {
     return false;
   }
 
-  void check_operator(const ir::OpName& op) const {
-    if (auto err = ir::check_qualified_name(op.text, "operator")) fail(*err);
-    const std::string_view first = std::string_view(op.text).substr(0, op.text.find('.'));
-    if (!is_operator_namespace(first))
-      fail("operator " + ir::quote_for_diagnostic(op.text) +
-           " is not in one of the module's operator namespaces (aten, torch, extern_kernels, inductor_ops, "
+  /// The callee of an operator call, checked: generated code never calls
+  /// anything a program merely names. A real operator namespace or a path
+  /// the options' registry declares (`ir::check_operator_path`), no part a
+  /// Python keyword (`aten.import.default` would not even compile), and
+  /// rooted at a name the module itself binds, which no table entry may
+  /// shadow (`is_module_name`). Every operator call goes through here.
+  [[nodiscard]] std::string_view operator_callee(const ir::OpName& op) const {
+    if (auto err = ir::check_operator_path(op.text, options_.operators)) fail(*err);
+    if (const std::string_view kw = python_keyword_part(op.text); !kw.empty())
+      fail("operator " + ir::quote_for_diagnostic(op.text) + " has the part '" + std::string(kw) +
+           "', a Python keyword");
+    const std::string_view root = std::string_view(op.text).substr(0, op.text.find('.'));
+    if (!is_operator_namespace(root))
+      fail("operator " + ir::quote_for_diagnostic(op.text) + " starts with " + ir::quote_for_diagnostic(root) +
+           ", which the generated module does not bind (it binds aten, torch, extern_kernels, inductor_ops and "
            "_quantized)");
+    return op.text;
+  }
+
+  /// The callee of a kernel launch or a subgraph call: a name of the
+  /// module's kernel (`'k'`) or subgraph (`'s'`) table, which
+  /// `collect_globals` checked and claimed. Every such call goes through
+  /// here, so that no other text is ever called.
+  [[nodiscard]] std::string_view global_callee(std::string_view name, char kind) const {
+    const auto it = module_.global_kinds.find(name);
+    if (it == module_.global_kinds.end() || it->second != kind)
+      fail("the generated code would call " + ir::quote_for_diagnostic(name) + ", which is not a " +
+           (kind == 'k' ? "kernel" : "subgraph function") + " of the module");
+    return name;
   }
 
   /// A name the emitter makes up (`arg0_1_size`, `cond_fn_0_args`); it must
@@ -1259,6 +1302,7 @@ class FunctionEmitter {
     }
     asserted_.assign(program_.buffers.size(), 1);
     pool_names_.assign(program_.pools.size(), {});
+    view_room_.assign(program_.buffers.size(), expr::Expr{});
   }
 
   /// The device type of each kernel's first call: `device_str` of its
@@ -1521,7 +1565,7 @@ class FunctionEmitter {
       }
       out_ += outputs.size() == 1 ? ",) = " : ") = ";
     }
-    out_ += name;
+    out_ += global_callee(name, 's');
     out_ += '(';
     out_ += list;
     out_ += ")\n";
@@ -1784,6 +1828,85 @@ class FunctionEmitter {
     out_ += ')';
   }
 
+  // ---- view bounds ------------------------------------------------------------
+
+  /// The bytes from the first element of `b` to the end of its storage
+  /// (ir/view_extent.hpp): what a Reinterpret left it, or its own span.
+  [[nodiscard]] expr::Expr room_of(ir::BufferId b) const {
+    const ir::BufferDecl& d = buffer(b);
+    if (view_room_[b.index]) return view_room_[b.index];
+    if (d.multi_output) fail("buffer " + ir::quote_for_diagnostic(d.name) + " holds a multi-output result, which has no layout to view");
+    return ir::room_bytes(d.layout);
+  }
+
+  /// Neither reinterpret_tensor nor alloc_from_pool checks bounds: a view
+  /// that provably reaches past its storage is a diagnostic, and one whose
+  /// bounds depend on the symbols gets a guard that raises before the view
+  /// is taken, naming the view and both sizes.
+  void guard_extent(const ir::ViewExtent& e, const std::string& what) {
+    if (e.fit == ir::ViewFit::exceeds) fail(what + " reaches past the storage it views: " + e.problem);
+    if (e.fit != ir::ViewFit::unknown) return;
+    statement();
+    out_ += "if not (";
+    for (std::size_t i = 0; i < e.open_conditions.size(); ++i) {
+      if (i) out_ += " and ";
+      append_factor(e.open_conditions[i].lhs, "a bound");
+      out_ += " <= ";
+      append_factor(e.open_conditions[i].rhs, "a bound");
+    }
+    out_ += "): raise RuntimeError(";
+    append_literal(what + " reaches past the storage it views: it needs %d bytes, the storage has %d", "a message");
+    out_ += " % (";
+    append_expr(e.needed_bytes, "a bound");
+    out_ += ", ";
+    append_expr(e.available_bytes, "a bound");
+    out_ += "))\n";
+  }
+
+  void guard_view(const ir::BufferArg& a) {
+    if (!a.view) return;
+    const ir::BufferDecl& d = buffer(a.buffer);
+    const ir::View& v = *a.view;
+    if (v.sizes.size() != v.strides.size())
+      fail("a view of " + ir::quote_for_diagnostic(d.name) + " has " + std::to_string(v.sizes.size()) + " sizes but " +
+           std::to_string(v.strides.size()) + " strides");
+    for (const expr::Expr e : v.sizes) if (!e) fail("a view size is a null expression");
+    for (const expr::Expr e : v.strides) if (!e) fail("a view stride is a null expression");
+    if (!v.offset) fail("a view offset is a null expression");
+    guard_extent(ir::check_view_extent(v.sizes, v.strides, v.offset, d.layout.dtype, room_of(a.buffer)),
+                 "a view of " + d.name);
+  }
+
+  // Every buffer-argument view a line passes, found through its reflected
+  // fields, is guarded before the line.
+  template <class F>
+  static void for_each_buffer_arg(const ir::Arg& a, F& f, int depth = 0) {
+    if (const auto* b = a.get_if<ir::BufferArg>()) f(*b);
+    else if (const auto* l = a.get_if<ir::ArgList>(); l && depth <= 64)  // deeper lists fail in append_arg
+      for (const ir::Arg& item : l->items) for_each_buffer_arg(item, f, depth + 1);
+  }
+  template <class T, class F>
+  static void for_each_buffer_arg(const T& v, F& f) {
+    if constexpr (std::is_same_v<T, ir::BufferArg>) f(v);
+    else if constexpr (std::is_same_v<T, ir::NamedArg>) for_each_buffer_arg(v.value, f);
+    else if constexpr (std::is_same_v<T, ir::NamedBuffer>) f(v.buffer);
+    else if constexpr (requires { v.has_value(); *v; }) {
+      if (v) for_each_buffer_arg(*v, f);
+    } else if constexpr (requires { v.begin(); v.end(); typename T::value_type; } && !std::is_same_v<T, std::string>) {
+      for (const auto& item : v) for_each_buffer_arg(item, f);
+    }
+  }
+
+  template <class T>
+  void guard_argument_views(const T& line) {
+    auto guard = [&](const ir::BufferArg& a) { guard_view(a); };
+    ir::for_each_field(line, [&](std::string_view, const auto& field) {
+      using F = std::decay_t<decltype(field)>;
+      if constexpr (std::is_same_v<F, ir::Arg>) for_each_buffer_arg(field, guard);
+      else for_each_buffer_arg<F>(field, guard);
+    });
+  }
+
   // ---- debug printer ----------------------------------------------------------
 
   [[nodiscard]] bool debug_wraps(std::string_view kernel_name) const {
@@ -1869,6 +1992,8 @@ class FunctionEmitter {
   std::vector<std::vector<std::string_view>> pool_names_;
   std::vector<std::pair<int, std::uint32_t>> fetched_streams_;
   std::vector<char> asserted_;
+  /// The room (ir/view_extent.hpp) of each buffer a Reinterpret defined.
+  std::vector<expr::Expr> view_room_;
   std::size_t pending_asserts_ = 0;
 };
 
@@ -1937,9 +2062,9 @@ inline void write_harness(std::string& out, const ir::Program& p, const ModuleSt
   auto value = [&](expr::Expr e, std::string_view what, std::string_view name) {
     auto v = expr::eval(e, hints);
     if (!v)
-      throw EmitFailure{Diagnostic{"program " + ir::quote_for_diagnostic(p.name) + ": get_args(): " +
+      wrapir::detail::fail(Diagnostic{"program " + ir::quote_for_diagnostic(p.name) + ": get_args(): " +
                                    std::string(what) + " of " + ir::quote_for_diagnostic(name) +
-                                   " has no value at the symbols' hints: " + v.error().message}};
+                                   " has no value at the symbols' hints: " + v.error().message});
     append_integer(out, *v);
   };
   auto random_tensor = [&](const ir::BufferDecl& b) {
@@ -2003,13 +2128,13 @@ inline void write_harness(std::string& out, const ir::Program& p, const ModuleSt
 
 inline void write_module(const ir::Program& program, const PythonOptions& options, std::string& out) {
   if (options.debug_level < 0 || options.debug_level > 3)
-    throw EmitFailure{Diagnostic{"debug_level " + std::to_string(options.debug_level) +
-                                 " is not a debug printer level (0-3)"}};
+    wrapir::detail::fail(Diagnostic{"debug_level " + std::to_string(options.debug_level) +
+                                 " is not a debug printer level (0-3)"});
   if (options.debug_level == 1 && (!is_valid_utf8(options.debug_save_directory) ||
                                    options.debug_save_directory.find('\0') != std::string::npos))
-    throw EmitFailure{Diagnostic{"debug_save_directory is not valid UTF-8 text"}};
+    wrapir::detail::fail(Diagnostic{"debug_save_directory is not valid UTF-8 text"});
   if (auto err = ir::check_name(program.name, "program"))
-    throw EmitFailure{Diagnostic{*err}};
+    wrapir::detail::fail(Diagnostic{*err});
   ModuleState m;
   m.options = &options;
   for (const std::string& k : options.debug_kernel_filter) m.debug_filter.push_back(lowercase(k));
@@ -2020,8 +2145,8 @@ inline void write_module(const ir::Program& program, const PythonOptions& option
   main.run();
   for (std::string_view name : m.called_kernels)
     if (!m.defined_kernels.contains(name))
-      throw EmitFailure{Diagnostic{"kernel " + ir::quote_for_diagnostic(name) +
-                                   " is called but no KernelDefinition or MultiKernelDefinition defines it"}};
+      wrapir::detail::fail(Diagnostic{"kernel " + ir::quote_for_diagnostic(name) +
+                                   " is called but no KernelDefinition or MultiKernelDefinition defines it"});
   out.reserve(out.size() + call.size() + m.kernel_definitions.size() + m.subgraph_functions.size() + 4096);
   write_imports(out, m, options);
   write_header(out, m, options);
@@ -2033,24 +2158,22 @@ inline void write_module(const ir::Program& program, const PythonOptions& option
 
 }  // namespace detail
 
-inline std::optional<Diagnostic> to_python(const ir::Program& program, std::string& out,
-                                           const PythonOptions& options) {
+inline Result<void> to_python(const ir::Program& program, std::string& out, const PythonOptions& options) {
   const std::size_t size = out.size();
-  try {
-    detail::write_module(program, options, out);
-  } catch (detail::EmitFailure& f) {
-    out.resize(size);
-    return std::move(f.diagnostic);
-  } catch (const expr::Error& e) {
-    out.resize(size);
-    return Diagnostic{std::string("program ") + ir::quote_for_diagnostic(program.name) + ": " + e.what()};
-  }
-  return std::nullopt;
+  Result<void> done = wrapir::detail::catch_failure([&] {
+    try {
+      detail::write_module(program, options, out);
+    } catch (const expr::Error& e) {
+      wrapir::detail::fail(std::string("program ") + ir::quote_for_diagnostic(program.name) + ": " + e.what());
+    }
+  });
+  if (!done) out.resize(size);
+  return done;
 }
 
 inline Result<std::string> to_python(const ir::Program& program, const PythonOptions& options) {
   std::string out;
-  if (auto err = to_python(program, out, options)) return *std::move(err);
+  if (Result<void> done = to_python(program, out, options); !done) return std::move(done).error();
   return out;
 }
 

@@ -23,6 +23,12 @@
 /// program's own tables; every symbol an expression mentions is declared in
 /// the program's symbol table (symbols are created from that table, with
 /// their assumption and unbacked flag, before any expression is read).
+/// What the JSON loader refuses, the text form refuses too: the input must
+/// be UTF-8 text (the first byte that is not is reported with its line and
+/// column), every string must still be UTF-8 once its `\xHH` escapes are
+/// decoded, and a Comment's text must be one line (no control characters
+/// other than tab), so that every program read here can be written as JSON
+/// and printed by the emitters.
 /// Whether the program makes sense beyond that (buffer roles, liveness,
 /// argument counts) is the verifier's business.
 ///
@@ -34,6 +40,7 @@
 /// Parsing into an existing context may leave symbols in it when the text
 /// turns out to be invalid (as `expr::parse` does).
 
+#include <wrapir/detail/utf8.hpp>
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/emit/text.hpp>
 #include <wrapir/expr/expr.hpp>
@@ -92,15 +99,10 @@ struct TextParseOptions {
 
 namespace detail {
 
-/// A parse error on its way out; thrown only inside the parser and always
-/// caught by `parse_program_text`.
-struct TextParseFailure {
-  Diagnostic diagnostic;
-};
-
+/// A parse error on its way out (`wrapir::detail::Failure`), caught by
+/// `parse_program_text`.
 [[noreturn]] inline void fail_at(std::size_t line, std::size_t column, const std::string& message) {
-  throw TextParseFailure{Diagnostic{"line " + std::to_string(line) + ", column " + std::to_string(column) + ": " +
-                                    message}};
+  wrapir::detail::fail("line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + message);
 }
 
 struct StringHash {
@@ -638,6 +640,10 @@ class Reader {
       const auto u = static_cast<unsigned char>(c);
       if (c == '"') {
         ++pos_;
+        // `\xHH` escapes must not smuggle in what the source may not hold:
+        // JSON and Python strings are UTF-8 text.
+        if (!wrapir::detail::is_valid_utf8(out))
+          fail(start, "the string is not valid UTF-8 once its \\x escapes are decoded; strings hold UTF-8 text");
         return out;
       }
       if (c == '\\') {
@@ -829,7 +835,8 @@ class ProgramParser {
     if (text_.size() > options_.max_length)
       return Diagnostic{"line 1, column 1: the input is " + std::to_string(text_.size()) +
                         " bytes long, more than the limit of " + std::to_string(options_.max_length)};
-    try {
+    return wrapir::detail::catch_failure([&] {
+      check_utf8();
       std::size_t line_no = 0, begin = 0;
       while (begin <= text_.size()) {
         const std::size_t newline = text_.find('\n', begin);
@@ -846,12 +853,31 @@ class ProgramParser {
                                 std::to_string(open.header_line) + " is not closed with '}'");
       }
       return std::move(*result_);
-    } catch (TextParseFailure& failure) {
-      return std::move(failure.diagnostic);
-    }
+    });
   }
 
  private:
+  /// The whole input must be UTF-8 text, as a JSON document must: the
+  /// first byte that is not part of a well-formed sequence is reported.
+  void check_utf8() const {
+    std::size_t line_no = 1, line_start = 0;
+    for (std::size_t i = 0; i < text_.size();) {
+      const std::size_t n = wrapir::detail::utf8_sequence_length(text_, i);
+      if (n == 0) {
+        constexpr char hex[] = "0123456789abcdef";
+        const auto u = static_cast<unsigned char>(text_[i]);
+        fail_at(line_no, i - line_start + 1,
+                std::string("the input is not valid UTF-8: byte \\x") + hex[u >> 4] + hex[u & 15] +
+                    " does not start a well-formed UTF-8 sequence");
+      }
+      if (text_[i] == '\n') {
+        ++line_no;
+        line_start = i + 1;
+      }
+      i += n;
+    }
+  }
+
   void read_line(std::string_view line, std::size_t line_no) {
     // Trailing blanks and a CR (CRLF files) are not part of the line.
     while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
@@ -1111,8 +1137,19 @@ class ProgramParser {
     advance(r, frame, Section::body, kind, at);
     boost::mp11::mp_with_index<ir::line_kind_count>(*index, [&](auto I) {
       using T = boost::mp11::mp_at_c<ir::LineKinds, I>;
-      frame.program.body.emplace_back(std::in_place_type<T>, r.template read_line<T>());
+      T line = r.template read_line<T>();
+      check_line(r, line, at);
+      frame.program.body.emplace_back(std::in_place_type<T>, std::move(line));
     });
+  }
+
+  /// What a line kind needs beyond its field types (as the JSON loader
+  /// checks it).
+  template <class T>
+  static void check_line(const Reader&, const T&, std::size_t) {}
+  static void check_line(const Reader& r, const ir::Comment& c, std::size_t at) {
+    if (!ir::is_single_line_text(c.text))
+      r.fail(at, "comment text must be one line: no line breaks or control characters other than tab");
   }
 
   void close(Reader& r) {

@@ -74,7 +74,14 @@
 /// against its parameter), multi-kernel candidates and slices, symbols
 /// (declared, defined before use, by a line that matches their origin),
 /// key paths, balanced scopes, and Conditional and WhileLoop operands and
-/// results against their subgraphs' inputs and outputs.
+/// results against their subgraphs' inputs and outputs. Operator paths must
+/// name real operators (`check_operator_path`, extended by
+/// `VerifyOptions::operators`) with no part a Python keyword (the Python and
+/// FX targets print them as Python). Views must stay inside the storage
+/// they view (ir/view_extent.hpp: Reinterpret lines, argument and output
+/// views, pool slices): provably outside is a finding; bounds that depend
+/// on the symbols are not, and `runtime_checks(program)` lists them for a
+/// run-time check (the Python emitter writes one).
 ///
 /// Each finding names the subgraph (`graph_path`, empty for the root), the
 /// line (its index in that program's body, counted from 0) or the table it
@@ -88,6 +95,7 @@
 /// outputs: buffer buf3: output 0 is not live at the end of the program: it was freed at line 7
 /// ```
 
+#include <wrapir/emit/detail/python_keywords.hpp>
 #include <wrapir/expr/bounds.hpp>
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/expr/ops.hpp>
@@ -104,6 +112,7 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
 #include <wrapir/ir/symbol.hpp>
+#include <wrapir/ir/view_extent.hpp>
 
 #include <boost/variant2/variant.hpp>
 
@@ -170,6 +179,25 @@ struct Finding {
   s += f.message;
   return s;
 }
+
+/// A view whose bounds depend on the symbols' values: the conditions of
+/// `extent.open_conditions` must be checked at run time before the view is
+/// taken (see ir/view_extent.hpp). Where it is, as a Finding says it.
+struct RuntimeCheck {
+  std::string graph_path;
+  std::size_t line = 0;
+  std::string_view kind;
+  /// `view buf2 of buf0`, `argument 1: view of buf0`, `buffer buf3 of pool pool0`.
+  std::string subject;
+  ViewExtent extent;
+};
+
+/// What `verify` accepts beyond the built-in rules.
+struct VerifyOptions {
+  /// Operator paths programs may call besides the built-in forms of
+  /// `check_operator_path` (pass the same registry to the emitters).
+  OperatorRegistry operators{};
+};
 
 namespace detail::verifier {
 
@@ -259,6 +287,7 @@ struct BufferTrack {
   std::uint32_t base = no_id;  // views: the buffer whose storage they alias
   std::uint32_t pool = no_id;  // carved from this pool
   WorkspaceZeroMode zero_mode = WorkspaceZeroMode::uninitialized;
+  expr::Expr room{};  // views: the bytes from their first element to the end of the storage; null if unknown
 };
 
 struct SymbolTrack {
@@ -331,9 +360,10 @@ template <class Deferred>
 class ProgramVerifier {
  public:
   ProgramVerifier(const Program& p, std::string path, const expr::Context* root_ctx, FreeSymbolCache& cache,
-                  std::vector<Finding>& out, int depth)
+                  std::vector<Finding>& out, int depth, const VerifyOptions& options,
+                  std::vector<RuntimeCheck>* runtime_checks)
       : p_(p), path_(std::move(path)), root_ctx_(root_ctx), ctx_(p.context.get()), cache_(cache), out_(out),
-        depth_(depth) {}
+        depth_(depth), options_(options), runtime_checks_(runtime_checks) {}
 
   void run() {
     check_tables();
@@ -408,8 +438,17 @@ class ProgramVerifier {
   void check_name_field(std::string_view name, std::string_view what) {
     if (auto err = check_name(name, what)) report("", *std::move(err));
   }
+  /// An operator path the generated code will call: a real operator
+  /// namespace or a registered path (`check_operator_path`), and printable
+  /// as Python, which both the Python and the FX targets print it as.
   void check_op_name(const OpName& op) {
-    if (auto err = check_qualified_name(op.text, "operator")) report("", *std::move(err));
+    if (auto err = check_operator_path(op.text, options_.operators)) {
+      report("", *std::move(err));
+      return;
+    }
+    if (const std::string_view kw = python::detail::python_keyword_part(op.text); !kw.empty())
+      report("", "operator " + quote_for_diagnostic(op.text) + " has the part '" + std::string(kw) +
+                     "', a Python keyword, so the Python and FX targets cannot print it");
   }
   void check_device(const Device& d, const char* what) {
     if (auto err = validate(d)) report("", std::string(what) + ": " + err->message);
@@ -546,18 +585,52 @@ class ProgramVerifier {
     return true;
   }
 
-  void check_view(const View& v, const Where& w) {
-    if (v.sizes.size() != v.strides.size())
+  /// Whether `v` is well formed (its extent can be checked).
+  bool check_view(const View& v, const Where& w) {
+    bool ok = true;
+    if (v.sizes.size() != v.strides.size()) {
       report("", render(w) + " is a view with " + std::to_string(v.sizes.size()) + " sizes but " +
                      std::to_string(v.strides.size()) + " strides");
-    for (const expr::Expr e : v.sizes) check_expr(e, w);
-    for (const expr::Expr e : v.strides) check_expr(e, w);
-    check_expr(v.offset, w);
+      ok = false;
+    }
+    for (const expr::Expr e : v.sizes) ok = check_expr(e, w) && ok;
+    for (const expr::Expr e : v.strides) ok = check_expr(e, w) && ok;
+    return check_expr(v.offset, w) && ok;
+  }
+
+  /// The bytes from the first element of `b` to the end of its storage, or
+  /// null when unknown (a malformed layout, a view whose room is unknown).
+  [[nodiscard]] expr::Expr room_of(std::uint32_t b) const {
+    const BufferTrack& t = buffers_[b];
+    if (t.view) return t.room;
+    if (!t.layout_ok || p_.buffers[b].multi_output) return expr::Expr{};
+    try {
+      return room_bytes(p_.buffers[b].layout);
+    } catch (const expr::Error&) {
+      return expr::Expr{};
+    }
+  }
+
+  /// Reports a view that provably reaches past its storage; records one
+  /// whose bounds need a run-time check.
+  void check_extent(const ViewExtent& e, const std::string& subject, const std::string& what) {
+    if (e.fit == ViewFit::exceeds) report(subject, what + " reaches past the storage it views: " + e.problem);
+    if (e.fit == ViewFit::unknown && runtime_checks_)
+      runtime_checks_->push_back(RuntimeCheck{path_, at_, kind_, subject.empty() ? what : subject + ": " + what, e});
+  }
+
+  /// A view argument of `a.buffer` stays inside that buffer's storage.
+  void check_arg_view_extent(const BufferArg& a, const Where& w) {
+    const expr::Expr room = room_of(a.buffer.index);
+    if (!room) return;
+    check_extent(check_view_extent(a.view->sizes, a.view->strides, a.view->offset,
+                                   p_.buffers[a.buffer.index].layout.dtype, room),
+                 "", render(w) + ", a view of " + buffer_name(a.buffer.index) + ",");
   }
 
   bool use_buffer_arg(const BufferArg& a, const Where& w) {
     const bool ok = use_buffer(a.buffer);
-    if (a.view) check_view(*a.view, w);
+    if (a.view && check_view(*a.view, w) && ok) check_arg_view_extent(a, w);
     return ok;
   }
 
@@ -635,6 +708,7 @@ class ProgramVerifier {
     t.view = false;
     t.base = no_id;
     t.pool = no_id;
+    t.room = expr::Expr{};
     return true;
   }
 
@@ -1089,7 +1163,8 @@ class ProgramVerifier {
 
   void on(const AllocFromPool& l) {
     use_pool(l.pool);
-    if (check_expr(l.offset_bytes, Where{"the byte offset"}) && expr::bounds(l.offset_bytes).known_negative())
+    const bool offset_ok = check_expr(l.offset_bytes, Where{"the byte offset"});
+    if (offset_ok && expr::bounds(l.offset_bytes).known_negative())
       report("", "the byte offset " + printed(l.offset_bytes) + " is negative");
     if (!define_buffer(l.buffer, Definer::plain) || !has(l.pool)) return;
     // Carved from the pool even when the pool is not usable here, so that
@@ -1100,6 +1175,13 @@ class ProgramVerifier {
     if (buffer_device != pool_device)
       report(buffer_subject(l.buffer), "is on " + to_string(buffer_device) + " but pool " +
                                            pool_name(l.pool.index) + " is on " + to_string(pool_device));
+    const expr::Expr pool_bytes = p_.pools[l.pool.index].size_bytes;
+    // A negative offset was reported above.
+    if (!buffers_[l.buffer.index].layout_ok || !offset_ok || expr::bounds(l.offset_bytes).known_negative() ||
+        !pool_bytes || &pool_bytes.context() != ctx_)
+      return;
+    check_extent(check_pool_slice(p_.buffers[l.buffer.index].layout, l.offset_bytes, pool_bytes),
+                 buffer_subject(l.buffer), "the slice of pool " + pool_name(l.pool.index));
   }
 
   void on(const DeallocFromPool& l) {
@@ -1180,6 +1262,16 @@ class ProgramVerifier {
     if (v.device != b.device)
       report(buffer_subject(l.view), "is on " + to_string(v.device) + " but its base " + buffer_name(l.base.index) +
                                          " is on " + to_string(b.device));
+    if (!buffers_[l.view.index].layout_ok || p_.buffers[l.view.index].multi_output) return;
+    const expr::Expr room = room_of(l.base.index);
+    if (!room) return;
+    const ViewExtent extent = check_view_extent(v, room);
+    check_extent(extent, buffer_subject(l.view), "the view of " + buffer_name(l.base.index));
+    if (extent.fit == ViewFit::exceeds) return;
+    try {
+      t.room = view_room_bytes(v, room);
+    } catch (const expr::Error&) {
+    }
   }
 
   // Kernels
@@ -1758,7 +1850,7 @@ class ProgramVerifier {
             report(buffer_subject(b->buffer),
                    output + " is not live at the end of the program: " + event(*d, b->buffer.index));
         }
-        if (b->view) check_view(*b->view, Where{"output", i});
+        if (b->view && check_view(*b->view, Where{"output", i})) check_arg_view_extent(*b, Where{"output", i});
       } else if (const expr::Expr* e = boost::variant2::get_if<expr::Expr>(&o)) {
         check_expr(*e, Where{"output", i});
       }
@@ -1774,7 +1866,8 @@ class ProgramVerifier {
                "is nested more than " + std::to_string(max_graph_depth) + " levels deep and was not verified");
         continue;
       }
-      ProgramVerifier<Deferred> sub(g, std::move(path), root_ctx_, cache_, out_, depth_ + 1);
+      ProgramVerifier<Deferred> sub(g, std::move(path), root_ctx_, cache_, out_, depth_ + 1, options_,
+                                    runtime_checks_);
       sub.run();
     }
   }
@@ -1786,6 +1879,8 @@ class ProgramVerifier {
   FreeSymbolCache& cache_;
   std::vector<Finding>& out_;
   int depth_;
+  const VerifyOptions& options_;
+  std::vector<RuntimeCheck>* runtime_checks_;
 
   std::size_t at_ = no_line;
   std::string_view kind_ = "program";
@@ -1811,12 +1906,36 @@ class ProgramVerifier {
 /// translation units that include this header without calling it.)
 template <class P>
   requires std::same_as<P, Program>
-[[nodiscard]] std::vector<Finding> verify(const P& program) {
+[[nodiscard]] std::vector<Finding> verify(const P& program, const VerifyOptions& options) {
   std::vector<Finding> findings;
   detail::verifier::FreeSymbolCache cache;
-  detail::verifier::ProgramVerifier<P> root(program, std::string(), program.context.get(), cache, findings, 0);
+  detail::verifier::ProgramVerifier<P> root(program, std::string(), program.context.get(), cache, findings, 0,
+                                            options, nullptr);
   root.run();
   return findings;
+}
+
+/// The views of `program` and its subgraphs whose bounds `verify` could not
+/// decide: each needs a run-time check before the view is taken (the
+/// Python emitter writes one). Views that provably exceed their storage are
+/// findings of `verify`, not entries here. Meaningful for a program that
+/// verifies clean.
+template <class P>
+  requires std::same_as<P, Program>
+[[nodiscard]] std::vector<RuntimeCheck> runtime_checks(const P& program, const VerifyOptions& options = {}) {
+  std::vector<Finding> findings;
+  std::vector<RuntimeCheck> checks;
+  detail::verifier::FreeSymbolCache cache;
+  detail::verifier::ProgramVerifier<P> root(program, std::string(), program.context.get(), cache, findings, 0,
+                                            options, &checks);
+  root.run();
+  return checks;
+}
+
+template <class P>
+  requires std::same_as<P, Program>
+[[nodiscard]] std::vector<Finding> verify(const P& program) {
+  return verify(program, VerifyOptions{});
 }
 
 }  // namespace wrapir::ir
@@ -1824,4 +1943,5 @@ template <class P>
 namespace wrapir {
 using ir::Finding;
 using ir::verify;
+using ir::VerifyOptions;
 }  // namespace wrapir

@@ -64,6 +64,7 @@ def call(args):
     assert_size_stride(arg0_1, (s0, ), (1, ))
     with torch.cuda._DeviceGuard(0):
         torch.cuda.set_device(0)
+        if not ((4*s0 + 64) <= 512): raise RuntimeError('buffer buf0 carved from pool pool0 reaches past the storage it views: it needs %d bytes, the storage has %d' % (4*s0 + 64, 512))
         buf0 = alloc_from_pool(pool0, 64, torch.float32, (s0, ), (1, ))
     return ()
 
@@ -135,6 +136,7 @@ def call(args):
     assert_size_stride(arg0_1, (s0, ), (1, ))
     with torch.cuda._DeviceGuard(0):
         torch.cuda.set_device(0)
+        if not (16 <= (4*s0)): raise RuntimeError('view buf2 of buf0 reaches past the storage it views: it needs %d bytes, the storage has %d' % (16, 4*s0))
         buf2 = reinterpret_tensor(buf0, (4, ), (1, ), 0)  # alias
     return ()
 
