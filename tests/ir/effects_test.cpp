@@ -414,3 +414,27 @@ TEST_CASE("ir/effects: the table predicts the verifier's use-before-definition a
   CHECK(broken > 200);
   CHECK(findings > 400);
 }
+
+TEST_CASE("ir/effects: memory planning lines are those that only manage storage") {
+  // Inductor's MemoryPlanningLines and the lines of ours that stand for one.
+  const std::set<std::string_view> memory{"Allocate",       "FreeIfNotReused",    "Reuse",          "Free",
+                                          "Null",           "Reinterpret",        "PoolCreate",     "AllocFromPool",
+                                          "DeallocFromPool", "CommBufferAllocate", "CommBufferFree", "WorkspaceAllocate",
+                                          "WorkspaceFree"};
+  std::vector<bool> seen(line_kind_count, false);
+  auto check = [&](const Line& line) {
+    CAPTURE(kind_name(line));
+    seen[line.index()] = true;
+    CHECK(is_memory_planning_line(line) == memory.contains(kind_name(line)));
+  };
+  for (std::uint32_t seed = 1; seed <= 40; ++seed)
+    for (const Line& line : wrapir_test::random_program(seed, {.steps = 80}).body) check(line);
+  for (const Line& line : {Line{Reuse{}}, Line{PoolCreate{}}, Line{AllocFromPool{}}, Line{DeallocFromPool{}},
+                           Line{ExternKernelMultiOut{}}, Line{ExternKernelAlloc{}}, Line{Conditional{}},
+                           Line{WhileLoop{}}, Line{KernelDefinition{}}, Line{MultiOutput{}}})
+    check(line);
+  for (std::size_t k = 0; k < line_kind_count; ++k) {
+    CAPTURE(line_kind_names[k]);
+    CHECK(seen[k]);
+  }
+}

@@ -158,34 +158,6 @@ struct AddOp {
 };
 using PeakTree = LazySegmentTree<std::int64_t, MaxOp, AddOp>;
 
-/// Whether `line` only manages storage, which trailing removal may drop
-/// (Inductor's memory planning lines): it has at least one effect that
-/// defines or ends storage (an allocation, not an extern or control
-/// result; a free; a reuse; a view; a pool's creation, region or release),
-/// and its only other effects evaluate expressions (a region's offset). A
-/// Null is a cancelled memory line. A Comment or a stream fetch has no
-/// effect and is not a memory line: it stops the removal, as in Inductor.
-[[nodiscard]] inline bool is_memory_line(const ir::Line& line) {
-  if (std::holds_alternative<ir::Null>(line)) return true;
-  namespace fx = ir::effect;
-  bool storage = false, other = false;
-  ir::for_each_effect(line, fx::Handlers{
-      [&](const fx::Allocated& e) {
-        (e.storage == ir::Storage::extern_result || e.storage == ir::Storage::control_result ? other : storage) =
-            true;
-      },
-      [&](const fx::Released&) { storage = true; },
-      [&](const fx::Reused&) { storage = true; },
-      [&](const fx::Aliased&) { storage = true; },
-      [&](const fx::Carved&) { storage = true; },
-      [&](const fx::PoolCreated&) { storage = true; },
-      [&](const fx::PoolReturned&) { storage = true; },
-      [](const fx::SymbolsRead&) {},
-      [&](const auto&) { other = true; },
-  });
-  return storage && !other;
-}
-
 inline void remove_trailing_memory_lines(ir::Program& p) {
   std::vector<bool> is_output(p.buffers.size(), false);
   for (const ir::ProgramOutput& o : p.outputs)
@@ -208,7 +180,7 @@ inline void remove_trailing_memory_lines(ir::Program& p) {
     return offered[b.index];
   };
   const auto removable = [&](const ir::Line& last) {
-    if (last.valueless_by_exception() || !is_memory_line(last)) return false;
+    if (last.valueless_by_exception() || !ir::is_memory_planning_line(last)) return false;
     // A Reuse taking offered storage: the offer would be left without a
     // taker.
     bool takes_offer = false;
