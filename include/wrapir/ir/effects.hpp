@@ -77,6 +77,7 @@
 
 #include <boost/variant2/variant.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -395,7 +396,11 @@ void for_each_buffer_named(const Line& line, F&& f) {
 /// and its only other effects evaluate expressions (a region's offset). A
 /// Null is a cancelled memory line. A Comment or a stream fetch has no
 /// effect and is not one.
-[[nodiscard]] inline bool is_memory_planning_line(const Line& line) {
+/// (A template only so that its visit is compiled where it is called, not
+/// in every translation unit that includes this header.)
+template <class L>
+  requires std::same_as<L, Line>
+[[nodiscard]] bool is_memory_planning_line(const L& line) {
   if (std::holds_alternative<Null>(line)) return true;
   namespace fx = effect;
   bool storage = false, other = false;
