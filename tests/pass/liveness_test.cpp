@@ -228,3 +228,21 @@ TEST_CASE("liveness: malformed programs give diagnostics") {
     CHECK(r.error().message == "outputs: buffer #77 is not in the buffer table");
   }
 }
+
+TEST_CASE("liveness: a size whose bytes overflow int64 at the hints is a diagnostic") {
+  Program p;
+  Builder b{p};
+  auto s0 = b.size_symbol("s0", std::int64_t{1} << 62);
+  (void)b.empty({s0}, DType::float32);  // 2^64 bytes
+  auto t = pass::trace_of(p);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error().message.find("overflows int64 bytes") != std::string::npos);
+  // An element count past int64 has no size at all.
+  Program q;
+  Builder c{q};
+  const auto big = q.ctx().integer(std::int64_t{1} << 40);
+  q.buffers.push_back(BufferDecl{"big", Layout{{big, big}, {big, q.ctx().integer(1)}, q.ctx().integer(0),
+                                               DType::float32, cuda_device(0)}});
+  c.append(Allocate{BufferId{0}});
+  REQUIRE_FALSE(pass::trace_of(q).ok());
+}

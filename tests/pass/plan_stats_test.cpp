@@ -135,3 +135,30 @@ TEST_CASE("plan_stats: known block sizes must be one per block of the liveness")
   REQUIRE_FALSE(bad);
   CHECK(bad.error().message.find("11 known block sizes were given for a liveness of 12 blocks") != std::string::npos);
 }
+
+TEST_CASE("plan_stats: peaks and bounds past int64 saturate at INT64_MAX, never wrap") {
+  // Two blocks of 2^62 bytes live together: 2^63 does not fit.
+  wrapir::Program p;
+  wrapir::Builder b{p};
+  const auto huge = p.ctx().integer(std::int64_t{1} << 60);
+  auto x = b.empty({huge}, wrapir::f32);
+  auto y = b.empty({huge}, wrapir::f32);
+  auto k = b.triton_kernel("k", "src", "a: *fp32, b: *fp32");
+  b.call(k, {x, y});
+  auto s = pass::measure_plan(p, p);
+  REQUIRE(s.ok());
+  CHECK(s.value().lower_bound_bytes == std::numeric_limits<std::int64_t>::max());
+  CHECK(s.value().peak_bytes == std::numeric_limits<std::int64_t>::max());
+}
+
+TEST_CASE("plan_stats: a block whose bytes do not fit int64 is a diagnostic, not 0 bytes") {
+  wrapir::Program p;
+  wrapir::Builder b{p};
+  const auto big = p.ctx().integer(std::int64_t{1} << 40);
+  p.buffers.push_back(BufferDecl{"buf0", Layout{{big, big}, {big, p.ctx().integer(1)}, p.ctx().integer(0),
+                                                wrapir::f32, wrapir::cuda_device(0)}});
+  b.append(Allocate{BufferId{0}});
+  auto s = pass::measure_plan(p, p);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message.find("buf0") != std::string::npos);
+}

@@ -7,6 +7,7 @@
 
 #include <wrapir/expr/ops.hpp>
 #include <wrapir/ir/builder.hpp>
+#include <wrapir/ir/effects.hpp>
 #include <wrapir/ir/verify.hpp>
 #include <wrapir/pass/detail/segment_tree.hpp>
 #include <wrapir/pass/liveness.hpp>
@@ -504,7 +505,7 @@ void check_no_overlap(const Program& planned) {
     if (const auto* r = std::get_if<Reinterpret>(&line)) base_of[r->view.index] = r->base.index;
     if (const auto* f = std::get_if<FreeIfNotReused>(&line); f && f->reused) offered_at[f->buffer.index] = i;
     if (std::holds_alternative<Reuse>(line)) continue;
-    pass::detail::for_each_buffer_ref(line, [&](BufferId b) {
+    for_each_buffer_named(line, [&](BufferId b) {
       last_use[b.index] = i;
       if (base_of[b.index] != SIZE_MAX) last_use[base_of[b.index]] = i;
     });

@@ -101,7 +101,7 @@ int cmd_stats(const Arguments& a) {
   const ir::ProgramStats st = ir::program_stats(program);
   std::string out = "lines=" + std::to_string(st.lines) + " kernels=" + std::to_string(st.kernels) +
                     " launches=" + std::to_string(st.launches) + " allocations=" + std::to_string(st.allocations) +
-                    " bytes_allocated=" + expr::print_python(st.bytes_allocated);
+                    " bytes_allocated=" + (st.bytes_allocated ? expr::print_python(st.bytes_allocated) : "unknown");
   out += " bytes_at_hints=" + (st.bytes_allocated_at_hints ? std::to_string(*st.bytes_allocated_at_hints) : "unknown");
   out += " peak_at_hints=" + (st.peak_bytes_at_hints ? std::to_string(*st.peak_bytes_at_hints) : "unknown");
   for (std::size_t i = 0; i < ir::line_kind_count; ++i)

@@ -4,8 +4,9 @@
 ///
 /// The line set is declared once, as the type list `LineKinds`; the variant,
 /// the kind names, the kind indices and the emitter coverage checks are all
-/// derived from it. Adding a line kind means adding its struct to
-/// `ir/lines.hpp` and to this list: every exhaustive emitter then fails to
+/// derived from it. Adding a line kind means adding its struct, with its
+/// effects, to `ir/lines.hpp` and to this list: a kind without declared
+/// effects does not compile here, and every exhaustive emitter fails to
 /// compile until it handles the new kind.
 
 #include <wrapir/ir/detail/field_count.hpp>
@@ -86,6 +87,27 @@ constexpr bool all_reflected(boost::mp11::mp_list<Ts...>) {
   return (reflects_every_field<Ts>() && ...);
 }
 
+/// Whether line kind `T` declares what it does (`ir/lines.hpp`, read by
+/// `ir/effects.hpp`).
+template <class T>
+concept declares_effects = requires { T::effects(); };
+
+/// Instantiated for every line kind; fails for one without `effects()`,
+/// and the compiler's "in instantiation of" note names the kind.
+template <class Kind>
+struct line_kind_without_effects {
+  static_assert(declares_effects<Kind>,
+                "this line kind declares no effects: add `static constexpr auto effects()` beside its struct in "
+                "ir/lines.hpp (return std::tuple{} for a line that touches nothing); see ir/effects.hpp");
+  static constexpr bool value = declares_effects<Kind>;
+};
+
+// Counted, not folded with &&: every kind without effects is reported.
+template <class... Ts>
+constexpr bool all_declare_effects(boost::mp11::mp_list<Ts...>) {
+  return ((line_kind_without_effects<Ts>::value ? 0 : 1) + ... + 0) == 0;
+}
+
 }  // namespace detail
 
 /// The kind names, indexed like `Line`.
@@ -97,6 +119,8 @@ static_assert(detail::all_reflected(LineKinds{}),
               "a line struct has a field that BOOST_HANA_ADAPT_STRUCT in ir/lines.hpp does not list");
 static_assert(detail::all_reflected(RecordKinds{}),
               "a value record has a field that BOOST_HANA_ADAPT_STRUCT in ir/lines.hpp does not list");
+static_assert(detail::all_declare_effects(LineKinds{}),
+              "a line kind declares no effects (see the notes above for which)");
 
 /// The kind name of the line `l` holds (`"KernelCall"`).
 [[nodiscard]] inline std::string_view kind_name(const Line& l) noexcept { return line_kind_names[l.index()]; }

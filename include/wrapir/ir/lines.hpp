@@ -14,6 +14,17 @@
 /// text form and JSON are written once for all of them (`ir/reflect.hpp`).
 /// `ir/line.hpp` lists them, in this order, as the closed variant `Line`.
 ///
+/// Each struct also declares, once, what it does (`static constexpr auto
+/// effects()`): which buffers it allocates, reads, writes, frees or aliases,
+/// which pools it creates, carves or releases, which symbols and kernels it
+/// defines or uses, which scopes it opens or closes and which subgraphs it
+/// runs. The descriptors (`ir/detail/effect_decls.hpp`) hold member
+/// pointers to the fields they are about and come in the order the line
+/// does them (reads before the definitions they feed). Liveness, the memory
+/// planners, the statistics and the verifier read them through
+/// `ir/effects.hpp` rather than restating each kind; a kind without a
+/// declaration does not compile (`ir/line.hpp`).
+///
 /// Inductor's raw-text lines (reference §1.5) are typed here: stream fetch
 /// (GetRawStream), workspace zeroing (WorkspaceAllocate's zero mode), subgraph
 /// call plumbing and `if`/`while` (Conditional, WhileLoop), device copies
@@ -21,6 +32,7 @@
 
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/ir/arg.hpp>
+#include <wrapir/ir/detail/effect_decls.hpp>
 #include <wrapir/ir/device.hpp>
 #include <wrapir/ir/ids.hpp>
 #include <wrapir/ir/kernel.hpp>
@@ -37,6 +49,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace wrapir::ir {
@@ -84,6 +97,7 @@ inline constexpr std::size_t workspace_zero_mode_count = 3;
 struct Allocate {
   static constexpr std::string_view kind = "Allocate";
   BufferId buffer{};
+  static constexpr auto effects() { return std::tuple{Allocates{&Allocate::buffer, Storage::allocate}}; }
 };
 
 /// `buffer` is dead: free it, unless a reuse planner gave its storage to a
@@ -93,6 +107,10 @@ struct FreeIfNotReused {
   static constexpr std::string_view kind = "FreeIfNotReused";
   BufferId buffer{};
   bool reused = false;
+  // `reused`: the storage is not freed but offered to the Reuse that takes it.
+  static constexpr auto effects() {
+    return std::tuple{Frees{&FreeIfNotReused::buffer, Release::free_if_not_reused, &FreeIfNotReused::reused}};
+  }
 };
 
 /// `new_buffer` takes over the storage of the dead `old_buffer` instead of
@@ -105,6 +123,9 @@ struct Reuse {
   BufferId old_buffer{};
   BufferId new_buffer{};
   bool delete_old = true;
+  static constexpr auto effects() {
+    return std::tuple{Reuses{&Reuse::old_buffer, &Reuse::new_buffer, &Reuse::delete_old}};
+  }
 };
 
 /// Releases a buffer that is never offered for reuse: a donated graph
@@ -112,17 +133,20 @@ struct Reuse {
 struct Free {
   static constexpr std::string_view kind = "Free";
   BufferId buffer{};
+  static constexpr auto effects() { return std::tuple{Frees{&Free::buffer, Release::free}}; }
 };
 
 /// A cancelled memory line (planning removed it); does nothing.
 struct Null {
   static constexpr std::string_view kind = "Null";
+  static constexpr auto effects() { return std::tuple{}; }
 };
 
 /// Allocates the storage of `pool` (its declared byte size, on its device).
 struct PoolCreate {
   static constexpr std::string_view kind = "PoolCreate";
   PoolId pool{};
+  static constexpr auto effects() { return std::tuple{CreatesPool{&PoolCreate::pool}}; }
 };
 
 /// Makes `buffer` a view of `pool`'s storage starting `offset_bytes` bytes in
@@ -133,6 +157,11 @@ struct AllocFromPool {
   BufferId buffer{};
   PoolId pool{};
   expr::Expr offset_bytes{};
+  // The offset is evaluated before the region is defined.
+  static constexpr auto effects() {
+    return std::tuple{ReadsSymbols{&AllocFromPool::offset_bytes},
+                      CarvesFromPool{&AllocFromPool::buffer, &AllocFromPool::pool}};
+  }
 };
 
 /// `buffer` (carved from `pool`) is dead. When `releases_pool` is set this is
@@ -143,6 +172,10 @@ struct DeallocFromPool {
   BufferId buffer{};
   PoolId pool{};
   bool releases_pool = false;
+  static constexpr auto effects() {
+    return std::tuple{Frees{&DeallocFromPool::buffer, Release::pool_dealloc},
+                      ReturnsToPool{&DeallocFromPool::pool, &DeallocFromPool::releases_pool}};
+  }
 };
 
 /// Allocates a communication buffer (role `comm`) in its group's symmetric
@@ -150,12 +183,16 @@ struct DeallocFromPool {
 struct CommBufferAllocate {
   static constexpr std::string_view kind = "CommBufferAllocate";
   BufferId buffer{};
+  static constexpr auto effects() {
+    return std::tuple{Allocates{&CommBufferAllocate::buffer, Storage::comm}};
+  }
 };
 
 /// Frees a communication buffer.
 struct CommBufferFree {
   static constexpr std::string_view kind = "CommBufferFree";
   BufferId buffer{};
+  static constexpr auto effects() { return std::tuple{Frees{&CommBufferFree::buffer, Release::comm_free}}; }
 };
 
 /// Allocates a kernel's scratch `workspace` (role `workspace`; its outer
@@ -168,6 +205,9 @@ struct WorkspaceAllocate {
   BufferId workspace{};
   WorkspaceZeroMode zero_mode = WorkspaceZeroMode::uninitialized;
   Name inner_name = "ws_ptr";
+  static constexpr auto effects() {
+    return std::tuple{Allocates{&WorkspaceAllocate::workspace, Storage::workspace}};
+  }
 };
 
 /// Frees a workspace after the call that used it (not used for
@@ -175,6 +215,9 @@ struct WorkspaceAllocate {
 struct WorkspaceFree {
   static constexpr std::string_view kind = "WorkspaceFree";
   BufferId workspace{};
+  static constexpr auto effects() {
+    return std::tuple{Frees{&WorkspaceFree::workspace, Release::workspace_free}};
+  }
 };
 
 /// Copies the elements of `source` into `destination` (`dst.copy_(src)`),
@@ -185,6 +228,9 @@ struct DeviceCopy {
   BufferArg destination{};
   BufferArg source{};
   bool non_blocking = false;
+  static constexpr auto effects() {
+    return std::tuple{Writes{&DeviceCopy::destination}, Reads{&DeviceCopy::source}};
+  }
 };
 
 // ---------------------------------------------------------------------------
@@ -199,6 +245,7 @@ struct Reinterpret {
   static constexpr std::string_view kind = "Reinterpret";
   BufferId view{};
   BufferId base{};
+  static constexpr auto effects() { return std::tuple{Views{&Reinterpret::view, &Reinterpret::base}}; }
 };
 
 // ---------------------------------------------------------------------------
@@ -213,6 +260,11 @@ struct KernelDefinition {
   KernelId kernel{};
   KernelSource source{};
   KernelMetadata metadata{};
+  // The metadata's constants are arguments bound here: read here.
+  static constexpr auto effects() {
+    return std::tuple{DefinesKernel{&KernelDefinition::kernel, KernelForm::plain},
+                      Reads{&KernelDefinition::metadata}};
+  }
 };
 
 /// Launches `kernel` with `args` (one per signature parameter, with
@@ -226,6 +278,12 @@ struct KernelCall {
   LaunchGrid grid{};
   Device device{};
   std::uint32_t stream = 0;
+  // The IR does not say which parameters a kernel writes (KernelDecl has no
+  // mutation metadata), so every buffer argument may be read and written.
+  static constexpr auto effects() {
+    return std::tuple{Launches{&KernelCall::kernel, KernelForm::plain}, ReadsWrites{&KernelCall::args},
+                      ReadsSymbols{&KernelCall::grid}};
+  }
 };
 
 /// Defines the symbol `symbol` (origin `computed`) as `value`, e.g. a named
@@ -234,6 +292,12 @@ struct SymbolicCallArg {
   static constexpr std::string_view kind = "SymbolicCallArg";
   expr::Expr symbol{};
   expr::Expr value{};
+  // The value is evaluated before the symbol is defined: `x = x + 1` reads
+  // `x` before its definition.
+  static constexpr auto effects() {
+    return std::tuple{ReadsSymbols{&SymbolicCallArg::value},
+                      DefinesSymbols{&SymbolicCallArg::symbol, SymbolOrigin::computed}};
+  }
 };
 
 /// Defines `kernel` as a choice among `candidates` (reference §5): on its
@@ -247,6 +311,10 @@ struct MultiKernelDefinition {
   std::vector<KernelId> candidates{};
   std::vector<std::vector<ArgSlice>> arg_index{};
   std::vector<std::optional<ShapeKey>> shape_keys{};
+  static constexpr auto effects() {
+    return std::tuple{DefinesKernel{&MultiKernelDefinition::kernel, KernelForm::multi},
+                      UsesKernels{&MultiKernelDefinition::candidates}};
+  }
 };
 
 /// Calls a multi-kernel with the combined argument list; each candidate
@@ -258,6 +326,10 @@ struct MultiKernelCall {
   std::vector<ParamType> arg_types{};
   Device device{};
   std::uint32_t stream = 0;
+  // As KernelCall: any candidate may write any buffer argument.
+  static constexpr auto effects() {
+    return std::tuple{Launches{&MultiKernelCall::kernel, KernelForm::multi}, ReadsWrites{&MultiKernelCall::args}};
+  }
 };
 
 // ---------------------------------------------------------------------------
@@ -273,6 +345,12 @@ struct ExternKernelAlloc {
   OpName kernel{};
   std::vector<Arg> args{};
   std::vector<NamedArg> kwargs{};
+  // An operator is opaque: its arguments may be read and written (a
+  // fallback may mutate an input). The result is defined after them.
+  static constexpr auto effects() {
+    return std::tuple{ReadsWrites{&ExternKernelAlloc::args}, ReadsWrites{&ExternKernelAlloc::kwargs},
+                      Allocates{&ExternKernelAlloc::result, Storage::extern_result}};
+  }
 };
 
 /// Calls operator `kernel` writing into the live buffer `out`:
@@ -283,6 +361,10 @@ struct ExternKernelOut {
   std::vector<Arg> args{};
   std::vector<NamedArg> kwargs{};
   BufferArg out{};
+  static constexpr auto effects() {
+    return std::tuple{ReadsWrites{&ExternKernelOut::args}, ReadsWrites{&ExternKernelOut::kwargs},
+                      Writes{&ExternKernelOut::out}};
+  }
 };
 
 /// A named output of a multi-output extern call (`out0=buf1`).
@@ -302,6 +384,11 @@ struct ExternKernelMultiOut {
   std::vector<Arg> args{};
   std::vector<NamedArg> kwargs{};
   std::vector<NamedBuffer> outs{};
+  static constexpr auto effects() {
+    return std::tuple{ReadsWrites{&ExternKernelMultiOut::args}, ReadsWrites{&ExternKernelMultiOut::kwargs},
+                      Writes{&ExternKernelMultiOut::outs},
+                      Allocates{&ExternKernelMultiOut::result, Storage::extern_result}};
+  }
 };
 
 /// Defines `result` as the element of the multi-output `source` that `path`
@@ -312,6 +399,7 @@ struct MultiOutput {
   BufferId result{};
   BufferId source{};
   KeyPath path{};
+  static constexpr auto effects() { return std::tuple{Selects{&MultiOutput::result, &MultiOutput::source}}; }
 };
 
 /// `aten.scatter_(self, dim, index, src, **kwargs)`: scatters `src` (a buffer
@@ -324,6 +412,10 @@ struct ScatterFallback {
   BufferArg index{};
   Arg src{};
   std::vector<NamedArg> kwargs{};
+  static constexpr auto effects() {
+    return std::tuple{ReadsWrites{&ScatterFallback::self}, Reads{&ScatterFallback::index},
+                      Reads{&ScatterFallback::src}, Reads{&ScatterFallback::kwargs}};
+  }
 };
 
 /// `aten.index_put_(self, indices, values, accumulate)`: writes `values` into
@@ -336,6 +428,10 @@ struct IndexPutFallback {
   std::vector<std::optional<BufferArg>> indices{};
   BufferArg values{};
   bool accumulate = false;
+  static constexpr auto effects() {
+    return std::tuple{ReadsWrites{&IndexPutFallback::self}, Reads{&IndexPutFallback::indices},
+                      Reads{&IndexPutFallback::values}};
+  }
 };
 
 /// Defines the unbacked symbol `symbol` from the one-element buffer `source`
@@ -346,6 +442,9 @@ struct DynamicScalar {
   expr::Expr symbol{};
   BufferId source{};
   KeyPath path{};
+  static constexpr auto effects() {
+    return std::tuple{Reads{&DynamicScalar::source}, DefinesSymbols{&DynamicScalar::symbol, SymbolOrigin::unbacked}};
+  }
 };
 
 /// One unbacked symbol and where to read it in a result.
@@ -361,6 +460,10 @@ struct UnbackedSymbolDefs {
   static constexpr std::string_view kind = "UnbackedSymbolDefs";
   BufferId source{};
   std::vector<SymbolBinding> bindings{};
+  static constexpr auto effects() {
+    return std::tuple{ReadsResult{&UnbackedSymbolDefs::source},
+                      DefinesSymbols{&UnbackedSymbolDefs::bindings, SymbolOrigin::unbacked}};
+  }
 };
 
 /// Checks at run time that `buffer` has exactly these sizes and strides
@@ -370,6 +473,10 @@ struct AssertSizeStride {
   BufferId buffer{};
   std::vector<expr::Expr> sizes{};
   std::vector<expr::Expr> strides{};
+  static constexpr auto effects() {
+    return std::tuple{Reads{&AssertSizeStride::buffer}, ReadsSymbols{&AssertSizeStride::sizes},
+                      ReadsSymbols{&AssertSizeStride::strides}};
+  }
 };
 
 // ---------------------------------------------------------------------------
@@ -383,11 +490,15 @@ struct AssertSizeStride {
 struct EnterSubgraph {
   static constexpr std::string_view kind = "EnterSubgraph";
   GraphId graph{};
+  static constexpr auto effects() {
+    return std::tuple{EntersScope{ScopeKind::subgraph, &EnterSubgraph::graph}};
+  }
 };
 
 /// Closes the innermost EnterSubgraph scope.
 struct ExitSubgraph {
   static constexpr std::string_view kind = "ExitSubgraph";
+  static constexpr auto effects() { return std::tuple{ExitsScope{ScopeKind::subgraph}}; }
 };
 
 /// Runs subgraph `true_graph` if `predicate` (a one-element bool buffer or a
@@ -402,6 +513,14 @@ struct Conditional {
   GraphId false_graph{};
   std::vector<Arg> operands{};
   std::vector<BufferId> outputs{};
+  // Operands are read (and passed to whichever branch runs); the outputs are
+  // defined after the call.
+  static constexpr auto effects() {
+    return std::tuple{Reads{&Conditional::predicate}, Reads{&Conditional::operands},
+                      CallsSubgraph{&Conditional::true_graph, &Conditional::operands, nullptr, &Conditional::outputs},
+                      CallsSubgraph{&Conditional::false_graph, &Conditional::operands, nullptr, &Conditional::outputs},
+                      Allocates{&Conditional::outputs, Storage::control_result}};
+  }
 };
 
 /// `while cond_graph(carried, additional): carried = body_graph(carried,
@@ -415,6 +534,15 @@ struct WhileLoop {
   std::vector<Arg> carried{};
   std::vector<Arg> additional{};
   std::vector<BufferId> outputs{};
+  // The condition's one output is the loop's test, bound to no buffer; the
+  // body's outputs are the next carried values, the last ones `outputs`.
+  static constexpr auto effects() {
+    return std::tuple{Reads{&WhileLoop::carried}, Reads{&WhileLoop::additional},
+                      CallsSubgraph{&WhileLoop::cond_graph, &WhileLoop::carried, &WhileLoop::additional},
+                      CallsSubgraph{&WhileLoop::body_graph, &WhileLoop::carried, &WhileLoop::additional,
+                                    &WhileLoop::outputs},
+                      Allocates{&WhileLoop::outputs, Storage::control_result}};
+  }
 };
 
 /// Makes `device` the current device until the matching ExitDeviceContext
@@ -422,10 +550,12 @@ struct WhileLoop {
 struct EnterDeviceContext {
   static constexpr std::string_view kind = "EnterDeviceContext";
   Device device{};
+  static constexpr auto effects() { return std::tuple{EntersScope{ScopeKind::device}}; }
 };
 
 struct ExitDeviceContext {
   static constexpr std::string_view kind = "ExitDeviceContext";
+  static constexpr auto effects() { return std::tuple{ExitsScope{ScopeKind::device}}; }
 };
 
 /// Makes side stream `stream` (> 0; 0 is the device's default stream) the
@@ -433,10 +563,12 @@ struct ExitDeviceContext {
 struct EnterStreamContext {
   static constexpr std::string_view kind = "EnterStreamContext";
   std::uint32_t stream = 0;
+  static constexpr auto effects() { return std::tuple{EntersScope{ScopeKind::stream}}; }
 };
 
 struct ExitStreamContext {
   static constexpr std::string_view kind = "ExitStreamContext";
+  static constexpr auto effects() { return std::tuple{ExitsScope{ScopeKind::stream}}; }
 };
 
 /// Fetches the raw handle of stream `stream` of `device` for the kernel
@@ -445,6 +577,7 @@ struct GetRawStream {
   static constexpr std::string_view kind = "GetRawStream";
   Device device{};
   std::uint32_t stream = 0;
+  static constexpr auto effects() { return std::tuple{}; }
 };
 
 // ---------------------------------------------------------------------------
@@ -456,6 +589,7 @@ struct GetRawStream {
 struct Comment {
   static constexpr std::string_view kind = "Comment";
   std::string text{};
+  static constexpr auto effects() { return std::tuple{}; }
 };
 
 }  // namespace wrapir::ir

@@ -4,18 +4,27 @@
 /// bytes allocated, and a naive peak of live bytes.
 ///
 /// The peak is naive on purpose: it walks the body once, adding a buffer's
-/// storage bytes when a line creates storage for it (Allocate,
-/// WorkspaceAllocate, CommBufferAllocate, PoolCreate, ExternKernelAlloc
-/// results) and subtracting them when a line releases it (FreeIfNotReused
-/// that was not reused, Free of a donated input, WorkspaceFree,
-/// CommBufferFree, DeallocFromPool releasing its pool). Inputs and constants
-/// are not counted. Symbolic sizes are evaluated at the symbols' hints; when
-/// a symbol has no hint the numbers are absent and `bytes_allocated` stays
-/// symbolic. Subgraphs are counted into the totals with their parent's hints;
-/// the peak is the largest of any one program's, not their sum.
+/// storage bytes when a line creates storage for it and subtracting them
+/// when a line releases it, as the line kinds' effects say (`ir/effects.hpp`):
+/// `Allocated` storage (Allocate, WorkspaceAllocate, CommBufferAllocate,
+/// extern results that are not multi-output tuples; not the outputs of
+/// Conditional and WhileLoop, which their subgraphs create) and
+/// `PoolCreated` pools grow it; `Released` storage that is not offered to a
+/// Reuse (FreeIfNotReused not reused, Free of a donated input, WorkspaceFree,
+/// CommBufferFree) and pools a `PoolReturned` releases shrink it. Inputs and
+/// constants are not counted. Symbolic sizes are evaluated at the symbols'
+/// hints (`ir/hints.hpp`); when a symbol has no hint the numbers are absent
+/// and `bytes_allocated` stays symbolic. A size or sum that does not fit
+/// int64 makes the numbers absent (and `bytes_allocated` null when no
+/// expression holds it): statistics are never wrapped or partial.
+/// Subgraphs are counted into the totals with their parent's hints; the peak
+/// is the largest of any one program's, not their sum.
 
 #include <wrapir/expr/eval.hpp>
+#include <wrapir/expr/int_math.hpp>
 #include <wrapir/expr/ops.hpp>
+#include <wrapir/ir/effects.hpp>
+#include <wrapir/ir/hints.hpp>
 #include <wrapir/ir/layout.hpp>
 #include <wrapir/ir/line.hpp>
 #include <wrapir/ir/program.hpp>
@@ -40,10 +49,13 @@ struct ProgramStats {
   std::size_t launches = 0;
   /// Lines that create storage (see the file comment).
   std::size_t allocations = 0;
-  /// The sum of the storage bytes those lines create, symbolic.
+  /// The sum of the storage bytes those lines create, symbolic; null when
+  /// a size has no expression (a malformed layout, a constant size or sum
+  /// past int64).
   expr::Expr bytes_allocated;
   /// `bytes_allocated` and the naive peak at the size hints, when every
-  /// symbol they need has one.
+  /// symbol they need has one and every figure fits int64 (absent
+  /// otherwise, never wrapped or partial).
   std::optional<std::int64_t> bytes_allocated_at_hints;
   std::optional<std::int64_t> peak_bytes_at_hints;
 };
@@ -61,68 +73,77 @@ class StatsWalker {
   // usually without hints of their own.
   void walk(const Program& p, const expr::Bindings& inherited = {}) {
     expr::Bindings hints = inherited;
-    for (const SymbolDecl& s : p.symbols)
-      if (s.symbol && s.hint) hints.set(s.symbol, *s.hint);
+    bind_hints(p, hints);
     stats_.kernels += p.kernels.size();
     stats_.subgraphs += p.subgraphs.size();
     std::int64_t live = 0, peak = 0;
     bool known = true;
     // Every creation and release is counted in bytes: a buffer's storage
-    // bytes or a pool's size. A null `bytes` (a malformed layout) makes the
-    // peak unknown.
+    // bytes or a pool's size. A null `bytes` (a malformed layout, a size
+    // past int64) makes the totals and the peak unknown, as does a sum past
+    // int64: no figure rather than a wrapped or partial one.
     auto grow = [&](expr::Expr bytes) {
       ++stats_.allocations;
       if (!bytes) {
         known = false;
+        total_known_ = false;
         return;
       }
-      total_ = total_ ? expr::add(total_, bytes) : bytes;
-      auto v = expr::eval(bytes, hints);
-      if (!v) {
+      if (total_known_) {
+        try {
+          total_ = total_ ? expr::add(total_, bytes) : bytes;
+        } catch (const expr::Error&) {
+          total_known_ = false;  // constant terms whose sum overflows int64
+        }
+      }
+      const auto v = expr::eval(bytes, hints);
+      if (!v || !wrapir::checked::add(live, *v, live)) {
         known = false;
         return;
       }
-      live += *v;
       peak = std::max(peak, live);
     };
     auto shrink = [&](expr::Expr bytes) {
       if (!bytes) return;
-      if (auto v = expr::eval(bytes, hints)) live -= *v;
+      if (const auto v = expr::eval(bytes, hints); v && !wrapir::checked::sub(live, *v, live)) known = false;
     };
     auto bytes_of = [&](BufferId id) { return storage_bytes_or_null(p.buffers[id.index].layout); };
     for (const Line& line : p.body) {
       ++stats_.lines;
       ++stats_.lines_per_kind[line.index()];
-      std::visit(
-          [&](const auto& l) {
-            using T = std::decay_t<decltype(l)>;
-            if constexpr (std::is_same_v<T, KernelCall> || std::is_same_v<T, MultiKernelCall>) {
-              ++stats_.launches;
-            } else if constexpr (std::is_same_v<T, Allocate> || std::is_same_v<T, CommBufferAllocate>) {
-              if (p.contains(l.buffer)) grow(bytes_of(l.buffer));
-            } else if constexpr (std::is_same_v<T, WorkspaceAllocate>) {
-              if (p.contains(l.workspace)) grow(bytes_of(l.workspace));
-            } else if constexpr (std::is_same_v<T, ExternKernelAlloc>) {
-              if (l.result && p.contains(*l.result) && !p.buffers[l.result->index].multi_output)
-                grow(bytes_of(*l.result));
-            } else if constexpr (std::is_same_v<T, PoolCreate>) {
-              if (!p.contains(l.pool)) return;
-              if (const expr::Expr bytes = p.pools[l.pool.index].size_bytes) {
-                grow(bytes);
-              } else {
-                ++stats_.allocations;  // a pool without a size: counted, not measured
-              }
-            } else if constexpr (std::is_same_v<T, FreeIfNotReused>) {
-              if (!l.reused && p.contains(l.buffer)) shrink(bytes_of(l.buffer));
-            } else if constexpr (std::is_same_v<T, Free> || std::is_same_v<T, CommBufferFree>) {
-              if (p.contains(l.buffer) && p.buffers[l.buffer.index].role != BufferRole::input) shrink(bytes_of(l.buffer));
-            } else if constexpr (std::is_same_v<T, WorkspaceFree>) {
-              if (p.contains(l.workspace)) shrink(bytes_of(l.workspace));
-            } else if constexpr (std::is_same_v<T, DeallocFromPool>) {
-              if (l.releases_pool && p.contains(l.pool)) shrink(p.pools[l.pool.index].size_bytes);
+      namespace fx = effect;
+      for_each_effect(line, fx::Handlers{
+          [&](const fx::KernelLaunched&) { ++stats_.launches; },
+          // Storage of its own: not a tuple (its elements hold the storage),
+          // not a control result (the subgraph's lines created it), not a
+          // pool region (the pool is counted).
+          [&](const fx::Allocated& e) {
+            if (e.storage == Storage::control_result || !p.contains(e.buffer) || p.buffers[e.buffer.index].multi_output)
+              return;
+            grow(bytes_of(e.buffer));
+          },
+          [&](const fx::PoolCreated& e) {
+            if (!p.contains(e.pool)) return;
+            if (const expr::Expr bytes = p.pools[e.pool.index].size_bytes) {
+              grow(bytes);
+            } else {
+              ++stats_.allocations;  // a pool without a size: counted, not measured
             }
           },
-          line);
+          // Inputs and constants were never counted, so their ends are not
+          // either; an offered storage lives on; a pool region's bytes go
+          // with its pool.
+          [&](const fx::Released& e) {
+            if (e.offered || e.how == Release::pool_dealloc || !p.contains(e.buffer)) return;
+            const BufferRole role = p.buffers[e.buffer.index].role;
+            if (role == BufferRole::input || role == BufferRole::constant) return;
+            shrink(bytes_of(e.buffer));
+          },
+          [&](const fx::PoolReturned& e) {
+            if (e.releases_pool && p.contains(e.pool)) shrink(p.pools[e.pool.index].size_bytes);
+          },
+          [](const auto&) {},
+      });
     }
     if (!known) peaks_known_ = false;
     max_peak_ = std::max(max_peak_, peak);
@@ -130,7 +151,9 @@ class StatsWalker {
     // The hints of the root decide the totals (subgraphs declare the same
     // symbols they receive).
     if (&p == root_) {
-      if (total_) {
+      if (!total_known_) {
+        // Some size has no expression: neither the sum nor its value.
+      } else if (total_) {
         stats_.bytes_allocated = total_;
         if (auto v = expr::eval(total_, hints)) stats_.bytes_allocated_at_hints = *v;
       } else {
@@ -155,6 +178,7 @@ class StatsWalker {
 
   ProgramStats& stats_;
   expr::Expr total_;
+  bool total_known_ = true;
   std::int64_t max_peak_ = 0;
   bool peaks_known_ = true;
 };

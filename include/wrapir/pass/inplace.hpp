@@ -41,12 +41,12 @@
 #include <wrapir/expr/ops.hpp>
 #include <wrapir/expr/print_python.hpp>
 #include <wrapir/ir/buffer.hpp>
+#include <wrapir/ir/effects.hpp>
 #include <wrapir/ir/ids.hpp>
 #include <wrapir/ir/kernel.hpp>
 #include <wrapir/ir/line.hpp>
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/program.hpp>
-#include <wrapir/pass/detail/buffer_refs.hpp>
 #include <wrapir/pass/liveness.hpp>
 #include <wrapir/pass/plan_stats.hpp>
 
@@ -128,19 +128,25 @@ class InplacePlanner {
     free_line_.assign(n, none);
     allocate_line_.assign(n, none);
     output_root_.assign(n, false);
+    namespace fx = ir::effect;
     for (std::size_t i = 0; i < p_.body.size(); ++i) {
       const ir::Line& line = p_.body[i];
-      if (const auto* r = std::get_if<ir::Reinterpret>(&line))
-        root_[r->view.index] = root_[r->base.index];
-      else if (const auto* u = std::get_if<ir::Reuse>(&line))
-        root_[u->new_buffer.index] = root_[u->old_buffer.index];
-      else if (const auto* a = std::get_if<ir::Allocate>(&line))
-        allocate_line_[a->buffer.index] = i;
-      else if (const auto* f = std::get_if<ir::FreeIfNotReused>(&line); f && !f->reused)
-        free_line_[f->buffer.index] = i;
-      else if (const auto* g = std::get_if<ir::Free>(&line))
-        free_line_[g->buffer.index] = i;
-      for_each_buffer_ref(line, [&](ir::BufferId b) {
+      // Aliases join their base's root before the line's references count.
+      ir::for_each_effect(line, fx::Handlers{
+          [&](const fx::Aliased& e) { root_[e.view.index] = root_[e.base.index]; },
+          [&](const fx::Reused& e) { root_[e.new_buffer.index] = root_[e.old_buffer.index]; },
+          [&](const fx::Allocated& e) {
+            if (e.storage == ir::Storage::allocate) allocate_line_[e.buffer.index] = i;
+          },
+          // The frees that may end an input's storage: FreeIfNotReused (not
+          // offered) and Free (a donated graph input).
+          [&](const fx::Released& e) {
+            if ((e.how == ir::Release::free_if_not_reused && !e.offered) || e.how == ir::Release::free)
+              free_line_[e.buffer.index] = i;
+          },
+          [](const auto&) {},
+      });
+      ir::for_each_buffer_named(line, [&](ir::BufferId b) {
         std::vector<std::size_t>& r = refs_[root_[b.index]];
         if (r.empty() || r.back() != i) r.push_back(i);
       });

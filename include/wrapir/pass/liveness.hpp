@@ -68,12 +68,13 @@
 #include <wrapir/ir/buffer.hpp>
 #include <wrapir/ir/device.hpp>
 #include <wrapir/ir/dtype.hpp>
+#include <wrapir/ir/effects.hpp>
+#include <wrapir/ir/hints.hpp>
 #include <wrapir/ir/ids.hpp>
 #include <wrapir/ir/layout.hpp>
 #include <wrapir/ir/line.hpp>
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/program.hpp>
-#include <wrapir/pass/detail/buffer_refs.hpp>
 #include <wrapir/pass/detail/prefetch.hpp>
 #include <wrapir/pass/trace.hpp>
 
@@ -105,6 +106,18 @@ enum class StorageOrigin : std::uint8_t {
   multi_output_element,  // MultiOutput result
   control_result,        // Conditional / WhileLoop outputs
 };
+
+/// The origin of storage a line allocates (`ir::effect::Allocated`).
+[[nodiscard]] constexpr StorageOrigin storage_origin(ir::Storage s) noexcept {
+  switch (s) {
+    case ir::Storage::allocate: return StorageOrigin::allocate;
+    case ir::Storage::workspace: return StorageOrigin::workspace;
+    case ir::Storage::comm: return StorageOrigin::comm;
+    case ir::Storage::extern_result: return StorageOrigin::extern_result;
+    case ir::Storage::control_result: return StorageOrigin::control_result;
+  }
+  return StorageOrigin::allocate;
+}
 
 /// The lifetime of one block of storage.
 struct BufferLifetime {
@@ -195,55 +208,65 @@ namespace detail {
     if (s != Liveness::no_storage) out.lifetimes[s].aliases.push_back(a);
   };
 
+  // A reference extends the block behind the buffer (and, for a tuple,
+  // its elements' blocks) to this line.
+  auto touch = [&](std::size_t line, ir::BufferId b) {
+    if (!p.contains(b)) {
+      fail(line, "buffer #" + std::to_string(b.index) + " is not in the buffer table");
+      return;
+    }
+    if (const std::size_t s = out.storage_of[b.index]; s != Liveness::no_storage) out.lifetimes[s].last_line = line;
+    // A tuple keeps its elements' storage alive.
+    if (!tuple_elements.empty())
+      for (const std::size_t s : tuple_elements[b.index]) out.lifetimes[s].last_line = line;
+  };
+
   for (std::size_t i = 0; i < p.body.size() && !error; ++i) {
     const ir::Line& line = p.body[i];
     if (line.valueless_by_exception()) {
       fail(i, "the line holds no line kind (an exception left it valueless)");
       break;
     }
-    // Definitions first, so that the references below extend the new
-    // blocks to this line too.
-    std::visit(
-        [&](const auto& l) {
-          using T = std::decay_t<decltype(l)>;
-          if constexpr (std::is_same_v<T, ir::Allocate>) {
-            new_block(i, l.buffer, StorageOrigin::allocate);
-          } else if constexpr (std::is_same_v<T, ir::WorkspaceAllocate>) {
-            new_block(i, l.workspace, StorageOrigin::workspace);
-          } else if constexpr (std::is_same_v<T, ir::CommBufferAllocate>) {
-            new_block(i, l.buffer, StorageOrigin::comm);
-          } else if constexpr (std::is_same_v<T, ir::AllocFromPool>) {
-            new_block(i, l.buffer, StorageOrigin::pool);
-          } else if constexpr (std::is_same_v<T, ir::ExternKernelAlloc> ||
-                               std::is_same_v<T, ir::ExternKernelMultiOut>) {
-            if (l.result) new_block(i, *l.result, StorageOrigin::extern_result);
-          } else if constexpr (std::is_same_v<T, ir::MultiOutput>) {
-            new_block(i, l.result, StorageOrigin::multi_output_element);
-            if (!p.contains(l.result) || !p.contains(l.source)) return;
-            const std::size_t s = out.storage_of[l.result.index];
-            if (s == Liveness::no_storage) return;
-            if (defined_at[l.source.index] != Liveness::no_storage)
-              out.lifetimes[s].first_line = std::min(out.lifetimes[s].first_line, defined_at[l.source.index]);
-            if (tuple_elements.empty()) tuple_elements.resize(p.buffers.size());
-            tuple_elements[l.source.index].push_back(s);
-          } else if constexpr (std::is_same_v<T, ir::Conditional> || std::is_same_v<T, ir::WhileLoop>) {
-            for (ir::BufferId b : l.outputs) new_block(i, b, StorageOrigin::control_result);
-          } else if constexpr (std::is_same_v<T, ir::Reinterpret>) {
-            alias(i, l.view, l.base);
-          } else if constexpr (std::is_same_v<T, ir::Reuse>) {
-            alias(i, l.new_buffer, l.old_buffer);
-          }
+    // Each definition starts or joins a block; every buffer an effect names
+    // (defined ones included) is a use at this line.
+    namespace fx = ir::effect;
+    ir::for_each_effect(line, fx::Handlers{
+        [&](const fx::Allocated& e) {
+          new_block(i, e.buffer, storage_origin(e.storage));
+          touch(i, e.buffer);
         },
-        line);
-    detail::for_each_buffer_ref(line, [&](ir::BufferId b) {
-      if (!p.contains(b)) {
-        fail(i, "buffer #" + std::to_string(b.index) + " is not in the buffer table");
-        return;
-      }
-      if (const std::size_t s = out.storage_of[b.index]; s != Liveness::no_storage) out.lifetimes[s].last_line = i;
-      // A tuple keeps its elements' storage alive.
-      if (!tuple_elements.empty())
-        for (const std::size_t s : tuple_elements[b.index]) out.lifetimes[s].last_line = i;
+        [&](const fx::Carved& e) {
+          new_block(i, e.buffer, StorageOrigin::pool);
+          touch(i, e.buffer);
+        },
+        [&](const fx::Selected& e) {
+          // The element's storage came to be with its tuple, and lives while
+          // the tuple does.
+          new_block(i, e.element, StorageOrigin::multi_output_element);
+          if (p.contains(e.element) && p.contains(e.tuple)) {
+            if (const std::size_t s = out.storage_of[e.element.index]; s != Liveness::no_storage) {
+              if (defined_at[e.tuple.index] != Liveness::no_storage)
+                out.lifetimes[s].first_line = std::min(out.lifetimes[s].first_line, defined_at[e.tuple.index]);
+              if (tuple_elements.empty()) tuple_elements.resize(p.buffers.size());
+              tuple_elements[e.tuple.index].push_back(s);
+            }
+          }
+          touch(i, e.element);
+          touch(i, e.tuple);
+        },
+        [&](const fx::Aliased& e) {
+          alias(i, e.view, e.base);
+          touch(i, e.view);
+          touch(i, e.base);
+        },
+        [&](const fx::Reused& e) {
+          alias(i, e.new_buffer, e.old_buffer);
+          touch(i, e.old_buffer);
+          touch(i, e.new_buffer);
+        },
+        [&](const fx::Accessed& e) { touch(i, e.buffer); },
+        [&](const fx::Released& e) { touch(i, e.buffer); },
+        [](const auto&) {},
     });
   }
   if (error) return *error;
@@ -285,8 +308,7 @@ class HintEvaluator {
  public:
   HintEvaluator(const ir::Program& p, const TraceOptions& options)
       : fallback_(options.fallback_hint), buffer_sizes_(p.buffers.size(), nullptr) {
-    for (const ir::SymbolDecl& s : p.symbols)
-      if (s.symbol && s.symbol.is_symbol()) bindings_.set(s.symbol, s.hint ? *s.hint : fallback_);
+    ir::bind_hints(p, bindings_, fallback_);
     for (const auto& [symbol, value] : options.hints.entries()) bindings_.set(symbol, value);
   }
   // Not copyable: the per-buffer cache points into the layout cache.

@@ -32,6 +32,7 @@
 
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/ir/buffer.hpp>
+#include <wrapir/ir/effects.hpp>
 #include <wrapir/ir/ids.hpp>
 #include <wrapir/ir/line.hpp>
 #include <wrapir/ir/lines.hpp>
@@ -205,39 +206,40 @@ struct HeldSpans {
     tuple_elements[b.index].clear();
   };
 
+  namespace fx = ir::effect;
   for (std::size_t i = 0; i < p.body.size(); ++i) {
-    std::visit(
-        [&](const auto& line) {
-          using T = std::decay_t<decltype(line)>;
-          if constexpr (std::is_same_v<T, ir::MultiOutput>) {
-            if (p.contains(line.source) && p.contains(line.result) && l.storage_of[line.result.index] != none &&
-                l.lifetimes[l.storage_of[line.result.index]].buffer == line.result) {
-              if (tuple_elements.empty()) tuple_elements.resize(p.buffers.size());
-              tuple_elements[line.source.index].push_back(l.storage_of[line.result.index]);
-            }
-          } else if constexpr (std::is_same_v<T, ir::Reuse>) {
-            if (p.contains(line.old_buffer) && p.contains(line.new_buffer)) {
-              held[line.new_buffer.index] = held[line.old_buffer.index];
-              held[line.old_buffer.index] = none;
-            }
-          } else if constexpr (std::is_same_v<T, ir::FreeIfNotReused>) {
-            if (!line.reused) release(line.buffer, i);
-          } else if constexpr (std::is_same_v<T, ir::Free> || std::is_same_v<T, ir::CommBufferFree>) {
-            release(line.buffer, i);
-          } else if constexpr (std::is_same_v<T, ir::WorkspaceFree>) {
-            release(line.workspace, i);
-          } else if constexpr (std::is_same_v<T, ir::PoolCreate>) {
-            if (p.contains(line.pool) && pool_unit[line.pool.index] == none) {
-              pool_unit[line.pool.index] = begin.size();
-              begin.push_back(i);
-              end.push_back(l.steps);
-              holders.push_back(1);
-            }
-          } else if constexpr (std::is_same_v<T, ir::DeallocFromPool>) {
-            if (line.releases_pool && p.contains(line.pool)) release_unit(pool_unit[line.pool.index], i);
+    ir::for_each_effect(p.body[i], fx::Handlers{
+        [&](const fx::Selected& e) {
+          if (p.contains(e.tuple) && p.contains(e.element) && l.storage_of[e.element.index] != none &&
+              l.lifetimes[l.storage_of[e.element.index]].buffer == e.element) {
+            if (tuple_elements.empty()) tuple_elements.resize(p.buffers.size());
+            tuple_elements[e.tuple.index].push_back(l.storage_of[e.element.index]);
           }
         },
-        p.body[i]);
+        [&](const fx::Reused& e) {
+          if (p.contains(e.old_buffer) && p.contains(e.new_buffer)) {
+            held[e.new_buffer.index] = held[e.old_buffer.index];
+            held[e.old_buffer.index] = none;
+          }
+        },
+        // Offered storage passes to its Reuse; a pool region's memory is its
+        // pool's, held until the pool is released.
+        [&](const fx::Released& e) {
+          if (!e.offered && e.how != ir::Release::pool_dealloc) release(e.buffer, i);
+        },
+        [&](const fx::PoolCreated& e) {
+          if (p.contains(e.pool) && pool_unit[e.pool.index] == none) {
+            pool_unit[e.pool.index] = begin.size();
+            begin.push_back(i);
+            end.push_back(l.steps);
+            holders.push_back(1);
+          }
+        },
+        [&](const fx::PoolReturned& e) {
+          if (e.releases_pool && p.contains(e.pool)) release_unit(pool_unit[e.pool.index], i);
+        },
+        [](const auto&) {},
+    });
   }
 
   out.spans.reserve(begin.size());
@@ -316,31 +318,28 @@ inline void count_plan_lines(const ir::Program& p, const expr::Bindings& inherit
   o.fallback_hint = fallback;
   o.hints = inherited;
   HintEvaluator hints{p, o};
+  namespace fx = ir::effect;
   for (const ir::Line& line : p.body) {
-    std::visit(
-        [&](const auto& l) {
-          using T = std::decay_t<decltype(l)>;
-          if constexpr (std::is_same_v<T, ir::Allocate> || std::is_same_v<T, ir::WorkspaceAllocate> ||
-                        std::is_same_v<T, ir::CommBufferAllocate> || std::is_same_v<T, ir::MultiOutput>) {
-            ++s.allocations;
-          } else if constexpr (std::is_same_v<T, ir::ExternKernelAlloc> ||
-                               std::is_same_v<T, ir::ExternKernelMultiOut>) {
-            if (l.result && p.contains(*l.result) && !p.buffer(*l.result).multi_output) ++s.allocations;
-          } else if constexpr (std::is_same_v<T, ir::Conditional> || std::is_same_v<T, ir::WhileLoop>) {
-            s.allocations += l.outputs.size();
-          } else if constexpr (std::is_same_v<T, ir::PoolCreate>) {
-            ++s.allocations;
-            ++s.pools;
-            if (p.contains(l.pool))
-              if (Result<std::int64_t> v = hints.value(p.pool(l.pool).size_bytes); v && v.value() > 0)
-                s.pool_bytes = s.pool_bytes > std::numeric_limits<std::int64_t>::max() - v.value()
-                                   ? std::numeric_limits<std::int64_t>::max()
-                                   : s.pool_bytes + v.value();
-          } else if constexpr (std::is_same_v<T, ir::Reuse>) {
-            ++s.reuses;
-          }
+    ir::for_each_effect(line, fx::Handlers{
+        // A multi-output tuple holds no storage (its elements do).
+        [&](const fx::Allocated& e) {
+          if (e.storage == ir::Storage::extern_result && (!p.contains(e.buffer) || p.buffer(e.buffer).multi_output))
+            return;
+          ++s.allocations;
         },
-        line);
+        [&](const fx::Selected&) { ++s.allocations; },
+        [&](const fx::PoolCreated& e) {
+          ++s.allocations;
+          ++s.pools;
+          if (p.contains(e.pool))
+            if (Result<std::int64_t> v = hints.value(p.pool(e.pool).size_bytes); v && v.value() > 0)
+              s.pool_bytes = s.pool_bytes > std::numeric_limits<std::int64_t>::max() - v.value()
+                                 ? std::numeric_limits<std::int64_t>::max()
+                                 : s.pool_bytes + v.value();
+        },
+        [&](const fx::Reused&) { ++s.reuses; },
+        [](const auto&) {},
+    });
   }
   for (const ir::Program& g : p.subgraphs) count_plan_lines(g, hints.bindings(), fallback, s);
 }

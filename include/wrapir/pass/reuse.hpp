@@ -70,11 +70,11 @@
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/expr/print_python.hpp>
 #include <wrapir/ir/buffer.hpp>
+#include <wrapir/ir/effects.hpp>
 #include <wrapir/ir/ids.hpp>
 #include <wrapir/ir/line.hpp>
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/program.hpp>
-#include <wrapir/pass/detail/buffer_refs.hpp>
 #include <wrapir/pass/detail/prefetch.hpp>
 #include <wrapir/pass/detail/segment_tree.hpp>
 #include <wrapir/pass/liveness.hpp>
@@ -158,22 +158,12 @@ struct AddOp {
 };
 using PeakTree = LazySegmentTree<std::int64_t, MaxOp, AddOp>;
 
-/// Whether `line` is a memory line for trailing removal, and whether it
-/// names an output.
-template <class T>
-inline constexpr bool is_memory_line =
-    std::is_same_v<T, ir::Allocate> || std::is_same_v<T, ir::FreeIfNotReused> || std::is_same_v<T, ir::Reuse> ||
-    std::is_same_v<T, ir::Free> || std::is_same_v<T, ir::Null> || std::is_same_v<T, ir::Reinterpret> ||
-    std::is_same_v<T, ir::WorkspaceAllocate> || std::is_same_v<T, ir::WorkspaceFree> ||
-    std::is_same_v<T, ir::CommBufferAllocate> || std::is_same_v<T, ir::CommBufferFree> ||
-    std::is_same_v<T, ir::PoolCreate> || std::is_same_v<T, ir::AllocFromPool> ||
-    std::is_same_v<T, ir::DeallocFromPool>;
-
 inline void remove_trailing_memory_lines(ir::Program& p) {
   std::vector<bool> is_output(p.buffers.size(), false);
   for (const ir::ProgramOutput& o : p.outputs)
     if (const ir::BufferArg* b = boost::variant2::get_if<ir::BufferArg>(&o); b && p.contains(b->buffer))
       is_output[b->buffer.index] = true;
+  namespace fx = ir::effect;
   // Which storage a FreeIfNotReused of the whole body offered: a walk over
   // the body, made only when a trailing Reuse asks (the lines are erased
   // after the scan, so the walk still sees them all).
@@ -182,19 +172,26 @@ inline void remove_trailing_memory_lines(ir::Program& p) {
     if (offered.empty()) {
       offered.assign(p.buffers.size(), false);
       for (const ir::Line& line : p.body)
-        if (const auto* f = std::get_if<ir::FreeIfNotReused>(&line); f && f->reused && p.contains(f->buffer))
-          offered[f->buffer.index] = true;
+        ir::for_each_effect(line, fx::Handlers{[&](const fx::Released& e) {
+                                                 if (e.offered && p.contains(e.buffer)) offered[e.buffer.index] = true;
+                                               },
+                                               [](const auto&) {}});
     }
     return offered[b.index];
   };
   const auto removable = [&](const ir::Line& last) {
-    if (last.valueless_by_exception()) return false;
-    const bool memory = std::visit([](const auto& l) { return is_memory_line<std::decay_t<decltype(l)>>; }, last);
-    if (!memory) return false;
-    if (const auto* r = std::get_if<ir::Reuse>(&last); r && p.contains(r->old_buffer) && was_offered(r->old_buffer))
-      return false;
+    if (last.valueless_by_exception() || !ir::is_memory_planning_line(last)) return false;
+    // A Reuse taking offered storage: the offer would be left without a
+    // taker.
+    bool takes_offer = false;
+    ir::for_each_effect(last, fx::Handlers{[&](const fx::Reused& e) {
+                                             takes_offer = takes_offer ||
+                                                           (p.contains(e.old_buffer) && was_offered(e.old_buffer));
+                                           },
+                                           [](const auto&) {}});
+    if (takes_offer) return false;
     bool names_output = false;
-    for_each_buffer_ref(last, [&](ir::BufferId b) {
+    ir::for_each_buffer_named(last, [&](ir::BufferId b) {
       names_output = names_output || !p.contains(b) || is_output[b.index];
     });
     return !names_output;
@@ -219,21 +216,48 @@ class ReusePlanner {
 
     std::vector<PlanningState> states(1);
     std::size_t reuses = 0;
+    namespace fx = ir::effect;
+    // What a line does to planning, read from its effects first and acted
+    // on after (acting rewrites the line).
+    enum class Step : std::uint8_t { none, push, pop, offer, take };
     for (std::size_t i = 0; i < p_.body.size(); ++i) {
       if (i + prefetch_ahead < p_.body.size()) prefetch_declaration(p_.body[i + prefetch_ahead]);
-      ir::Line& line = p_.body[i];
-      if (std::holds_alternative<ir::EnterSubgraph>(line)) {
-        states.emplace_back();
-      } else if (std::holds_alternative<ir::ExitSubgraph>(line)) {
-        if (states.size() > 1) states.pop_back();
-      } else if (const auto* f = std::get_if<ir::FreeIfNotReused>(&line)) {
-        if (!f->reused) offer(states.back(), f->buffer, i, false);
-      } else if (const auto* c = std::get_if<ir::CommBufferFree>(&line)) {
-        offer(states.back(), c->buffer, i, true);
-      } else if (const auto* a = std::get_if<ir::Allocate>(&line)) {
-        if (take(states.back(), a->buffer, i, false)) ++reuses;
-      } else if (const auto* ca = std::get_if<ir::CommBufferAllocate>(&line)) {
-        if (take(states.back(), ca->buffer, i, true)) ++reuses;
+      Step step = Step::none;
+      ir::BufferId buffer{};
+      bool comm = false;
+      ir::for_each_effect(p_.body[i], fx::Handlers{
+          [&](const fx::ScopeEntered& e) {
+            if (e.kind == ir::ScopeKind::subgraph) step = Step::push;
+          },
+          [&](const fx::ScopeExited& e) {
+            if (e.kind == ir::ScopeKind::subgraph) step = Step::pop;
+          },
+          // A FreeIfNotReused offers its storage, a CommBufferFree its comm
+          // storage; an Allocate or CommBufferAllocate may take an offer.
+          [&](const fx::Released& e) {
+            if (e.offered || (e.how != ir::Release::free_if_not_reused && e.how != ir::Release::comm_free)) return;
+            step = Step::offer;
+            buffer = e.buffer;
+            comm = e.how == ir::Release::comm_free;
+          },
+          [&](const fx::Allocated& e) {
+            if (e.storage != ir::Storage::allocate && e.storage != ir::Storage::comm) return;
+            step = Step::take;
+            buffer = e.buffer;
+            comm = e.storage == ir::Storage::comm;
+          },
+          [](const auto&) {},
+      });
+      switch (step) {
+        case Step::push: states.emplace_back(); break;
+        case Step::pop:
+          if (states.size() > 1) states.pop_back();
+          break;
+        case Step::offer: offer(states.back(), buffer, i, comm); break;
+        case Step::take:
+          if (take(states.back(), buffer, i, comm)) ++reuses;
+          break;
+        case Step::none: break;
       }
     }
     return reuses;
@@ -257,14 +281,19 @@ class ReusePlanner {
   static constexpr std::size_t prefetch_ahead = 8;
 
   void prefetch_declaration(const ir::Line& line) const {
-    ir::BufferId b;
-    if (const auto* f = std::get_if<ir::FreeIfNotReused>(&line))
-      b = f->buffer;
-    else if (const auto* a = std::get_if<ir::Allocate>(&line))
-      b = a->buffer;
-    else
-      return;
-    if (!p_.contains(b)) return;
+    std::optional<ir::BufferId> freed_or_allocated;
+    namespace fx = ir::effect;
+    ir::for_each_effect(line, fx::Handlers{
+        [&](const fx::Released& e) {
+          if (e.how == ir::Release::free_if_not_reused) freed_or_allocated = e.buffer;
+        },
+        [&](const fx::Allocated& e) {
+          if (e.storage == ir::Storage::allocate) freed_or_allocated = e.buffer;
+        },
+        [](const auto&) {},
+    });
+    if (!freed_or_allocated || !p_.contains(*freed_or_allocated)) return;
+    const ir::BufferId b = *freed_or_allocated;
     const ir::BufferDecl& d = p_.buffers[b.index];
     prefetch(&d.layout.device);  // the key's fields span two cache lines
     prefetch(&d.aligned);
