@@ -36,7 +36,8 @@ enum class KernelLanguage : std::uint8_t { triton, cuda, cpp, ptx, cubin };
 
 /// The names of the kernel languages, by enumerator: the one table that
 /// `kernel_language_name`, the count and the codecs (ir/enum_names.hpp) read.
-inline constexpr auto kernel_language_names = std::to_array<std::string_view>({"triton", "cuda", "cpp", "ptx", "cubin"});
+inline constexpr auto kernel_language_names =
+    std::to_array<std::string_view>({"triton", "cuda", "cpp", "ptx", "cubin"});
 inline constexpr std::size_t kernel_language_count = kernel_language_names.size();
 static_assert(kernel_language_count == static_cast<std::size_t>(KernelLanguage::cubin) + 1,
               "kernel_language_names needs one name per KernelLanguage");
