@@ -132,10 +132,9 @@ struct NamedArg {
 
 }  // namespace wrapir::ir
 
-// Reflection of the records above (see ir/reflect.hpp). NamedArg is adapted
-// with the other value records at the end of ir/lines.hpp; Arg is a variant
-// wrapper, handled by each codec per alternative.
+// Reflection of the records that codecs walk field by field (see
+// ir/reflect.hpp). NamedArg is adapted with the other value records at the
+// end of ir/lines.hpp; Arg, ArgList and None are variant plumbing that each
+// codec spells per alternative.
 BOOST_HANA_ADAPT_STRUCT(wrapir::ir::View, sizes, strides, offset);
 BOOST_HANA_ADAPT_STRUCT(wrapir::ir::BufferArg, buffer, view);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::None);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ArgList, items);

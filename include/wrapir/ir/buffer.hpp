@@ -107,7 +107,7 @@ struct PoolDecl {
 
 }  // namespace wrapir::ir
 
-// Reflection (see ir/reflect.hpp).
+// Reflection (see ir/reflect.hpp). The table entries have forms of their own
+// in JSON and the text form (defaults left out, the layout inline), so they
+// are not walked field by field and not adapted.
 BOOST_HANA_ADAPT_STRUCT(wrapir::ir::CommBufferInfo, type, group);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::BufferDecl, name, layout, role, donated, comm, multi_output, stream, aligned);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::PoolDecl, name, device, size_bytes);

@@ -9,8 +9,6 @@
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/ir/names.hpp>
 
-#include <boost/hana/adapt_struct.hpp>
-
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -148,6 +146,3 @@ using ir::DeviceType;
 [[nodiscard]] constexpr Device cpu_device() noexcept { return Device{DeviceType::cpu, std::nullopt}; }
 
 }  // namespace wrapir
-
-// Reflection (see ir/reflect.hpp).
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Device, type, index);

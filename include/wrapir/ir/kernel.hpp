@@ -275,12 +275,12 @@ struct KernelMetadata {
 
 }  // namespace wrapir::ir
 
-// Reflection: every field, in declaration order, for the generic equality,
-// hashing, JSON and text codecs (ir/reflect.hpp). A field left out here is
-// invisible to them; the static_asserts in ir/reflect.hpp count the fields.
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ParamType, pointer, dtype);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::KernelParam, name, type);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::KernelDecl, name, language, signature);
+// Reflection: every field, in declaration order, for the generic hashing,
+// JSON and text codecs (ir/reflect.hpp). A field left out here is invisible
+// to them; a static_assert in ir/reflect.hpp counts the fields. ParamType
+// (one string, `*fp32`, in every codec) and the kernel table's entries
+// (their own forms in JSON and text) are not walked, so not adapted: each
+// adapter costs every translation unit that includes it.
 BOOST_HANA_ADAPT_STRUCT(wrapir::ir::SourceText, text);
 BOOST_HANA_ADAPT_STRUCT(wrapir::ir::BinaryRef, path, entry);
 BOOST_HANA_ADAPT_STRUCT(wrapir::ir::LauncherGrid);

@@ -74,15 +74,15 @@ template <Reflected T>
   return names;
 }
 
-/// The records the IR's tables and lines hold, reflected beside their
-/// definitions; with the line kinds, everything the codecs walk field by
-/// field.
+/// The records that lines hold, reflected beside their definitions: with
+/// the line kinds, everything the codecs walk field by field. (Devices and
+/// parameter types print as one token everywhere, and table entries have
+/// forms of their own; adapters cost compile time in every translation
+/// unit, so those are not adapted.)
 using ReflectedRecords =
     boost::mp11::mp_append<RecordKinds,
-                           boost::mp11::mp_list<View, BufferArg, None, ArgList, Device, ParamType, KernelParam,
-                                                KernelDecl, SourceText, BinaryRef, LauncherGrid, ExplicitGrid,
-                                                TypedGrid, KernelMetadata, KeyStep, SymbolDecl, CommBufferInfo,
-                                                BufferDecl, PoolDecl>>;
+                           boost::mp11::mp_list<View, BufferArg, SourceText, BinaryRef, LauncherGrid, ExplicitGrid,
+                                                TypedGrid, KernelMetadata, KeyStep, CommBufferInfo>>;
 
 namespace detail {
 
@@ -135,6 +135,12 @@ struct FieldHash {
   static std::size_t of(E e) noexcept {
     return static_cast<std::size_t>(e) * 31 + 7;
   }
+  static std::size_t of(const Device& d) noexcept {
+    return hash_mix(of(d.type), d.index ? static_cast<std::size_t>(*d.index) + 1 : 0);
+  }
+  static std::size_t of(ParamType t) noexcept { return hash_mix(of(t.pointer), of(t.dtype)); }
+  static std::size_t of(None) noexcept { return 0x5eed; }
+  static std::size_t of(const ArgList& l) noexcept { return of(l.items); }
   static std::size_t of(const Arg& a) noexcept { return of(a.value); }
   template <class... Ts>
   static std::size_t of(const boost::variant2::variant<Ts...>& v) noexcept {

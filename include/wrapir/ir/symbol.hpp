@@ -100,6 +100,6 @@ struct SymbolDecl {
 }  // namespace wrapir::ir
 
 // Reflection (see ir/reflect.hpp). SymbolBinding is adapted with the other
-// value records at the end of ir/lines.hpp.
+// value records at the end of ir/lines.hpp; SymbolDecl, a table entry, has
+// forms of its own in JSON and the text form.
 BOOST_HANA_ADAPT_STRUCT(wrapir::ir::KeyStep, kind, value, key);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::SymbolDecl, symbol, origin, source, path, hint);
