@@ -83,6 +83,37 @@ TEST_CASE("emit/text: golden text of a small program") {
   CHECK(*parsed == p);
 }
 
+TEST_CASE("emit/text: to_string prints one line or one value, as the text form does") {
+  ir::Program p{"p"};
+  ir::Builder b{p};
+  const ex::Expr s0 = b.size_symbol("s0", 64);
+  const ir::BufferId x = b.input("arg0_1", {s0}, ir::DType::float32);
+  const ir::KernelId k = b.triton_kernel("k0", "src", "in_ptr0: *fp32, xnumel: i32");
+  const ir::TypedGrid grid{ir::GridType::grid_1d, {ir::NamedExpr{"xnumel", s0}}, {ir::BlockSize{"XBLOCK", 128}}};
+  b.call(k, {x, s0}, {.grid = grid});
+  const ir::Line& call = p.body.back();
+  using wrapir::text::to_string;
+  const std::string line = to_string(call, p);
+  CHECK(line ==
+        "KernelCall kernel=@k0 args=[%arg0_1, #s0] arg_types=[*fp32, i32] "
+        "grid=typed{type=Grid1D, numels=[xnumel=s0], block=[XBLOCK=128]} device=cuda:0 stream=0");
+  // Every line of the program's text is to_string of the line.
+  CHECK(to_text(p).find("  " + line + "\n") != std::string::npos);
+  // A line kind directly, and the parts of one.
+  const auto& kc = std::get<ir::KernelCall>(call);
+  CHECK(to_string(kc, p) == line);
+  CHECK(to_string(kc.grid, p) == "typed{type=Grid1D, numels=[xnumel=s0], block=[XBLOCK=128]}");
+  CHECK(to_string(kc.args, p) == "[%arg0_1, #s0]");
+  CHECK(to_string(kc.args[0], p) == "%arg0_1");
+  CHECK(to_string(ir::LaunchGrid{ir::ExplicitGrid{s0, b.ctx().integer(1), s0 * 2}}, p) ==
+        "explicit{x=s0, y=1, z=(2*s0)}");
+  CHECK(to_string(ir::Arg{std::string("a\"b")}, p) == "\"a\\\"b\"");
+  CHECK(to_string(x, p) == "%arg0_1");
+  CHECK(to_string(s0 + 1, p) == "(s0 + 1)");
+  // Ids of another program's tables never read past this one's.
+  CHECK(to_string(ir::BufferId{7}, p) == "%<invalid id 7>");
+}
+
 TEST_CASE("emit/text: arguments are unambiguous literals") {
   ir::Program p{"p"};
   ex::Context& ctx = p.ctx();

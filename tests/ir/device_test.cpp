@@ -2,6 +2,7 @@
 // layouts show it), parsing with its diagnostics, and validation.
 
 #include <wrapir/ir/device.hpp>
+#include <wrapir/ir/enum_names.hpp>
 
 #include <doctest/doctest.h>
 
@@ -39,6 +40,14 @@ TEST_CASE("ir/device: names of the device types") {
   }
   CHECK_FALSE(device_type_from_name("gpu").has_value());
   CHECK_FALSE(device_type_from_name("CUDA").has_value());
+  // One table: the names, the count, parse_device's diagnostic and the
+  // codecs' EnumNames agree.
+  static_assert(device_type_count == device_type_names.size());
+  static_assert(EnumNames<DeviceType>::count == device_type_count);
+  CHECK(EnumNames<DeviceType>::name(DeviceType::mps) == "mps");
+  const auto bad = parse_device("gpu:0");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("expected one of " + enum_choices<DeviceType>()) != std::string::npos);
 }
 
 TEST_CASE("ir/device: printing") {

@@ -2,6 +2,7 @@
 // name round trip, torch's aliases, and the refusal of unknown names.
 
 #include <wrapir/ir/dtype.hpp>
+#include <wrapir/ir/enum_names.hpp>
 
 #include <doctest/doctest.h>
 
@@ -70,8 +71,13 @@ static_assert(wrapir::f32 == DType::float32 && wrapir::bf16 == DType::bfloat16 &
 }  // namespace
 
 TEST_CASE("ir/dtype: every row of the table") {
+  // The codecs' names of dtypes come from the same table.
+  static_assert(EnumNames<DType>::count == dtype_count);
+  CHECK(EnumNames<DType>::name(static_cast<DType>(0xff)) == "<invalid dtype>");
   for (const Row& r : expected) {
     CAPTURE(r.torch_name);
+    CHECK(EnumNames<DType>::name(r.dtype) == r.name);
+    CHECK(enum_from_name<DType>(r.name) == r.dtype);
     CHECK(is_valid(r.dtype));
     CHECK(itemsize(r.dtype) == r.itemsize);
     CHECK(torch_name(r.dtype) == r.torch_name);

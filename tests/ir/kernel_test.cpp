@@ -1,6 +1,7 @@
 // Tests of include/wrapir/ir/kernel.hpp: parameter types, signatures and
 // the name tables of languages and grid types.
 
+#include <wrapir/ir/enum_names.hpp>
 #include <wrapir/ir/kernel.hpp>
 
 #include <doctest/doctest.h>
@@ -49,15 +50,23 @@ TEST_CASE("ir/kernel: signatures parse with positions in their diagnostics") {
 }
 
 TEST_CASE("ir/kernel: language and grid type names round trip") {
+  // One table per enumeration: the name functions, the counts and the
+  // codecs' EnumNames all read it.
+  static_assert(kernel_language_count == kernel_language_names.size());
+  static_assert(EnumNames<KernelLanguage>::count == kernel_language_count);
+  static_assert(EnumNames<GridType>::count == grid_type_count);
   for (std::size_t i = 0; i < kernel_language_count; ++i) {
     const auto l = static_cast<KernelLanguage>(i);
-    CHECK(kernel_language_from_name(kernel_language_name(l)) == l);
+    CHECK(kernel_language_name(l) == kernel_language_names[i]);
+    CHECK(enum_from_name<KernelLanguage>(kernel_language_name(l)) == l);
   }
   for (std::size_t i = 0; i < grid_type_count; ++i) {
     const auto g = static_cast<GridType>(i);
-    CHECK(grid_type_from_name(grid_type_name(g)) == g);
+    CHECK(enum_from_name<GridType>(grid_type_name(g)) == g);
   }
   CHECK(grid_type_name(GridType::batch_matmul_grid_3d) == "BatchMatmulGrid3D");
   CHECK(grid_type_name(static_cast<GridType>(200)) == "<invalid grid type>");
-  CHECK_FALSE(kernel_language_from_name("python"));
+  CHECK(kernel_language_name(static_cast<KernelLanguage>(5)) == "<invalid kernel language>");
+  CHECK_FALSE(enum_from_name<KernelLanguage>("python"));
+  CHECK(enum_choices<KernelLanguage>() == "triton, cuda, cpp, ptx, cubin");
 }

@@ -28,12 +28,18 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <unistd.h>
 #endif
+
+// The dispatcher and the IR share one ArgSlice and one ShapeKey
+// (ir/arg_slice.hpp), without the dispatcher including the IR.
+static_assert(std::is_same_v<wrapir::run::ArgSlice, wrapir::ir::ArgSlice>);
+static_assert(std::is_same_v<wrapir::run::ShapeKey, wrapir::ir::ShapeKey>);
 
 namespace {
 

@@ -40,6 +40,7 @@
 /// expression) never crashes: the bad part prints as `<...>`, which the
 /// parser rejects.
 
+#include <wrapir/detail/escape.hpp>
 #include <wrapir/emit/detail/shortest_double.hpp>
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/expr/print_python.hpp>
@@ -68,7 +69,6 @@
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -81,6 +81,20 @@ namespace wrapir::text {
 
 /// Appends `program` in the text form to `out`.
 void to_text(const ir::Program& program, std::string& out);
+
+/// One line as the text form prints it (`KernelCall kernel=@triton_add_0
+/// args=[%arg0_1, %buf0, #s0] ...`), ids named from the tables of `program`,
+/// the program (or subgraph) that holds the line. For emitters of one's own
+/// that print what they visit.
+[[nodiscard]] std::string to_string(const ir::Line& line, const ir::Program& program);
+
+/// One value as the text form prints it, ids named from `program`: a line
+/// kind (`Allocate buffer=%buf0`), an argument (`%buf0`, `#s0`, `1.5`,
+/// `"text"`), a launch grid (`typed{type=Grid1D, numels=[xnumel=s0],
+/// block=[XBLOCK=1024]}`), an expression, a view, a buffer id, a list of
+/// them, ... (anything a line's field holds).
+template <class T>
+[[nodiscard]] std::string to_string(const T& value, const ir::Program& program);
 
 // ---------------------------------------------------------------------------
 // Implementation. `detail` is shared with the parser (io/text.hpp): both
@@ -115,120 +129,75 @@ template <NamedEnum E>
 
 // ---- records ---------------------------------------------------------------
 
-/// One field of a record: its name in the text and its member.
-template <class T, class M>
-struct RecordField {
-  std::string_view name;
-  M T::*member;
-};
-
-template <class T, class M>
-constexpr RecordField<T, M> record_field(std::string_view name, M T::*member) noexcept {
-  return {name, member};
-}
-
-/// The helper structs that print as records, `prefix{field=value, ...}`
-/// (a View as `<sizes=[...], strides=[...], offset=...>`), every field in
+/// The syntax of the records that print as `prefix{field=value, ...}` (a
+/// View as `<sizes=[...], strides=[...], offset=...>`): what a diagnostic
+/// calls one, its prefix word and its brackets. The fields themselves come
+/// from the records' reflection (`ir::for_each_field`): every field, in
 /// declaration order, named as the member is.
 template <class T>
-struct RecordTraits;
+struct RecordSyntax;
 
 template <>
-struct RecordTraits<ir::View> {
+struct RecordSyntax<ir::View> {
   static constexpr std::string_view what = "a view";
   static constexpr std::string_view prefix = "";
   static constexpr char open = '<', close = '>';
-  static constexpr auto fields() {
-    return std::make_tuple(record_field("sizes", &ir::View::sizes), record_field("strides", &ir::View::strides),
-                           record_field("offset", &ir::View::offset));
-  }
 };
 template <>
-struct RecordTraits<ir::KernelMetadata> {
+struct RecordSyntax<ir::KernelMetadata> {
   static constexpr std::string_view what = "kernel metadata";
   static constexpr std::string_view prefix = "";
   static constexpr char open = '{', close = '}';
-  static constexpr auto fields() {
-    using M = ir::KernelMetadata;
-    return std::make_tuple(record_field("constants", &M::constants), record_field("num_warps", &M::num_warps),
-                           record_field("num_stages", &M::num_stages),
-                           record_field("shared_memory_bytes", &M::shared_memory_bytes),
-                           record_field("grid_type", &M::grid_type), record_field("block", &M::block));
-  }
 };
 template <>
-struct RecordTraits<ir::ExplicitGrid> {
+struct RecordSyntax<ir::ExplicitGrid> {
   static constexpr std::string_view what = "an explicit grid";
   static constexpr std::string_view prefix = "explicit";
   static constexpr char open = '{', close = '}';
-  static constexpr auto fields() {
-    using G = ir::ExplicitGrid;
-    return std::make_tuple(record_field("x", &G::x), record_field("y", &G::y), record_field("z", &G::z));
-  }
 };
 template <>
-struct RecordTraits<ir::TypedGrid> {
+struct RecordSyntax<ir::TypedGrid> {
   static constexpr std::string_view what = "a typed grid";
   static constexpr std::string_view prefix = "typed";
   static constexpr char open = '{', close = '}';
-  static constexpr auto fields() {
-    using G = ir::TypedGrid;
-    return std::make_tuple(record_field("type", &G::type), record_field("numels", &G::numels),
-                           record_field("block", &G::block));
-  }
 };
 template <>
-struct RecordTraits<ir::BinaryRef> {
+struct RecordSyntax<ir::BinaryRef> {
   static constexpr std::string_view what = "a binary kernel source";
   static constexpr std::string_view prefix = "binary";
   static constexpr char open = '{', close = '}';
-  static constexpr auto fields() {
-    return std::make_tuple(record_field("path", &ir::BinaryRef::path), record_field("entry", &ir::BinaryRef::entry));
-  }
 };
 template <>
-struct RecordTraits<ir::SymbolBinding> {
+struct RecordSyntax<ir::SymbolBinding> {
   static constexpr std::string_view what = "a symbol binding";
   static constexpr std::string_view prefix = "";
   static constexpr char open = '{', close = '}';
-  static constexpr auto fields() {
-    return std::make_tuple(record_field("symbol", &ir::SymbolBinding::symbol),
-                           record_field("path", &ir::SymbolBinding::path));
-  }
 };
 /// A key step prints compactly (`index(0)`, `key("out")`, `storage_offset`);
 /// as a record only when a field its kind does not use is set.
 template <>
-struct RecordTraits<ir::KeyStep> {
+struct RecordSyntax<ir::KeyStep> {
   static constexpr std::string_view what = "a key step";
   static constexpr std::string_view prefix = "";
   static constexpr char open = '{', close = '}';
-  static constexpr auto fields() {
-    return std::make_tuple(record_field("kind", &ir::KeyStep::kind), record_field("value", &ir::KeyStep::value),
-                           record_field("key", &ir::KeyStep::key));
-  }
 };
 template <>
-struct RecordTraits<ir::CommBufferInfo> {
+struct RecordSyntax<ir::CommBufferInfo> {
   static constexpr std::string_view what = "comm buffer info";
   static constexpr std::string_view prefix = "";
   static constexpr char open = '{', close = '}';
-  static constexpr auto fields() {
-    return std::make_tuple(record_field("type", &ir::CommBufferInfo::type),
-                           record_field("group", &ir::CommBufferInfo::group));
-  }
 };
 
 template <class T>
-concept Record = requires { RecordTraits<T>::fields(); };
+concept Record = ir::Reflected<T> && requires { RecordSyntax<T>::open; };
 
-/// Calls `f(field, index)` for each field of a record's field tuple.
-template <class Tuple, class F>
-constexpr void for_each_record_field(const Tuple& fields, F&& f) {
-  std::apply([&](const auto&... field) {
-    std::size_t index = 0;
-    (f(field, index++), ...);
-  }, fields);
+/// Calls `f(name, field, index)` for each field of the record `v`, in
+/// declaration order.
+template <class T, class F>
+  requires Record<std::remove_const_t<T>>
+constexpr void for_each_record_field(T& v, F&& f) {
+  std::size_t index = 0;
+  ir::for_each_field(v, [&](std::string_view name, auto& field) { f(name, field, index++); });
 }
 
 /// Which key steps take an integer and which a string argument in the
@@ -250,27 +219,7 @@ constexpr void for_each_record_field(const Tuple& fields, F&& f) {
 /// Appends `s` double-quoted; every byte outside printable ASCII is escaped,
 /// so the result is one line of ASCII whatever `s` holds.
 inline void append_quoted(std::string& out, std::string_view s) {
-  constexpr char hex[] = "0123456789abcdef";
-  out += '"';
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (u < 0x20 || u >= 0x7f) {
-          out += "\\x";
-          out += hex[u >> 4];
-          out += hex[u & 15];
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
+  wrapir::detail::append_escaped(out, s, {.quote = '"', .short_escapes = true, .escape_non_ascii = true});
 }
 
 /// `v` as the shortest text that reads back exactly (see
@@ -434,15 +383,15 @@ class Writer {
 
   template <Record T>
   void write_record(const T& v) {
-    out_ += RecordTraits<T>::prefix;
-    out_ += RecordTraits<T>::open;
-    for_each_record_field(RecordTraits<T>::fields(), [&](const auto& field, std::size_t index) {
+    out_ += RecordSyntax<T>::prefix;
+    out_ += RecordSyntax<T>::open;
+    for_each_record_field(v, [&](std::string_view name, const auto& field, std::size_t index) {
       if (index) out_ += ", ";
-      out_ += field.name;
+      out_ += name;
       out_ += '=';
-      write(v.*(field.member));
+      write(field);
     });
-    out_ += RecordTraits<T>::close;
+    out_ += RecordSyntax<T>::close;
   }
 
  private:
@@ -621,6 +570,26 @@ inline void to_text(const ir::Program& program, std::string& out) { detail::writ
 inline std::string to_text(const ir::Program& program) {
   std::string out;
   to_text(program, out);
+  return out;
+}
+
+inline std::string to_string(const ir::Line& line, const ir::Program& program) {
+  std::string out;
+  detail::Writer w{out, program};
+  std::visit([&](const auto& l) { w.write_line(l); }, line);
+  return out;
+}
+
+template <class T>
+std::string to_string(const T& value, const ir::Program& program) {
+  std::string out;
+  detail::Writer w{out, program};
+  if constexpr (ir::LineKind<T>) {
+    w.write_line(value);
+  } else {
+    static_assert(requires { w.write(value); }, "wrapir::text::to_string: the text form has no syntax for this type");
+    w.write(value);
+  }
   return out;
 }
 

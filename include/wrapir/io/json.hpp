@@ -77,6 +77,8 @@
 #include <boost/json/parse_options.hpp>
 #include <boost/json/string_view.hpp>
 #include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+#include <boost/mp11/utility.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
 #include <boost/variant2/variant.hpp>
 
@@ -382,6 +384,112 @@ using ir::enum_choices;
 using ir::enum_from_name;
 using ir::EnumNames;
 
+// ---- records ---------------------------------------------------------------
+//
+// A reflected record (ir::Reflected: View, BufferArg, KeyStep, KernelMetadata,
+// ExplicitGrid, ...) is an object with one member per field, named as the
+// field, in declaration order, written and read by `Encoder::put` and
+// `Decoder::get` through the reflection: no record has a codec of its own.
+// Every field is written and required, except `std::optional` ones, which
+// are left out when empty and may be absent or null (as in lines), and the
+// fields a record lists below.
+
+/// The field names of the reflected `T`, at compile time.
+template <class T>
+inline constexpr auto reflected_names = [] {
+  std::array<std::string_view, ir::field_count<T>> names{};
+  std::size_t i = 0;
+  boost::hana::for_each(boost::hana::accessors<T>(), [&](auto accessor) {
+    names[i++] = boost::hana::to<const char*>(boost::hana::first(accessor));
+  });
+  return names;
+}();
+
+/// The fields of `T` that keep their default value when absent; unless
+/// `written`, they are also left out when equal to it.
+template <class T>
+struct JsonDefaults {
+  static constexpr std::array<std::string_view, 0> fields{};
+  static constexpr bool written = false;
+};
+template <>
+struct JsonDefaults<ir::KeyStep> {
+  static constexpr std::array<std::string_view, 2> fields{"value", "key"};
+  static constexpr bool written = false;
+};
+template <>
+struct JsonDefaults<ir::KernelMetadata> {
+  static constexpr std::array<std::string_view, 2> fields{"constants", "block"};
+  static constexpr bool written = false;
+};
+template <>
+struct JsonDefaults<ir::CommBufferInfo> {
+  static constexpr std::array<std::string_view, 1> fields{"type"};
+  static constexpr bool written = true;
+};
+
+/// A record as value-initialised: what its defaulted fields are compared with.
+template <class T>
+inline const T json_default_record{};
+
+template <class T>
+constexpr bool json_defaulted(std::string_view field) noexcept {
+  for (std::string_view f : JsonDefaults<T>::fields)
+    if (f == field) return true;
+  return false;
+}
+
+template <class T>
+constexpr bool json_defaults_are_fields() {
+  for (std::string_view f : JsonDefaults<T>::fields) {
+    bool found = false;
+    for (std::string_view name : reflected_names<T>) found = found || name == f;
+    if (!found) return false;
+  }
+  return true;
+}
+
+/// Variants of records (a launch grid, a kernel source) are one object: a
+/// `"kind"` member that names the alternative, then its record's fields.
+template <class T>
+inline constexpr std::string_view json_kind{};
+template <>
+inline constexpr std::string_view json_kind<ir::LauncherGrid> = "launcher";
+template <>
+inline constexpr std::string_view json_kind<ir::ExplicitGrid> = "explicit";
+template <>
+inline constexpr std::string_view json_kind<ir::TypedGrid> = "typed";
+template <>
+inline constexpr std::string_view json_kind<ir::SourceText> = "text";
+template <>
+inline constexpr std::string_view json_kind<ir::BinaryRef> = "binary";
+
+/// What a diagnostic calls the `"kind"` of a variant of records.
+template <class V>
+inline constexpr std::string_view json_variant_what{};
+template <>
+inline constexpr std::string_view json_variant_what<ir::LaunchGrid> = "grid kind";
+template <>
+inline constexpr std::string_view json_variant_what<ir::KernelSource> = "kernel source kind";
+
+template <class V>
+struct is_record_variant : std::false_type {};
+template <class... Ts>
+struct is_record_variant<boost::variant2::variant<Ts...>>
+    : std::bool_constant<((ir::Reflected<Ts> && !json_kind<Ts>.empty()) && ...)> {};
+
+/// "a or b", "one of a, b, c": the kinds of a variant of records.
+template <class... Ts>
+std::string json_kind_choices(boost::mp11::mp_list<Ts...>) {
+  constexpr std::array<std::string_view, sizeof...(Ts)> kinds{json_kind<Ts>...};
+  std::string out = kinds.size() == 2 ? "" : "one of ";
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (i) out += kinds.size() == 2 ? " or " : ", ";
+    out += kinds[i];
+  }
+  return out;
+}
+
 /// Writes a program as JSON text. Ids are written as the names of the
 /// entries they index in the program being written (`current_`).
 class Encoder {
@@ -495,12 +603,7 @@ class Encoder {
     }
     if (b.comm) {
       w_.key("comm");
-      w_.begin_object();
-      w_.key("type");
-      put(b.comm->type);
-      w_.key("group");
-      w_.string(b.comm->group);
-      w_.end_object();
+      put(*b.comm);
     }
     if (b.multi_output) {
       w_.key("multi_output");
@@ -634,26 +737,6 @@ class Encoder {
     w_.end_array();
   }
 
-  void put(const ir::View& v) {
-    w_.begin_object();
-    w_.key("sizes");
-    put(v.sizes);
-    w_.key("strides");
-    put(v.strides);
-    w_.key("offset");
-    put(v.offset);
-    w_.end_object();
-  }
-  void put(const ir::BufferArg& b) {
-    w_.begin_object();
-    w_.key("buffer");
-    put(b.buffer);
-    if (b.view) {
-      w_.key("view");
-      put(*b.view);
-    }
-    w_.end_object();
-  }
   void put(const ir::Arg& a) {
     if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) return put(*b);
     w_.begin_object();
@@ -695,97 +778,41 @@ class Encoder {
         a.value);
     w_.end_object();
   }
-  /// Small value records (ir::is_record): one member per field, every
-  /// field written, in declaration order, named as the member is.
-  template <class T>
-    requires ir::is_record<T>
+  /// A reflected record: one member per field (see `JsonDefaults`).
+  template <ir::Reflected T>
   void put(const T& record) {
     w_.begin_object();
+    put_fields(record);
+    w_.end_object();
+  }
+  /// A variant of records: `"kind"`, then the alternative's fields.
+  template <class V>
+    requires is_record_variant<V>::value
+  void put(const V& variant) {
+    w_.begin_object();
+    boost::variant2::visit(
+        [&](const auto& record) {
+          w_.key("kind");
+          w_.plain_string(json_kind<std::remove_cvref_t<decltype(record)>>);
+          put_fields(record);
+        },
+        variant);
+    w_.end_object();
+  }
+  template <class T>
+  void put_fields(const T& record) {
     boost::hana::for_each(boost::hana::accessors<T>(), [&](auto accessor) {
-      w_.key(boost::hana::to<const char*>(boost::hana::first(accessor)));
-      put(boost::hana::second(accessor)(record));
+      using FieldName = std::remove_cvref_t<decltype(boost::hana::first(accessor))>;
+      constexpr std::string_view name = boost::hana::to<const char*>(FieldName{});
+      const auto& field = boost::hana::second(accessor)(record);
+      if constexpr (is_optional_v<std::remove_cvref_t<decltype(field)>>) {
+        if (!field) return;
+      } else if constexpr (json_defaulted<T>(name) && !JsonDefaults<T>::written) {
+        if (field == boost::hana::second(accessor)(json_default_record<T>)) return;
+      }
+      w_.key(name);
+      put(field);
     });
-    w_.end_object();
-  }
-  void put(const ir::KeyStep& s) {
-    w_.begin_object();
-    w_.key("kind");
-    put(s.kind);
-    if (s.value != 0) {
-      w_.key("value");
-      put(s.value);
-    }
-    if (!s.key.empty()) {
-      w_.key("key");
-      put(s.key);
-    }
-    w_.end_object();
-  }
-  void put(const ir::LaunchGrid& g) {
-    w_.begin_object();
-    w_.key("kind");
-    if (boost::variant2::holds_alternative<ir::LauncherGrid>(g)) {
-      w_.plain_string("launcher");
-    } else if (const ir::ExplicitGrid* e = boost::variant2::get_if<ir::ExplicitGrid>(&g)) {
-      w_.plain_string("explicit");
-      w_.key("x");
-      put(e->x);
-      w_.key("y");
-      put(e->y);
-      w_.key("z");
-      put(e->z);
-    } else {
-      const ir::TypedGrid& t = boost::variant2::get<ir::TypedGrid>(g);
-      w_.plain_string("typed");
-      w_.key("type");
-      put(t.type);
-      w_.key("numels");
-      put(t.numels);
-      w_.key("block");
-      put(t.block);
-    }
-    w_.end_object();
-  }
-  void put(const ir::KernelSource& s) {
-    w_.begin_object();
-    w_.key("kind");
-    if (const ir::SourceText* t = boost::variant2::get_if<ir::SourceText>(&s)) {
-      w_.plain_string("text");
-      w_.key("text");
-      put(t->text);
-    } else {
-      const ir::BinaryRef& b = boost::variant2::get<ir::BinaryRef>(s);
-      w_.plain_string("binary");
-      w_.key("path");
-      put(b.path);
-      w_.key("entry");
-      put(b.entry);
-    }
-    w_.end_object();
-  }
-  void put(const ir::KernelMetadata& m) {
-    w_.begin_object();
-    if (!m.constants.empty()) {
-      w_.key("constants");
-      put(m.constants);
-    }
-    auto optional_int = [&](std::string_view key, const std::optional<std::int64_t>& v) {
-      if (!v) return;
-      w_.key(key);
-      w_.integer(*v);
-    };
-    optional_int("num_warps", m.num_warps);
-    optional_int("num_stages", m.num_stages);
-    optional_int("shared_memory_bytes", m.shared_memory_bytes);
-    if (m.grid_type) {
-      w_.key("grid_type");
-      put(*m.grid_type);
-    }
-    if (!m.block.empty()) {
-      w_.key("block");
-      put(m.block);
-    }
-    w_.end_object();
   }
 
   TextWriter w_;
@@ -877,13 +904,10 @@ struct Path {
   }
 };
 
-/// A load error on its way out; always caught by `program_from_json`.
-struct LoadError {
-  std::string message;
-};
-
+/// Fails the load (`wrapir::detail::fail`, caught by `program_from_json`)
+/// with a diagnostic that starts with the JSON path `where`.
 [[noreturn]] inline void fail(const Path& where, std::string why) {
-  throw LoadError{where.text() + ": " + std::move(why)};
+  wrapir::detail::fail(where.text() + ": " + std::move(why));
 }
 
 inline const char* describe(const Node& v) noexcept {
@@ -1350,7 +1374,7 @@ class Decoder {
     try {
       registered = register_name(entry, index, line_tables[table_index].table, unused);
       read_entry(table_index, entry, ahead, unused);
-    } catch (LoadError&) {
+    } catch (wrapir::detail::Failure&) {
       if (registered) ahead.scope.names.erase(HashedName(*registered));  // never looked up: no line came in between
       unread_entry(table_index, index, ahead);
       ahead.symbol_sources.resize(sources);
@@ -1406,7 +1430,7 @@ class Decoder {
     bool read = true;
     try {
       line(line_node, ahead.body, Path{});
-    } catch (LoadError&) {
+    } catch (wrapir::detail::Failure&) {
       if (ahead.body.size() > index) ahead.body.pop_back();  // what the line got to
       ahead.graph_references.resize(references);
       read = false;
@@ -1640,7 +1664,7 @@ class Decoder {
     r.finish();
     // A context the caller gave gets new symbols only from the final pass,
     // once the document is known to be whole (`Decoder`).
-    if (entry_ahead_ && options_.context && !ctx_.find_symbol(name)) throw LoadError{};
+    if (entry_ahead_ && options_.context && !ctx_.find_symbol(name)) throw wrapir::detail::Failure{};
     try {
       out.symbol = ctx_.symbol(name, assumption, unbacked);
     } catch (const expr::Error& e) {
@@ -1659,15 +1683,7 @@ class Decoder {
     if (const Node* x = r.optional("offset")) get(*x, out.layout.storage_offset, path / "offset");
     else out.layout.storage_offset = ctx_.integer(0);
     if (const Node* x = r.optional("donated")) get(*x, out.donated, path / "donated");
-    if (const Node* x = r.optional("comm")) {
-      const Path comm_path = path / "comm";
-      ObjectReader c(*x, comm_path);
-      ir::CommBufferInfo info;
-      if (const Node* t = c.optional("type")) get(*t, info.type, comm_path / "type");
-      get(c.required("group"), info.group, comm_path / "group");
-      c.finish();
-      out.comm = std::move(info);
-    }
+    if (const Node* x = r.optional("comm")) get(*x, out.comm.emplace(), path / "comm");
     if (const Node* x = r.optional("multi_output")) get(*x, out.multi_output, path / "multi_output");
     if (const Node* x = r.optional("stream")) get(*x, out.stream, path / "stream");
     if (const Node* x = r.optional("aligned")) get(*x, out.aligned, path / "aligned");
@@ -2021,20 +2037,6 @@ class Decoder {
     for_each_element(a, [&](std::size_t i, const Node& e) { get(e, out.emplace_back(), path[i]); });
   }
 
-  void get(const Node& v, ir::View& out, const Path& path) {
-    ObjectReader r(v, path);
-    get(r.required("sizes"), out.sizes, path / "sizes");
-    get(r.required("strides"), out.strides, path / "strides");
-    get(r.required("offset"), out.offset, path / "offset");
-    r.finish();
-  }
-  void get(const Node& v, ir::BufferArg& out, const Path& path) {
-    ObjectReader r(v, path);
-    get(r.required("buffer"), out.buffer, path / "buffer");
-    if (const Node* view = r.optional("view")) get(*view, out.view, path / "view");
-    r.finish();
-  }
-
   static constexpr std::string_view arg_tags = "buffer, expr, int, float, bool, string, none, device, dtype, list";
 
   void get(const Node& v, ir::Arg& out, const Path& path) {
@@ -2103,75 +2105,47 @@ class Decoder {
     }
   }
 
-  /// Small value records (ir::is_record): every field required.
-  template <class T>
-    requires ir::is_record<T>
+  /// A reflected record: one member per field (see `JsonDefaults`).
+  template <ir::Reflected T>
   void get(const Node& v, T& out, const Path& path) {
     ObjectReader r(v, path);
-    boost::hana::for_each(boost::hana::accessors<T>(), [&](auto accessor) {
-      const char* name = boost::hana::to<const char*>(boost::hana::first(accessor));
-      get(r.required(name), boost::hana::second(accessor)(out), path / name);
+    get_fields(r, out, path);
+    r.finish();
+  }
+  /// A variant of records: `"kind"`, then the alternative's fields.
+  template <class V>
+    requires is_record_variant<V>::value
+  void get(const Node& v, V& out, const Path& path) {
+    using Alternatives = boost::mp11::mp_rename<V, boost::mp11::mp_list>;
+    ObjectReader r(v, path);
+    const std::string_view kind = as_string(r.required("kind"), path / "kind");
+    bool known = false;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, Alternatives>>([&](auto alternative) {
+      using T = typename decltype(alternative)::type;
+      if (known || kind != json_kind<T>) return;
+      known = true;
+      T record{};
+      get_fields(r, record, path);
+      out = std::move(record);
     });
+    if (!known)
+      fail(path / "kind", "unknown " + std::string(json_variant_what<V>) + " " + ir::quote_for_diagnostic(kind) +
+                              " (expected " + json_kind_choices(Alternatives{}) + ")");
     r.finish();
   }
-  void get(const Node& v, ir::KeyStep& out, const Path& path) {
-    ObjectReader r(v, path);
-    get(r.required("kind"), out.kind, path / "kind");
-    if (const Node* x = r.optional("value")) get(*x, out.value, path / "value");
-    if (const Node* x = r.optional("key")) get(*x, out.key, path / "key");
-    r.finish();
-  }
-  void get(const Node& v, ir::LaunchGrid& out, const Path& path) {
-    ObjectReader r(v, path);
-    const std::string_view kind = as_string(r.required("kind"), path / "kind");
-    if (kind == "launcher") {
-      out = ir::LauncherGrid{};
-    } else if (kind == "explicit") {
-      ir::ExplicitGrid g;
-      get(r.required("x"), g.x, path / "x");
-      get(r.required("y"), g.y, path / "y");
-      get(r.required("z"), g.z, path / "z");
-      out = g;
-    } else if (kind == "typed") {
-      ir::TypedGrid g;
-      get(r.required("type"), g.type, path / "type");
-      get(r.required("numels"), g.numels, path / "numels");
-      get(r.required("block"), g.block, path / "block");
-      out = std::move(g);
-    } else {
-      fail(path / "kind",
-           "unknown grid kind " + ir::quote_for_diagnostic(kind) + " (expected one of launcher, explicit, typed)");
-    }
-    r.finish();
-  }
-  void get(const Node& v, ir::KernelSource& out, const Path& path) {
-    ObjectReader r(v, path);
-    const std::string_view kind = as_string(r.required("kind"), path / "kind");
-    if (kind == "text") {
-      ir::SourceText t;
-      get(r.required("text"), t.text, path / "text");
-      out = std::move(t);
-    } else if (kind == "binary") {
-      ir::BinaryRef b;
-      get(r.required("path"), b.path, path / "path");
-      get(r.required("entry"), b.entry, path / "entry");
-      out = std::move(b);
-    } else {
-      fail(path / "kind",
-           "unknown kernel source kind " + ir::quote_for_diagnostic(kind) + " (expected text or binary)");
-    }
-    r.finish();
-  }
-  void get(const Node& v, ir::KernelMetadata& out, const Path& path) {
-    ObjectReader r(v, path);
-    if (const Node* x = r.optional("constants")) get(*x, out.constants, path / "constants");
-    if (const Node* x = r.optional("num_warps")) get(*x, out.num_warps, path / "num_warps");
-    if (const Node* x = r.optional("num_stages")) get(*x, out.num_stages, path / "num_stages");
-    if (const Node* x = r.optional("shared_memory_bytes"))
-      get(*x, out.shared_memory_bytes, path / "shared_memory_bytes");
-    if (const Node* x = r.optional("grid_type")) get(*x, out.grid_type, path / "grid_type");
-    if (const Node* x = r.optional("block")) get(*x, out.block, path / "block");
-    r.finish();
+  template <class T>
+  void get_fields(ObjectReader& r, T& out, const Path& path) {
+    static_assert(json_defaults_are_fields<T>(), "JsonDefaults names a field that the record does not have");
+    boost::hana::for_each(boost::hana::accessors<T>(), [&](auto accessor) {
+      using FieldName = std::remove_cvref_t<decltype(boost::hana::first(accessor))>;
+      constexpr std::string_view name = boost::hana::to<const char*>(FieldName{});
+      auto& field = boost::hana::second(accessor)(out);
+      if constexpr (is_optional_v<std::remove_cvref_t<decltype(field)>> || json_defaulted<T>(name)) {
+        if (const Node* x = r.optional(name)) get(*x, field, path / name);
+      } else {
+        get(r.required(name), field, path / name);
+      }
+    });
   }
 
   template <class T>
@@ -2603,15 +2577,15 @@ inline Result<ir::Program> load_program(std::string_view text, const JsonLoadOpt
     return Diagnostic{"input is " + std::to_string(text.size()) + " bytes, more than the limit of " +
                       std::to_string(options.max_bytes) + " (JsonLoadOptions::max_bytes)"};
   try {
-    std::shared_ptr<expr::Context> context = options.context ? options.context : std::make_shared<expr::Context>();
-    Decoder decoder(*context, options, statistics);
-    Result<TapeBuilder> tape = parse_tape(text, options.max_depth, decoder);
-    if (!tape) return tape.error();
-    ir::Program program{"program", context};
-    decoder.document(tape.value().nodes.data(), program);
-    return program;
-  } catch (LoadError& e) {
-    return Diagnostic{std::move(e.message)};
+    return wrapir::detail::catch_failure([&] {
+      std::shared_ptr<expr::Context> context = options.context ? options.context : std::make_shared<expr::Context>();
+      Decoder decoder(*context, options, statistics);
+      Result<TapeBuilder> tape = parse_tape(text, options.max_depth, decoder);
+      if (!tape) wrapir::detail::fail(tape.error());
+      ir::Program program{"program", context};
+      decoder.document(tape.value().nodes.data(), program);
+      return program;
+    });
   } catch (const std::bad_alloc&) {
     // A reservation sized by the document (an array's length) can exceed
     // what the machine has.

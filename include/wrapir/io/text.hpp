@@ -567,7 +567,7 @@ class Reader {
 
   template <Record T>
   void read_record(T& v) {
-    using R = RecordTraits<T>;
+    using R = RecordSyntax<T>;
     skip_space();
     const std::size_t at = pos_;
     if (!R::prefix.empty() && !accept_word(R::prefix))
@@ -575,21 +575,17 @@ class Reader {
     if (peek() != R::open)
       fail(pos_, "expected '" + std::string(1, R::open) + "' to open " + std::string(R::what) + ", found " + found());
     ++pos_;
-    static const std::vector<std::string_view> names = [] {
-      std::vector<std::string_view> out;
-      for_each_record_field(R::fields(), [&](const auto& field, std::size_t) { out.push_back(field.name); });
-      return out;
-    }();
-    for_each_record_field(R::fields(), [&](const auto& field, std::size_t index) {
+    static const std::vector<std::string_view> names = ir::field_names<T>();
+    for_each_record_field(v, [&](std::string_view name, auto& field, std::size_t index) {
       skip_space();
-      if (peek() == R::close) fail(pos_, "missing field '" + std::string(field.name) + "' of " + std::string(R::what));
+      if (peek() == R::close) fail(pos_, "missing field '" + std::string(name) + "' of " + std::string(R::what));
       if (index) {
         if (peek() != ',')
           fail(pos_, "expected ',' between fields of " + std::string(R::what) + ", found " + found());
         ++pos_;
       }
-      read_field_name(field.name, R::what, names);
-      read(v.*(field.member));
+      read_field_name(name, R::what, names);
+      read(field);
     });
     skip_space();
     if (peek() == ',') fail(pos_, "too many fields in " + std::string(R::what) + ": expected '" +

@@ -14,6 +14,7 @@
 #include <wrapir/ir/ids.hpp>
 #include <wrapir/ir/names.hpp>
 
+#include <boost/hana/adapt_struct.hpp>
 #include <boost/variant2/variant.hpp>
 
 #include <bit>
@@ -130,3 +131,10 @@ struct NamedArg {
 }
 
 }  // namespace wrapir::ir
+
+// Reflection of the records that codecs walk field by field (see
+// ir/reflect.hpp). NamedArg is adapted with the other value records at the
+// end of ir/lines.hpp; Arg, ArgList and None are variant plumbing that each
+// codec spells per alternative.
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::View, sizes, strides, offset);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::BufferArg, buffer, view);

@@ -6,6 +6,8 @@
 #include <wrapir/ir/device.hpp>
 #include <wrapir/ir/layout.hpp>
 
+#include <boost/hana/adapt_struct.hpp>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -30,32 +32,31 @@ namespace wrapir::ir {
 ///   (CommBufferAllocate / CommBufferFree), with its `comm` info.
 enum class BufferRole : std::uint8_t { input, intermediate, output, constant, workspace, comm };
 
-inline constexpr std::size_t buffer_role_count = 6;
+/// The names of the buffer roles, by enumerator: the one table of them.
+inline constexpr auto buffer_role_names =
+    std::to_array<std::string_view>({"input", "intermediate", "output", "constant", "workspace", "comm"});
+inline constexpr std::size_t buffer_role_count = buffer_role_names.size();
+static_assert(buffer_role_count == static_cast<std::size_t>(BufferRole::comm) + 1,
+              "buffer_role_names needs one name per BufferRole");
 
 [[nodiscard]] constexpr std::string_view buffer_role_name(BufferRole r) noexcept {
-  constexpr std::array<std::string_view, buffer_role_count> names{"input",    "intermediate", "output",
-                                                                  "constant", "workspace",    "comm"};
   const auto i = static_cast<std::size_t>(r);
-  return i < names.size() ? names[i] : std::string_view{"<invalid buffer role>"};
-}
-
-[[nodiscard]] constexpr std::optional<BufferRole> buffer_role_from_name(std::string_view s) noexcept {
-  for (std::size_t i = 0; i < buffer_role_count; ++i)
-    if (buffer_role_name(static_cast<BufferRole>(i)) == s) return static_cast<BufferRole>(i);
-  return std::nullopt;
+  return i < buffer_role_count ? buffer_role_names[i] : std::string_view{"<invalid buffer role>"};
 }
 
 /// The kind of a communication buffer. Inductor supports symmetric memory
 /// (`empty_strided_p2p`) only.
 enum class CommBufferType : std::uint8_t { symm_mem };
 
-[[nodiscard]] constexpr std::string_view comm_buffer_type_name(CommBufferType t) noexcept {
-  return t == CommBufferType::symm_mem ? std::string_view{"symm_mem"} : std::string_view{"<invalid comm buffer type>"};
-}
+/// The names of the comm buffer types, by enumerator.
+inline constexpr auto comm_buffer_type_names = std::to_array<std::string_view>({"symm_mem"});
+inline constexpr std::size_t comm_buffer_type_count = comm_buffer_type_names.size();
+static_assert(comm_buffer_type_count == static_cast<std::size_t>(CommBufferType::symm_mem) + 1,
+              "comm_buffer_type_names needs one name per CommBufferType");
 
-[[nodiscard]] constexpr std::optional<CommBufferType> comm_buffer_type_from_name(std::string_view s) noexcept {
-  if (s == "symm_mem") return CommBufferType::symm_mem;
-  return std::nullopt;
+[[nodiscard]] constexpr std::string_view comm_buffer_type_name(CommBufferType t) noexcept {
+  const auto i = static_cast<std::size_t>(t);
+  return i < comm_buffer_type_count ? comm_buffer_type_names[i] : std::string_view{"<invalid comm buffer type>"};
 }
 
 /// The communication group of a comm buffer. `group` is the process group's
@@ -105,3 +106,8 @@ struct PoolDecl {
 };
 
 }  // namespace wrapir::ir
+
+// Reflection (see ir/reflect.hpp). The table entries have forms of their own
+// in JSON and the text form (defaults left out, the layout inline), so they
+// are not walked field by field and not adapted.
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::CommBufferInfo, type, group);

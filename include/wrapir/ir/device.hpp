@@ -21,19 +21,23 @@ namespace wrapir::ir {
 
 enum class DeviceType : std::uint8_t { cpu, cuda, xpu, mps, meta };
 
-inline constexpr std::size_t device_type_count = static_cast<std::size_t>(DeviceType::meta) + 1;
+/// The names of the device types as torch spells them, by enumerator: the
+/// one table of device type names.
+inline constexpr auto device_type_names = std::to_array<std::string_view>({"cpu", "cuda", "xpu", "mps", "meta"});
+inline constexpr std::size_t device_type_count = device_type_names.size();
+static_assert(device_type_count == static_cast<std::size_t>(DeviceType::meta) + 1,
+              "device_type_names needs one name per DeviceType");
 
 /// `cuda`, `cpu`, ... as torch spells the type; `<invalid device type>` for
 /// a value outside the enumeration.
 [[nodiscard]] constexpr std::string_view device_type_name(DeviceType t) noexcept {
-  constexpr std::array<std::string_view, device_type_count> names{"cpu", "cuda", "xpu", "mps", "meta"};
   const auto i = static_cast<std::size_t>(t);
-  return i < names.size() ? names[i] : std::string_view{"<invalid device type>"};
+  return i < device_type_count ? device_type_names[i] : std::string_view{"<invalid device type>"};
 }
 
 [[nodiscard]] constexpr std::optional<DeviceType> device_type_from_name(std::string_view text) noexcept {
   for (std::size_t i = 0; i < device_type_count; ++i)
-    if (device_type_name(static_cast<DeviceType>(i)) == text) return static_cast<DeviceType>(i);
+    if (device_type_names[i] == text) return static_cast<DeviceType>(i);
   return std::nullopt;
 }
 

@@ -1,20 +1,26 @@
 #pragma once
 /// \file
-/// The names of the IR's enumerations, in one table for every codec.
+/// The names of the IR's enumerations, for every codec.
 ///
-/// `EnumNames<E>` gives, for each enumeration a program holds, what it is
-/// called in a diagnostic (`what`), how many enumerators it has (`count`,
-/// numbered from 0) and each one's name as JSON, the text form and the
-/// verifier spell it. An enumeration without a specialisation is not a
-/// `NamedEnum`, so a codec that meets one fails to compile where it is used.
+/// Each enumeration has one table of names, beside its definition
+/// (`kernel_language_names` in ir/kernel.hpp, `dtype_table` in ir/dtype.hpp,
+/// ...), which its `*_name` function and its `*_count` read. `EnumNames<E>`
+/// adds what the enumeration is called in a diagnostic (`what`) and takes
+/// `count` (enumerators numbered from 0) and `name(e)` from there;
+/// `enum_from_name` and `enum_choices` below derive from those. JSON, the text form and the
+/// verifier spell enumerators through it. An enumeration without a
+/// specialisation is not a `NamedEnum`, so a codec that meets one fails to
+/// compile where it is used.
 
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/ir/buffer.hpp>
+#include <wrapir/ir/device.hpp>
 #include <wrapir/ir/dtype.hpp>
 #include <wrapir/ir/kernel.hpp>
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/symbol.hpp>
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -23,68 +29,77 @@
 
 namespace wrapir::ir {
 
+namespace detail {
+
+/// What `EnumNames<E>` derives from an enumeration's table: its `count`
+/// names and its name function `name_of` (which reads the table, and says
+/// what a value outside the enumeration prints as).
+template <class E, std::size_t n, auto name_of>
+struct EnumTable {
+  static constexpr std::size_t count = n;
+  static constexpr std::string_view name(E e) noexcept { return name_of(e); }
+};
+
+[[nodiscard]] constexpr std::string_view dtype_name_or_invalid(DType d) noexcept {
+  return is_valid(d) ? ir::name(d) : std::string_view{"<invalid dtype>"};
+}
+
+}  // namespace detail
+
 template <class E>
 struct EnumNames;
 
 template <>
-struct EnumNames<WorkspaceZeroMode> {
+struct EnumNames<WorkspaceZeroMode>
+    : detail::EnumTable<WorkspaceZeroMode, workspace_zero_mode_count, workspace_zero_mode_name> {
   static constexpr std::string_view what = "workspace zero mode";
-  static constexpr std::size_t count = workspace_zero_mode_count;
-  static constexpr std::string_view name(WorkspaceZeroMode v) noexcept { return workspace_zero_mode_name(v); }
 };
 template <>
-struct EnumNames<GridType> {
+struct EnumNames<GridType> : detail::EnumTable<GridType, grid_type_count, grid_type_name> {
   static constexpr std::string_view what = "grid type";
-  static constexpr std::size_t count = grid_type_count;
-  static constexpr std::string_view name(GridType v) noexcept { return grid_type_name(v); }
 };
 template <>
-struct EnumNames<KeyStepKind> {
+struct EnumNames<KeyStepKind> : detail::EnumTable<KeyStepKind, key_step_kind_count, key_step_kind_name> {
   static constexpr std::string_view what = "key step";
-  static constexpr std::size_t count = key_step_kind_count;
-  static constexpr std::string_view name(KeyStepKind v) noexcept { return key_step_kind_name(v); }
 };
 template <>
-struct EnumNames<KernelLanguage> {
+struct EnumNames<KernelLanguage> : detail::EnumTable<KernelLanguage, kernel_language_count, kernel_language_name> {
   static constexpr std::string_view what = "kernel language";
-  static constexpr std::size_t count = kernel_language_count;
-  static constexpr std::string_view name(KernelLanguage v) noexcept { return kernel_language_name(v); }
 };
 template <>
-struct EnumNames<BufferRole> {
+struct EnumNames<BufferRole> : detail::EnumTable<BufferRole, buffer_role_count, buffer_role_name> {
   static constexpr std::string_view what = "buffer role";
-  static constexpr std::size_t count = buffer_role_count;
-  static constexpr std::string_view name(BufferRole v) noexcept { return buffer_role_name(v); }
 };
 template <>
-struct EnumNames<SymbolOrigin> {
+struct EnumNames<SymbolOrigin> : detail::EnumTable<SymbolOrigin, symbol_origin_count, symbol_origin_name> {
   static constexpr std::string_view what = "symbol origin";
-  static constexpr std::size_t count = symbol_origin_count;
-  static constexpr std::string_view name(SymbolOrigin v) noexcept { return symbol_origin_name(v); }
 };
 template <>
-struct EnumNames<CommBufferType> {
+struct EnumNames<CommBufferType>
+    : detail::EnumTable<CommBufferType, comm_buffer_type_count, comm_buffer_type_name> {
   static constexpr std::string_view what = "comm buffer type";
-  static constexpr std::size_t count = 1;
-  static constexpr std::string_view name(CommBufferType v) noexcept { return comm_buffer_type_name(v); }
 };
 template <>
-struct EnumNames<DType> {
+struct EnumNames<DeviceType> : detail::EnumTable<DeviceType, device_type_count, device_type_name> {
+  static constexpr std::string_view what = "device type";
+};
+template <>
+struct EnumNames<DType> : detail::EnumTable<DType, dtype_count, detail::dtype_name_or_invalid> {
   static constexpr std::string_view what = "dtype";
-  static constexpr std::size_t count = dtype_count;
-  static constexpr std::string_view name(DType v) noexcept {
-    return is_valid(v) ? ir::name(v) : std::string_view{"<invalid dtype>"};
-  }
 };
 template <>
-struct EnumNames<expr::Assumption> {
+struct EnumNames<expr::Assumption>
+    : detail::EnumTable<expr::Assumption, static_cast<std::size_t>(expr::Assumption::integer) + 1,
+                        expr::assumption_name> {
   static constexpr std::string_view what = "assumption";
-  static constexpr std::size_t count = 3;
-  static constexpr std::string_view name(expr::Assumption v) noexcept { return expr::assumption_name(v); }
 };
 
 template <class E>
-concept NamedEnum = std::is_enum_v<E> && requires(E e) { EnumNames<E>::name(e); };
+concept NamedEnum = std::is_enum_v<E> && requires(E e) {
+  EnumNames<E>::what;
+  EnumNames<E>::count;
+  EnumNames<E>::name(e);
+};
 
 /// The enumerator of `E` called `text`, exactly as spelled.
 template <NamedEnum E>

@@ -12,9 +12,11 @@
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/ir/arg.hpp>
+#include <wrapir/ir/arg_slice.hpp>
 #include <wrapir/ir/dtype.hpp>
 #include <wrapir/ir/names.hpp>
 
+#include <boost/hana/adapt_struct.hpp>
 #include <boost/variant2/variant.hpp>
 
 #include <array>
@@ -32,18 +34,17 @@ namespace wrapir::ir {
 /// (CPU kernels), or a PTX / cubin binary loaded by reference.
 enum class KernelLanguage : std::uint8_t { triton, cuda, cpp, ptx, cubin };
 
-inline constexpr std::size_t kernel_language_count = 5;
+/// The names of the kernel languages, by enumerator: the one table that
+/// `kernel_language_name`, the count and the codecs (ir/enum_names.hpp) read.
+inline constexpr auto kernel_language_names =
+    std::to_array<std::string_view>({"triton", "cuda", "cpp", "ptx", "cubin"});
+inline constexpr std::size_t kernel_language_count = kernel_language_names.size();
+static_assert(kernel_language_count == static_cast<std::size_t>(KernelLanguage::cubin) + 1,
+              "kernel_language_names needs one name per KernelLanguage");
 
 [[nodiscard]] constexpr std::string_view kernel_language_name(KernelLanguage l) noexcept {
-  constexpr std::array<std::string_view, kernel_language_count> names{"triton", "cuda", "cpp", "ptx", "cubin"};
   const auto i = static_cast<std::size_t>(l);
-  return i < names.size() ? names[i] : std::string_view{"<invalid kernel language>"};
-}
-
-[[nodiscard]] constexpr std::optional<KernelLanguage> kernel_language_from_name(std::string_view s) noexcept {
-  for (std::size_t i = 0; i < kernel_language_count; ++i)
-    if (kernel_language_name(static_cast<KernelLanguage>(i)) == s) return static_cast<KernelLanguage>(i);
-  return std::nullopt;
+  return i < kernel_language_count ? kernel_language_names[i] : std::string_view{"<invalid kernel language>"};
 }
 
 /// Triton's short name of a dtype as its signatures spell it (`fp32`, `i64`,
@@ -201,23 +202,20 @@ enum class GridType : std::uint8_t {
   sequential_flatten_combo,
 };
 
-inline constexpr std::size_t grid_type_count = 13;
+/// Inductor's class names (`Grid1D`, `BatchMatmulGrid3D`, ...), by
+/// enumerator: the one table of grid type names.
+inline constexpr auto grid_type_names = std::to_array<std::string_view>({
+    "Grid1D", "Grid2D", "Grid3D", "BatchMatmulGrid3D", "Grid2DWithYZOverflow", "MixOrderReductionGrid",
+    "CooperativeReductionGrid", "SplitScanGrid", "FixedGrid", "PrecomputedGrid", "SequentialComboKernelGrid",
+    "RoundRobinComboKernelGrid", "SequentialFlattenComboKernelGrid"});
+inline constexpr std::size_t grid_type_count = grid_type_names.size();
+static_assert(grid_type_count == static_cast<std::size_t>(GridType::sequential_flatten_combo) + 1,
+              "grid_type_names needs one name per GridType");
 
 /// Inductor's class name: `Grid1D`, `BatchMatmulGrid3D`, ...
 [[nodiscard]] constexpr std::string_view grid_type_name(GridType g) noexcept {
-  constexpr std::array<std::string_view, grid_type_count> names{
-      "Grid1D",        "Grid2D",   "Grid3D",         "BatchMatmulGrid3D",        "Grid2DWithYZOverflow",
-      "MixOrderReductionGrid",     "CooperativeReductionGrid", "SplitScanGrid", "FixedGrid",
-      "PrecomputedGrid",           "SequentialComboKernelGrid", "RoundRobinComboKernelGrid",
-      "SequentialFlattenComboKernelGrid"};
   const auto i = static_cast<std::size_t>(g);
-  return i < names.size() ? names[i] : std::string_view{"<invalid grid type>"};
-}
-
-[[nodiscard]] constexpr std::optional<GridType> grid_type_from_name(std::string_view s) noexcept {
-  for (std::size_t i = 0; i < grid_type_count; ++i)
-    if (grid_type_name(static_cast<GridType>(i)) == s) return static_cast<GridType>(i);
-  return std::nullopt;
+  return i < grid_type_count ? grid_type_names[i] : std::string_view{"<invalid grid type>"};
 }
 
 /// One entry of a block configuration (`XBLOCK: 1024`, `R0_BLOCK: 8`,
@@ -275,16 +273,20 @@ struct KernelMetadata {
   friend bool operator==(const KernelMetadata&, const KernelMetadata&) = default;
 };
 
-/// A slice `[start, stop)` of a multi-kernel's combined argument list
-/// (Python's `slice(start, stop, None)`).
-struct ArgSlice {
-  std::int64_t start = 0;
-  std::int64_t stop = 0;
-  friend constexpr bool operator==(ArgSlice, ArgSlice) = default;
-};
-
-/// The shapes a size-hint multi-kernel candidate was tuned for: one tuple of
-/// dimensions per tensor argument.
-using ShapeKey = std::vector<std::vector<std::int64_t>>;
-
 }  // namespace wrapir::ir
+
+// Reflection: every field, in declaration order, for the generic hashing,
+// JSON and text codecs (ir/reflect.hpp). A field left out here is invisible
+// to them; a static_assert in ir/reflect.hpp counts the fields. ParamType
+// (one string, `*fp32`, in every codec) and the kernel table's entries
+// (their own forms in JSON and text) are not walked, so not adapted: each
+// adapter costs every translation unit that includes it.
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::SourceText, text);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::BinaryRef, path, entry);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::LauncherGrid);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ExplicitGrid, x, y, z);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::TypedGrid, type, numels, block);
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::KernelMetadata, constants, num_warps, num_stages, shared_memory_bytes, grid_type,
+                        block);
+// NamedExpr, BlockSize and ArgSlice are adapted with the other value records
+// at the end of ir/lines.hpp.

@@ -11,6 +11,8 @@
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/ir/ids.hpp>
 
+#include <boost/hana/adapt_struct.hpp>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -32,19 +34,16 @@ namespace wrapir::ir {
 /// - `divide_by`: an integer scalar divided exactly by `value` (> 0).
 enum class KeyStepKind : std::uint8_t { index, key, size, stride, storage_offset, convert_to_int, divide_by };
 
-inline constexpr std::size_t key_step_kind_count = 7;
+/// The names of the key step kinds, by enumerator: the one table of them.
+inline constexpr auto key_step_kind_names = std::to_array<std::string_view>(
+    {"index", "key", "size", "stride", "storage_offset", "convert_to_int", "divide_by"});
+inline constexpr std::size_t key_step_kind_count = key_step_kind_names.size();
+static_assert(key_step_kind_count == static_cast<std::size_t>(KeyStepKind::divide_by) + 1,
+              "key_step_kind_names needs one name per KeyStepKind");
 
 [[nodiscard]] constexpr std::string_view key_step_kind_name(KeyStepKind k) noexcept {
-  constexpr std::array<std::string_view, key_step_kind_count> names{
-      "index", "key", "size", "stride", "storage_offset", "convert_to_int", "divide_by"};
   const auto i = static_cast<std::size_t>(k);
-  return i < names.size() ? names[i] : std::string_view{"<invalid key step>"};
-}
-
-[[nodiscard]] constexpr std::optional<KeyStepKind> key_step_kind_from_name(std::string_view s) noexcept {
-  for (std::size_t i = 0; i < key_step_kind_count; ++i)
-    if (key_step_kind_name(static_cast<KeyStepKind>(i)) == s) return static_cast<KeyStepKind>(i);
-  return std::nullopt;
+  return i < key_step_kind_count ? key_step_kind_names[i] : std::string_view{"<invalid key step>"};
 }
 
 struct KeyStep {
@@ -70,18 +69,16 @@ using KeyPath = std::vector<KeyStep>;
 ///   size such as `triton_poi_fused_add_0_xnumel = s0*s1`).
 enum class SymbolOrigin : std::uint8_t { input, input_shape, unbacked, computed };
 
-inline constexpr std::size_t symbol_origin_count = 4;
+/// The names of the symbol origins, by enumerator: the one table of them.
+inline constexpr auto symbol_origin_names =
+    std::to_array<std::string_view>({"input", "input_shape", "unbacked", "computed"});
+inline constexpr std::size_t symbol_origin_count = symbol_origin_names.size();
+static_assert(symbol_origin_count == static_cast<std::size_t>(SymbolOrigin::computed) + 1,
+              "symbol_origin_names needs one name per SymbolOrigin");
 
 [[nodiscard]] constexpr std::string_view symbol_origin_name(SymbolOrigin o) noexcept {
-  constexpr std::array<std::string_view, symbol_origin_count> names{"input", "input_shape", "unbacked", "computed"};
   const auto i = static_cast<std::size_t>(o);
-  return i < names.size() ? names[i] : std::string_view{"<invalid symbol origin>"};
-}
-
-[[nodiscard]] constexpr std::optional<SymbolOrigin> symbol_origin_from_name(std::string_view s) noexcept {
-  for (std::size_t i = 0; i < symbol_origin_count; ++i)
-    if (symbol_origin_name(static_cast<SymbolOrigin>(i)) == s) return static_cast<SymbolOrigin>(i);
-  return std::nullopt;
+  return i < symbol_origin_count ? symbol_origin_names[i] : std::string_view{"<invalid symbol origin>"};
 }
 
 /// An entry of the symbol table.
@@ -101,3 +98,8 @@ struct SymbolDecl {
 };
 
 }  // namespace wrapir::ir
+
+// Reflection (see ir/reflect.hpp). SymbolBinding is adapted with the other
+// value records at the end of ir/lines.hpp; SymbolDecl, a table entry, has
+// forms of its own in JSON and the text form.
+BOOST_HANA_ADAPT_STRUCT(wrapir::ir::KeyStep, kind, value, key);

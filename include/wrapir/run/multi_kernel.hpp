@@ -56,6 +56,7 @@
 /// the launcher owns its error reporting.
 
 #include <wrapir/diagnostic.hpp>
+#include <wrapir/ir/arg_slice.hpp>
 #include <wrapir/run/choice_cache.hpp>
 #include <wrapir/run/detail/stable_hash.hpp>
 #include <wrapir/run/detail/text.hpp>
@@ -91,19 +92,16 @@ namespace wrapir::run {
 // ---------------------------------------------------------------------------
 
 /// A slice `[start, stop)` of the combined argument list, as Python's
-/// `slice(start, stop, None)`. Field for field the same as `ir::ArgSlice`
-/// (run/ does not include the IR headers). Unlike Python, out-of-range or
-/// reversed bounds are errors, not clamped: Inductor never writes them, so
-/// they mean a bug upstream.
-struct ArgSlice {
-  std::int64_t start = 0;
-  std::int64_t stop = 0;
-  friend constexpr bool operator==(ArgSlice, ArgSlice) = default;
-};
+/// `slice(start, stop, None)`; the IR's own type (`ir/arg_slice.hpp`, a
+/// header of standard types only, so the dispatcher stays free of the IR and
+/// expression headers). Unlike Python, out-of-range or reversed bounds are
+/// errors, not clamped: Inductor never writes them, so they mean a bug
+/// upstream.
+using ir::ArgSlice;
 
 /// The shapes of a call or of a size hint: one tuple of dimensions per
-/// tensor argument. The same type as `ir::ShapeKey`.
-using ShapeKey = std::vector<std::vector<std::int64_t>>;
+/// tensor argument (`ir::ShapeKey`).
+using ir::ShapeKey;
 
 /// One alternative kernel.
 struct Candidate {

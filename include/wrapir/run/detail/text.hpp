@@ -1,10 +1,12 @@
 #pragma once
 /// \file
-/// Small text helpers of the run/ layer: quoting names for diagnostics and
-/// fixed-width hexadecimal. The multi-kernel dispatcher and its cache stay
+/// Small text helpers of the run/ layer: quoting names for diagnostics (the
+/// library's one escaper, detail/escape.hpp) and fixed-width hexadecimal. The multi-kernel dispatcher and its cache stay
 /// free of the IR headers (and so of the expression library), which is why
 /// they do not use ir/names.hpp's quoting; run/grid.hpp, which computes
 /// grids from IR types, does include them.
+
+#include <wrapir/detail/escape.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -18,22 +20,9 @@ namespace wrapir::run::detail {
 /// `name` in single quotes, with quotes, backslashes and control or non-ASCII
 /// bytes escaped, so that a hostile name cannot forge or break a diagnostic line.
 [[nodiscard]] inline std::string quoted(std::string_view name) {
-  static constexpr std::string_view digits = "0123456789abcdef";
-  std::string out = "'";
-  for (const char c : name) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\'' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20 || byte >= 0x7f) {
-      out += "\\x";
-      out += digits[byte >> 4];
-      out += digits[byte & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  out += '\'';
+  std::string out;
+  wrapir::detail::append_escaped(out, name,
+                                 {.quote = '\'', .short_escapes = false, .escape_non_ascii = true});
   return out;
 }
 
