@@ -51,6 +51,7 @@
 #include <wrapir/ir/buffer.hpp>
 #include <wrapir/ir/device.hpp>
 #include <wrapir/ir/dtype.hpp>
+#include <wrapir/ir/hints.hpp>
 #include <wrapir/ir/ids.hpp>
 #include <wrapir/ir/kernel.hpp>
 #include <wrapir/ir/layout.hpp>
@@ -2057,8 +2058,7 @@ inline void write_header(std::string& out, const ModuleState& m, const PythonOpt
 
 /// `get_args()`, `benchmark_compiled_module()` and the `__main__` block.
 inline void write_harness(std::string& out, const ir::Program& p, const ModuleState& m) {
-  expr::Bindings hints;
-  for (const ir::SymbolDecl& s : p.symbols) hints.set(s.symbol, s.hint.value_or(42));
+  const expr::Bindings hints = ir::hint_bindings(p, 42);
   auto value = [&](expr::Expr e, std::string_view what, std::string_view name) {
     auto v = expr::eval(e, hints);
     if (!v)
