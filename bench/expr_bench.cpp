@@ -2,6 +2,15 @@
 // launch-grid, indexing and storage-size expressions a wrapper meets.
 // docs/performance.md records the results next to sympy's figures
 // (shared/reference/anchors.md). Each benchmark reports time per expression.
+//
+// The growth benchmarks (BM_Grow*) time the worst cases of issue 12 at
+// n = 1k, 10k, 100k operands: n-ary sums, products and sums of FloorDivs,
+// through the constructors and through the parser, Min over n arguments,
+// a 1 MB parse, literals crafted to share the low bits of their hashes, and
+// (for the cost model) a sum folded with `+` one term at a time. They use
+// only the public API, so this file also builds against an older checkout
+// for side-by-side figures. Counters: bytes_per_node is the heap the
+// context grew by, divided by the nodes it holds.
 
 #include <wrapir/expr/compile.hpp>
 #include <wrapir/expr/eval.hpp>
@@ -15,6 +24,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <malloc.h>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -161,6 +172,125 @@ void BM_Parse(benchmark::State& state) {
   per_expression(state);
 }
 BENCHMARK(BM_Parse);
+
+// --- growth -------------------------------------------------------------------
+
+std::string chain_text(std::int64_t n, const char* op, const char* before, const char* after) {
+  std::string text;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (i > 0) text += op;
+    text += before + std::to_string(i) + after;
+  }
+  return text;
+}
+
+std::size_t heap_in_use() { return mallinfo2().uordblks; }
+
+/// Parses `text` into a fresh context per iteration (the context's
+/// construction and destruction are timed too: they are part of a load).
+void parse_fresh(benchmark::State& state, const std::string& text) {
+  std::size_t bytes = 0, nodes = 0;
+  for (auto _ : state) {
+    const std::size_t before = heap_in_use();
+    auto ctx = std::make_unique<ex::Context>();
+    auto r = ex::parse(*ctx, text);
+    if (!r.has_value()) state.SkipWithError(r.error().to_string().c_str());
+    benchmark::DoNotOptimize(r);
+    bytes = heap_in_use() - before;
+    nodes = ctx->size();
+  }
+  state.counters["bytes_per_node"] = static_cast<double>(bytes) / static_cast<double>(std::max<std::size_t>(nodes, 1));
+  state.counters["input_bytes"] = static_cast<double>(text.size());
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * state.range(0));
+}
+
+void BM_GrowParseSum(benchmark::State& state) { parse_fresh(state, chain_text(state.range(0), " + ", "s", "")); }
+BENCHMARK(BM_GrowParseSum)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+void BM_GrowParseProduct(benchmark::State& state) { parse_fresh(state, chain_text(state.range(0), "*", "s", "")); }
+BENCHMARK(BM_GrowParseProduct)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+void BM_GrowParseFloorDivSum(benchmark::State& state) {
+  parse_fresh(state, chain_text(state.range(0), " + ", "(s", " // 3)"));
+}
+BENCHMARK(BM_GrowParseFloorDivSum)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+void BM_GrowParseMin(benchmark::State& state) { parse_fresh(state, "Min(" + chain_text(state.range(0), ", ", "s", "") + ")"); }
+BENCHMARK(BM_GrowParseMin)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+/// 1 MB of `s0 + 7*s1 - s2 + ...` (distinct symbols, mixed coefficients).
+void BM_GrowParseOneMegabyteSum(benchmark::State& state) {
+  std::string text;
+  for (std::int64_t i = 0; text.size() < (std::size_t{1} << 20) - 32; ++i)
+    text += (i == 0 ? "" : i % 3 == 0 ? " - " : " + ") + (i % 5 == 0 ? std::to_string(i % 97) + "*" : "") + "s" +
+            std::to_string(i);
+  parse_fresh(state, text);
+}
+BENCHMARK(BM_GrowParseOneMegabyteSum)->Arg(1)->Unit(benchmark::kMillisecond);
+
+/// ~1 MB of literals that are multiples of 2^20 inside FloorDivs: their
+/// structural hashes share the low bits that once chose a table slot.
+void BM_GrowParseCollidingLiterals(benchmark::State& state) {
+  std::string text;
+  for (std::int64_t i = 1; text.size() < (std::size_t{1} << 20) - 64; ++i)
+    text += (i == 1 ? "FloorDiv(s0, " : " + FloorDiv(s0, ") + std::to_string(i << 20) + ")";
+  parse_fresh(state, text);
+}
+BENCHMARK(BM_GrowParseCollidingLiterals)->Arg(1)->Unit(benchmark::kMillisecond);
+
+/// The n-ary constructors on n operands that exist already.
+template <class Build>
+void build_fresh(benchmark::State& state, Build&& build) {
+  std::size_t bytes = 0, nodes = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto ctx = std::make_unique<ex::Context>();
+    std::vector<ex::Expr> operands;
+    for (std::int64_t i = 0; i < state.range(0); ++i) operands.push_back(ctx->symbol("s" + std::to_string(i)));
+    std::reverse(operands.begin(), operands.end());  // not in canonical order
+    const std::size_t before = heap_in_use(), nodes_before = ctx->size();
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(build(*ctx, operands));
+    state.PauseTiming();
+    bytes = heap_in_use() - before;
+    nodes = ctx->size() - nodes_before;
+    ctx.reset();
+    state.ResumeTiming();
+  }
+  state.counters["bytes_per_node"] = static_cast<double>(bytes) / static_cast<double>(std::max<std::size_t>(nodes, 1));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * state.range(0));
+}
+
+void BM_GrowAddSpan(benchmark::State& state) {
+  build_fresh(state, [](ex::Context&, const std::vector<ex::Expr>& ops) { return ex::add(ops); });
+}
+BENCHMARK(BM_GrowAddSpan)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+void BM_GrowMulSpan(benchmark::State& state) {
+  build_fresh(state, [](ex::Context&, const std::vector<ex::Expr>& ops) { return ex::mul(ops); });
+}
+BENCHMARK(BM_GrowMulSpan)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+void BM_GrowFloorDivSumSpan(benchmark::State& state) {
+  build_fresh(state, [](ex::Context&, const std::vector<ex::Expr>& ops) {
+    std::vector<ex::Expr> terms;
+    terms.reserve(ops.size());
+    for (ex::Expr s : ops) terms.push_back(ex::floor_div(s, 3));
+    return ex::add(terms);
+  });
+}
+BENCHMARK(BM_GrowFloorDivSumSpan)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+/// The cost model of folding with `+`: each step builds (and keeps) a sum
+/// one term longer, so n steps cost O(n^2) time and memory.
+void BM_GrowFoldPlus(benchmark::State& state) {
+  build_fresh(state, [](ex::Context& ctx, const std::vector<ex::Expr>& ops) {
+    ex::Expr s = ctx.integer(0);
+    for (ex::Expr t : ops) s = s + t;
+    return s;
+  });
+}
+BENCHMARK(BM_GrowFoldPlus)->Arg(1000)->Arg(4000)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
