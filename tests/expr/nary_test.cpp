@@ -29,7 +29,7 @@ using wrapir::test::RandomExprs;
 
 /// The result of `build`, or nothing when it throws `ex::Error`.
 template <class F>
-std::optional<ex::Expr> attempt(F&& build) {
+auto attempt(F&& build) -> std::optional<decltype(build())> {
   try {
     return build();
   } catch (const ex::Error&) {
@@ -155,6 +155,38 @@ TEST_CASE("nary: merge_sorted_runs is a stable sort") {
     ex::detail::merge_sorted_runs(items, by_key);
     CHECK(items == expected);
   }
+}
+
+TEST_CASE("nary: exact_quotient by an integer is the general monomial division") {
+  ex::Context ctx;
+  RandomExprs r(ctx, 41);
+  int exact = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const ex::Expr e = r.canonical(3) * r.uniform(-12, 12);
+    static constexpr std::int64_t divisors[] = {1, -1, 2, -2, 3, 4, 6, -12, INT64_MIN};
+    const ex::Expr d = ctx.integer(divisors[r.uniform(0, 8)]);
+    INFO("e = ", ex::print_python(e), ", d = ", ex::print_python(d));
+    const auto fast = attempt([&] { return ex::exact_quotient(e, d); });
+    const auto general = attempt([&]() -> std::optional<ex::Expr> {
+      if (e == d) return ctx.integer(1);
+      if (!e.is(ex::Kind::add)) return ex::detail::monomial_quotient(e, d);
+      std::vector<ex::Expr> q;
+      for (ex::Expr t : e.operands()) {
+        auto qt = ex::detail::monomial_quotient(t, d);
+        if (!qt) return std::nullopt;
+        q.push_back(*qt);
+      }
+      return ex::add(q);
+    });
+    REQUIRE(fast.has_value() == general.has_value());
+    if (!fast) continue;
+    REQUIRE(fast->has_value() == general->has_value());
+    if (*fast) {
+      CHECK(**fast == **general);
+      ++exact;
+    }
+  }
+  CHECK(exact > 1000);
 }
 
 /// The ranges-only rule for long argument lists, as the pairwise loop read it.

@@ -77,6 +77,21 @@ TEST_CASE("worst case: nesting, huge literals and oversized input give diagnosti
   CHECK(divisions.error().message.find("max_depth") != std::string::npos);
 }
 
+TEST_CASE("worst case: a large sum under many operators stops at max_lookups") {
+  ex::Context ctx;
+  const std::string sum = joined(2000, " + ", [](std::size_t i) { return "s" + std::to_string(i); });
+  ex::ParseOptions options;
+  options.max_lookups = 100000;
+  // Each minus rebuilds all 2000 terms: 250 of them would cost a million lookups.
+  const std::string negated = joined(250, "", [](std::size_t) { return "-"; }) + "(" + sum + ")";
+  const auto r = ex::parse(ctx, negated, options);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().message.find("ParseOptions::max_lookups") != std::string::npos);
+  CHECK(*r.error().column < 250);
+  // The same text without the nesting is well within the limit.
+  CHECK(ex::parse(ctx, "-(" + sum + ")", options).has_value());
+}
+
 TEST_CASE("worst case: Min and Max of many arguments keep the undominated ones") {
   ex::Context ctx;
   std::vector<ex::Expr> args;

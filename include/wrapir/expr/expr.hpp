@@ -253,6 +253,10 @@ class Context {
   /// Number of distinct nodes made so far.
   [[nodiscard]] std::size_t size() const noexcept { return count_; }
 
+  /// Number of times a node was looked up or made so far (every constructor
+  /// call does at least one): the measure of work that `parse` budgets.
+  [[nodiscard]] std::uint64_t lookups() const noexcept { return lookups_; }
+
  private:
   Expr intern(Kind kind, std::span<const Expr> operands, std::int64_t value, std::string_view name,
               Assumption assumption, bool unbacked);
@@ -262,6 +266,7 @@ class Context {
   std::pmr::monotonic_buffer_resource arena_{64 * 1024};
   std::vector<const Node*> table_ = std::vector<const Node*>(1024, nullptr);  // open addressing
   std::size_t count_ = 0;
+  std::uint64_t lookups_ = 0;
   std::unordered_map<std::string_view, const Node*> symbols_;
   /// Keys where nodes go in `table_` (see `slot_of`).
   std::uint64_t seed_ = detail::table_seed(this);
@@ -416,6 +421,7 @@ inline Expr Context::make_raw(Kind kind, std::span<const Expr> operands, std::in
 
 inline Expr Context::intern(Kind kind, std::span<const Expr> operands, std::int64_t value, std::string_view name,
                             Assumption assumption, bool unbacked) {
+  ++lookups_;
   const std::size_t h = detail::node_hash(kind, operands, value, name);
   const std::size_t mask = table_.size() - 1;
   std::size_t slot = slot_of(h, name, operands) & mask;

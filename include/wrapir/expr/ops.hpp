@@ -27,6 +27,15 @@
 ///   conditions (else it is written as `PythonMod(FloorDiv(x, d), m)`), so the
 ///   C-modulus renderings of Inductor's c10 style are always right.
 ///
+/// Cost: `add(span)` and `mul(span)` of n operands take O(n log n) (runs
+/// already in canonical order are merged, not sorted again: a canonical sum
+/// plus one term costs O(n)); Min/Max of n arguments O(n log n). Folding
+/// with the binary operators is different: `s = s + t` builds and keeps a
+/// new sum one term longer at every step, since every node lives as long as
+/// its context, so n steps cost O(n^2) time and memory. Collect the terms
+/// and call `add(span)` (the parser does) for anything longer than a few
+/// dozen operands.
+///
 /// Each rewrite is a named function in `wrapir::expr::rules` that takes
 /// canonical operands and returns the rewritten expression, or nothing when
 /// it does not apply. The constructors try them in a fixed order; tests call
@@ -318,6 +327,23 @@ inline std::optional<Expr> monomial_quotient(Expr a, Expr b) {
   return mul(factors);
 }
 
+/// `term / d` for a nonzero integer `d`, if exact: what `monomial_quotient`
+/// gives, without taking the monomial apart and multiplying it together
+/// again (sums divide by their content on every product they enter, so this
+/// is hot). A term `c*(sum)`, which exists only where distributing `c`
+/// overflowed, goes the general way: its quotient may distribute.
+inline std::optional<Expr> term_over_integer(Expr term, std::int64_t d) {
+  const Term split = split_term(term);
+  if (split.monomial && split.monomial.is(Kind::add)) return monomial_quotient(term, term.context().integer(d));
+  if (d == -1 && split.coefficient == INT64_MIN) return std::nullopt;  // the quotient does not fit
+  if (split.coefficient % d != 0) return std::nullopt;
+  return scaled(term.context(), split.coefficient / d, split.monomial);
+}
+
+inline std::optional<Expr> term_quotient(Expr term, Expr b) {
+  return b.is_integer() ? term_over_integer(term, b.value()) : monomial_quotient(term, b);
+}
+
 }  // namespace detail
 
 inline std::optional<Expr> exact_quotient(Expr a, Expr b) {
@@ -327,14 +353,15 @@ inline std::optional<Expr> exact_quotient(Expr a, Expr b) {
   if (b.is(Kind::add)) return std::nullopt;  // division by a sum: only the trivial case
   if (a.is(Kind::add)) {
     std::vector<Expr> quotients;
+    quotients.reserve(a.operands().size());
     for (Expr t : a.operands()) {
-      auto q = detail::monomial_quotient(t, b);
+      auto q = detail::term_quotient(t, b);
       if (!q) return std::nullopt;
       quotients.push_back(*q);
     }
     return add(quotients);
   }
-  return detail::monomial_quotient(a, b);
+  return detail::term_quotient(a, b);
 }
 
 // --- rules -------------------------------------------------------------------

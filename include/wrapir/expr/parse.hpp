@@ -50,8 +50,22 @@
 /// parenthesis, call, unary operator, `**` exponent and `else` branch nests
 /// one level, and so does every operator of the built tree except within one
 /// flat chain of `+`/`-` or of `*`/`/` (so `x % 2 % 3 % ...` nests); more
-/// than `max_depth` levels is an error. Parsing is linear in the input plus
-/// the cost of the canonical constructors.
+/// than `max_depth` levels is an error, and so is text whose building costs
+/// more than `max_lookups` node lookups.
+///
+/// Cost: a chain of `+`/`-` (or of `*`) is collected and built as one n-ary
+/// sum (product), so parsing is O(n log n) in the input plus the cost of the
+/// other canonical constructors. What nesting multiplies (a large sum under
+/// hundreds of operators is rebuilt at each) is bounded by
+/// `ParseOptions::max_lookups`, so no input of `max_length` bytes takes more
+/// than about a second (docs/performance.md has the hostile inputs timed). A chain's value is that of
+/// adding its operands one at a time from the left, overflow included; for
+/// products that holds wherever the pairwise fold does not overflow (the
+/// n-ary product folds its constants in another order, so the two can
+/// differ only at int64's limits). An overflow is reported at the operator
+/// where the pairwise fold would have stopped (for products: where the
+/// running product of the operands' coefficients leaves int64), and before
+/// any later error in the text.
 ///
 /// Side effect: symbols that are not yet in the context are created (with
 /// `new_symbols`) as they are read, and stay there even when a later part of
@@ -79,6 +93,12 @@ struct ParseOptions {
   std::size_t max_depth = 256;
   /// Longer input is rejected before it is read.
   std::size_t max_length = std::size_t{1} << 20;
+  /// Work limit, in node lookups (`Context::lookups`): text that puts large
+  /// subexpressions under many levels of operators (250 minus signs before a
+  /// sum of 60000 terms) rebuilds them at every level. Reading any flat
+  /// text of `max_length` bytes takes under a million; past this limit
+  /// parsing stops with a diagnostic instead of taking seconds.
+  std::uint64_t max_lookups = std::uint64_t{1} << 21;
 };
 
 /// The canonical expression that `text` denotes, or a diagnostic with the
@@ -224,7 +244,15 @@ class Parser {
   std::uint32_t nest(std::uint32_t below, std::size_t column) const {
     const std::uint32_t h = below + 1;
     if (h > options_.max_depth) too_deep(column);
+    charge(column);
     return h;
+  }
+
+  /// Stops when building has cost more than `max_lookups`.
+  void charge(std::size_t column) const {
+    if (ctx_.lookups() - first_lookup_ > options_.max_lookups)
+      parse_fail(column, "building this expression takes more than " + std::to_string(options_.max_lookups) +
+                             " node lookups (ParseOptions::max_lookups): large subexpressions nest under too many operators");
   }
 
   // --- tokens ----------------------------------------------------------------
@@ -499,11 +527,14 @@ class Parser {
   Expr sum_of(const Chain& chain) {
     if (chain.operands.size() == 1) return chain.operands.front();
     std::size_t at = 1;
+    Expr sum;
     try {
-      return detail::sum_of(chain.operands, &at);
+      sum = detail::sum_of(chain.operands, &at);
     } catch (const Error& e) {
       parse_fail(chain.columns[std::clamp<std::size_t>(at, 1, chain.columns.size() - 1)], e.what());
     }
+    charge(chain.columns.back());
+    return sum;
   }
 
   /// The product of a chain's operands. An overflow is reported at the
@@ -511,8 +542,9 @@ class Parser {
   /// leaves int64, else at the last one.
   Expr product_of(const Chain& chain) {
     if (chain.operands.size() == 1) return chain.operands.front();
+    Expr product;
     try {
-      return mul(chain.operands);
+      product = mul(chain.operands);
     } catch (const Error& e) {
       std::int64_t running = 1;
       std::size_t at = chain.operands.size() - 1;
@@ -524,6 +556,8 @@ class Parser {
       }
       parse_fail(chain.columns[at], e.what());
     }
+    charge(chain.columns.back());
+    return product;
   }
 
   /// When a chain fails part-way, an overflow among the operands read
@@ -790,6 +824,7 @@ class Parser {
   Context& ctx_;
   std::string_view text_;
   const ParseOptions& options_;
+  std::uint64_t first_lookup_ = ctx_.lookups();
   Token cur_{};
   std::size_t depth_ = 0;
 };
