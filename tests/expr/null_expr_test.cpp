@@ -73,11 +73,12 @@ TEST_CASE("null Expr: every constructor and operator throws expr::Error that say
       {"print_python", [&] { (void)ex::print_python(null); }},
       {"print_cpp", [&] { (void)ex::print_cpp(null); }},
   };
-  for (const auto& [what, use] : uses) {
+  for (const auto& entry : uses) {
+    const char* what = entry.first;  // a structured binding cannot be captured by INFO in clang 14
     INFO(what);
     bool threw = false;
     try {
-      use();
+      entry.second();
     } catch (const ex::Error& e) {
       threw = true;
       CHECK(std::string(e.what()).find("null") != std::string::npos);
