@@ -58,8 +58,9 @@
 /// other canonical constructors. What nesting multiplies (a large sum under
 /// hundreds of operators is rebuilt at each) is bounded by
 /// `ParseOptions::max_lookups`, so no input of `max_length` bytes takes more
-/// than about a second (docs/performance.md has the hostile inputs timed). A chain's value is that of
-/// adding its operands one at a time from the left, overflow included; for
+/// than about a second (docs/performance.md has the hostile inputs timed).
+/// A chain's value is that of adding its operands one at a time from the
+/// left, overflow included; for
 /// products that holds wherever the pairwise fold does not overflow (the
 /// n-ary product folds its constants in another order, so the two can
 /// differ only at int64's limits). An overflow is reported at the operator
@@ -533,7 +534,6 @@ class Parser {
     } catch (const Error& e) {
       parse_fail(chain.columns[std::clamp<std::size_t>(at, 1, chain.columns.size() - 1)], e.what());
     }
-    charge(chain.columns.back());
     return sum;
   }
 
@@ -556,7 +556,6 @@ class Parser {
       }
       parse_fail(chain.columns[at], e.what());
     }
-    charge(chain.columns.back());
     return product;
   }
 
@@ -600,7 +599,10 @@ class Parser {
         lhs.height = nest(chain, op.begin);
       }
     });
-    if (!terms.empty()) lhs.num = sum_of(terms);
+    if (!terms.empty()) {
+      lhs.num = sum_of(terms);
+      charge(terms.columns.back());
+    }
     return lhs;
   }
 
@@ -655,7 +657,10 @@ class Parser {
         if (!lhs.fraction()) factors.push(lhs.num, op.begin);
       }
     });
-    if (!factors.empty()) lhs.num = product_of(factors);
+    if (!factors.empty()) {
+      lhs.num = product_of(factors);
+      charge(factors.columns.back());
+    }
     return lhs;
   }
 
