@@ -2,6 +2,17 @@
 // launch-grid, indexing and storage-size expressions a wrapper meets.
 // docs/performance.md records the results next to sympy's figures
 // (shared/reference/anchors.md). Each benchmark reports time per expression.
+//
+// The growth benchmarks (BM_Grow*) time the worst cases of issue 12 at
+// n = 1k, 10k, 100k operands: n-ary sums, products and sums of FloorDivs,
+// through the constructors and through the parser, Min over n arguments,
+// a 1 MB parse, literals crafted to share the low bits of their hashes, and
+// (for the cost model) a sum folded with `+` one term at a time. They use
+// only the public API, so this file also builds against an older checkout
+// for side-by-side figures. Counters: bytes_per_node is the heap the
+// context grew by, divided by the nodes it holds; bytes_per_operand what
+// building one expression from existing operands added (the context's
+// arena grows in blocks, so small n read coarse).
 
 #include <wrapir/expr/compile.hpp>
 #include <wrapir/expr/eval.hpp>
@@ -15,6 +26,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <malloc.h>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -161,6 +174,215 @@ void BM_Parse(benchmark::State& state) {
   per_expression(state);
 }
 BENCHMARK(BM_Parse);
+
+// --- growth -------------------------------------------------------------------
+
+/// `prefix` followed by `i` ("s42"). (Not `"s" + std::to_string(i)`: g++ 12
+/// at -O3 warns about it, a false -Wrestrict.)
+std::string numbered(const char* prefix, std::int64_t i) {
+  std::string s = prefix;
+  s += std::to_string(i);
+  return s;
+}
+
+std::string chain_text(std::int64_t n, const char* op, const char* before, const char* after) {
+  std::string text;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (i > 0) text += op;
+    text += before;
+    text += std::to_string(i);
+    text += after;
+  }
+  return text;
+}
+
+/// Bytes the program holds from malloc, small blocks and mmapped ones.
+std::size_t heap_in_use() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+/// Parses `text` into a fresh context per iteration (the context's
+/// construction and destruction are timed too: they are part of a load).
+/// The growth series may pass 1 MiB: `max_length` is raised for them.
+void parse_fresh(benchmark::State& state, const std::string& text, std::size_t max_length = std::size_t{1} << 20) {
+  ex::ParseOptions options;
+  options.max_length = max_length;
+  std::size_t bytes = 0, nodes = 0;
+  for (auto _ : state) {
+    const std::size_t before = heap_in_use();
+    auto ctx = std::make_unique<ex::Context>();
+    auto r = ex::parse(*ctx, text, options);
+    if (!r.has_value()) state.SkipWithError(r.error().to_string().c_str());
+    benchmark::DoNotOptimize(r);
+    bytes = heap_in_use() - before;
+    nodes = ctx->size();
+  }
+  state.counters["bytes_per_node"] = static_cast<double>(bytes) / static_cast<double>(std::max<std::size_t>(nodes, 1));
+  state.counters["input_bytes"] = static_cast<double>(text.size());
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * state.range(0));
+}
+
+void BM_GrowParseSum(benchmark::State& state) { parse_fresh(state, chain_text(state.range(0), " + ", "s", "")); }
+BENCHMARK(BM_GrowParseSum)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+void BM_GrowParseProduct(benchmark::State& state) { parse_fresh(state, chain_text(state.range(0), "*", "s", "")); }
+BENCHMARK(BM_GrowParseProduct)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+void BM_GrowParseFloorDivSum(benchmark::State& state) {
+  parse_fresh(state, chain_text(state.range(0), " + ", "(s", " // 3)"), std::size_t{4} << 20);
+}
+BENCHMARK(BM_GrowParseFloorDivSum)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+void BM_GrowParseMin(benchmark::State& state) { parse_fresh(state, "Min(" + chain_text(state.range(0), ", ", "s", "") + ")"); }
+BENCHMARK(BM_GrowParseMin)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+/// 1 MB of `s0 + 7*s1 - s2 + ...` (distinct symbols, mixed coefficients).
+void BM_GrowParseOneMegabyteSum(benchmark::State& state) {
+  std::string text;
+  for (std::int64_t i = 0; text.size() < (std::size_t{1} << 20) - 32; ++i) {
+    text += i == 0 ? "" : i % 3 == 0 ? " - " : " + ";
+    if (i % 5 == 0) text += std::to_string(i % 97) + "*";
+    text += numbered("s", i);
+  }
+  parse_fresh(state, text);
+}
+BENCHMARK(BM_GrowParseOneMegabyteSum)->Arg(1)->Unit(benchmark::kMillisecond);
+
+/// ~1 MB of literals that are multiples of 2^20 inside FloorDivs: their
+/// structural hashes share the low bits that once chose a table slot.
+void BM_GrowParseCollidingLiterals(benchmark::State& state) {
+  std::string text;
+  for (std::int64_t i = 1; text.size() < (std::size_t{1} << 20) - 64; ++i) {
+    text += i == 1 ? "FloorDiv(s0, " : " + FloorDiv(s0, ";
+    text += std::to_string(i << 20) + ")";
+  }
+  parse_fresh(state, text);
+}
+BENCHMARK(BM_GrowParseCollidingLiterals)->Arg(1)->Unit(benchmark::kMillisecond);
+
+/// Hostile text of about 1 MB (or half, around a 0.5 MB sum): each must
+/// parse or fail within about a second. Parsed with the default options, so
+/// the limits (max_depth, max_lookups) are part of what is timed.
+enum class Hostile { minus_before_sum, scaled_nesting, floor_div_chain, alternating_signs, like_terms, max_mixed };
+
+std::string hostile_text(Hostile kind) {
+  const std::size_t mb = (std::size_t{1} << 20) - 64;
+  std::string half;  // s0 + s1 + ... of about 0.5 MB
+  for (std::int64_t i = 0; half.size() < mb / 2; ++i) {
+    half += i == 0 ? "s" : " + s";
+    half += std::to_string(i);
+  }
+  std::string text;
+  switch (kind) {
+    case Hostile::minus_before_sum: return std::string(250, '-') + "(" + half + ")";
+    case Hostile::scaled_nesting:
+      text = std::string(120, '(') + half;
+      for (int i = 0; i < 120; ++i) text += ")*3 + s1";
+      return text;
+    case Hostile::floor_div_chain:
+      text = "(" + half + ")";
+      for (int i = 0; i < 255; ++i) {
+        text += "//";
+        text += std::to_string(i % 7 + 2);
+      }
+      return text;
+    case Hostile::alternating_signs:
+      for (std::int64_t i = 0; text.size() < mb; ++i) {
+        text += i == 0 ? "s" : " - s";
+        text += std::to_string(i);
+      }
+      return text;
+    case Hostile::like_terms:
+      for (std::int64_t i = 0; text.size() < mb; ++i) {
+        text += i == 0 ? "" : " + ";
+        text += std::to_string(i % 9 + 1);
+        text += "*x";
+      }
+      return text;
+    case Hostile::max_mixed:
+      text = "Max(";
+      for (std::int64_t i = 0; text.size() < mb; ++i) {
+        text += i == 0 ? "s" : ", s";
+        text += std::to_string(i);
+        text += i % 2 == 0 ? " // 2" : "";
+      }
+      return text + ")";
+  }
+  return text;
+}
+
+void BM_Hostile(benchmark::State& state, Hostile kind) {
+  const std::string text = hostile_text(kind);
+  bool parsed = false;
+  for (auto _ : state) {
+    auto ctx = std::make_unique<ex::Context>();
+    auto r = ex::parse(*ctx, text);
+    parsed = r.has_value();
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["parsed"] = parsed ? 1 : 0;  // 0: stopped with a diagnostic
+  state.counters["input_bytes"] = static_cast<double>(text.size());
+}
+BENCHMARK_CAPTURE(BM_Hostile, minus_before_sum, Hostile::minus_before_sum)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Hostile, scaled_nesting, Hostile::scaled_nesting)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Hostile, floor_div_chain, Hostile::floor_div_chain)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Hostile, alternating_signs, Hostile::alternating_signs)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Hostile, like_terms, Hostile::like_terms)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Hostile, max_mixed, Hostile::max_mixed)->Unit(benchmark::kMillisecond);
+
+/// The n-ary constructors on n operands that exist already.
+template <class Build>
+void build_fresh(benchmark::State& state, Build&& build) {
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto ctx = std::make_unique<ex::Context>();
+    std::vector<ex::Expr> operands;
+    for (std::int64_t i = 0; i < state.range(0); ++i) operands.push_back(ctx->symbol(numbered("s", i)));
+    std::reverse(operands.begin(), operands.end());  // not in canonical order
+    const std::size_t before = heap_in_use();
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(build(*ctx, operands));
+    state.PauseTiming();
+    bytes = heap_in_use() - before;
+    ctx.reset();
+    state.ResumeTiming();
+  }
+  state.counters["bytes_per_operand"] = static_cast<double>(bytes) / static_cast<double>(state.range(0));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * state.range(0));
+}
+
+void BM_GrowAddSpan(benchmark::State& state) {
+  build_fresh(state, [](ex::Context&, const std::vector<ex::Expr>& ops) { return ex::add(ops); });
+}
+BENCHMARK(BM_GrowAddSpan)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+void BM_GrowMulSpan(benchmark::State& state) {
+  build_fresh(state, [](ex::Context&, const std::vector<ex::Expr>& ops) { return ex::mul(ops); });
+}
+BENCHMARK(BM_GrowMulSpan)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+void BM_GrowFloorDivSumSpan(benchmark::State& state) {
+  build_fresh(state, [](ex::Context&, const std::vector<ex::Expr>& ops) {
+    std::vector<ex::Expr> terms;
+    terms.reserve(ops.size());
+    for (ex::Expr s : ops) terms.push_back(ex::floor_div(s, 3));
+    return ex::add(terms);
+  });
+}
+BENCHMARK(BM_GrowFloorDivSumSpan)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+/// The cost model of folding with `+`: each step builds (and keeps) a sum
+/// one term longer, so n steps cost O(n^2) time and memory.
+void BM_GrowFoldPlus(benchmark::State& state) {
+  build_fresh(state, [](ex::Context& ctx, const std::vector<ex::Expr>& ops) {
+    ex::Expr s = ctx.integer(0);
+    for (ex::Expr t : ops) s = s + t;
+    return s;
+  });
+}
+BENCHMARK(BM_GrowFoldPlus)->Arg(1000)->Arg(4000)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

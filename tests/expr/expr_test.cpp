@@ -343,7 +343,7 @@ TEST_CASE("expr: make_raw rejects bad operands") {
   Context ctx, other;
   const Expr s0 = ctx.symbol("s0");
   CHECK_THROWS_WITH_AS((void)ctx.make_raw(Kind::symbol, {}), "make_raw cannot make a symbol; use Context::symbol", Error);
-  CHECK_THROWS_WITH_AS((void)ctx.make_raw(Kind::add, ops({s0, Expr{}})), "Add: operand is a null expression", Error);
+  CHECK_THROWS_WITH_AS((void)ctx.make_raw(Kind::add, ops({s0, Expr{}})), "Add: an operand is a null expression (a default-constructed Expr, which denotes no expression)", Error);
   CHECK_THROWS_WITH_AS((void)ctx.make_raw(Kind::add, ops({s0, other.integer(1)})), "Add: operand belongs to another context",
                        Error);
   for (std::int64_t alignment : {std::int64_t{0}, std::int64_t{-64}, std::int64_t{3}, std::int64_t{96}, INT64_MIN}) {

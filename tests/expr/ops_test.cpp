@@ -764,7 +764,7 @@ TEST_CASE_FIXTURE(Fixture, "canonical: constructor errors") {
   CHECK_THROWS_WITH_AS((void)align(s0, 0), "align: alignment 0 is not a positive power of two", Error);
   Context other;
   CHECK_THROWS_WITH_AS((void)(s0 + other.symbol("s0")), "Add: operands belong to different contexts", Error);
-  CHECK_THROWS_WITH_AS((void)floor_div(s0, Expr{}), "FloorDiv: operand is a null expression", Error);
+  CHECK_THROWS_WITH_AS((void)floor_div(s0, Expr{}), "FloorDiv: an operand is a null expression (a default-constructed Expr, which denotes no expression)", Error);
   CHECK_THROWS_WITH_AS((void)min(std::vector<Expr>{}), "Min needs at least one operand", Error);
   CHECK_THROWS_WITH_AS((void)add(std::vector<Expr>{}), "Add needs at least one operand", Error);
 }

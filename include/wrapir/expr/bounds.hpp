@@ -209,6 +209,9 @@ inline WideInterval wide_bounds(Expr e, int depth) noexcept {
 
 }  // namespace detail
 
-inline Interval bounds(Expr e) noexcept { return detail::from_wide(detail::wide_bounds(e, 0)); }
+inline Interval bounds(Expr e) noexcept {
+  if (!e) return Interval{};  // a null expression: nothing is known
+  return detail::from_wide(detail::wide_bounds(e, 0));
+}
 
 }  // namespace wrapir::expr

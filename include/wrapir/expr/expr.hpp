@@ -40,6 +40,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -121,8 +122,37 @@ class Error : public std::runtime_error {
 class Context;
 struct Node;
 
+namespace detail {
+
+/// splitmix64's finaliser: every input bit moves every output bit.
+constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+/// A per-context secret for placing nodes in the uniquing table: from the
+/// context's address (randomised by ASLR) and the clock, so that input
+/// crafted to collide in the table cannot be written in advance.
+inline std::uint64_t table_seed(const void* context) noexcept {
+  const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  return mix64(reinterpret_cast<std::uintptr_t>(context) ^ mix64(now));
+}
+
+}  // namespace detail
+
 /// A handle to a uniqued expression node. Trivially copyable; `==` compares
 /// identity, which is structural equality within one context.
+///
+/// A default-constructed `Expr` is null: it denotes no expression. Only
+/// `node()`, `operator bool`, `==` and `hash()` (0) may be asked of it; the
+/// other accessors require a node. Every function that takes an `Expr`
+/// (constructors and operators, simplify, printers, queries) throws `Error`
+/// when given a null one, and those returning a `Result` (eval, compile,
+/// solve) return a diagnostic instead; `bounds` says nothing is known,
+/// `compare` orders null first, and `to_string`/`<<` print `<null>`.
 class Expr {
  public:
   Expr() = default;
@@ -180,7 +210,7 @@ inline std::string_view Expr::name() const noexcept { return node_->name; }
 inline Assumption Expr::assumption() const noexcept { return node_->assumption; }
 inline bool Expr::unbacked() const noexcept { return node_->unbacked; }
 inline std::span<const Expr> Expr::operands() const noexcept { return {node_->operands, node_->operand_count}; }
-inline std::size_t Expr::hash() const noexcept { return node_->hash; }
+inline std::size_t Expr::hash() const noexcept { return node_ != nullptr ? node_->hash : 0; }
 inline std::uint32_t Expr::tree_size() const noexcept { return node_->tree_size; }
 inline Context& Expr::context() const noexcept { return *node_->context; }
 
@@ -223,15 +253,23 @@ class Context {
   /// Number of distinct nodes made so far.
   [[nodiscard]] std::size_t size() const noexcept { return count_; }
 
+  /// Number of times a node was looked up or made so far (every constructor
+  /// call does at least one): the measure of work that `parse` budgets.
+  [[nodiscard]] std::uint64_t lookups() const noexcept { return lookups_; }
+
  private:
   Expr intern(Kind kind, std::span<const Expr> operands, std::int64_t value, std::string_view name,
               Assumption assumption, bool unbacked);
+  [[nodiscard]] std::size_t slot_of(std::size_t hash, std::string_view name, std::span<const Expr> operands) const noexcept;
   void grow();
 
   std::pmr::monotonic_buffer_resource arena_{64 * 1024};
   std::vector<const Node*> table_ = std::vector<const Node*>(1024, nullptr);  // open addressing
   std::size_t count_ = 0;
+  std::uint64_t lookups_ = 0;
   std::unordered_map<std::string_view, const Node*> symbols_;
+  /// Keys where nodes go in `table_` (see `slot_of`).
+  std::uint64_t seed_ = detail::table_seed(this);
 };
 
 /// A total order on expressions that depends only on their structure (never
@@ -248,6 +286,17 @@ struct ExprLess {
 // Implementation
 
 namespace detail {
+
+/// Throws the `Error` for a null `Expr` given to `what`.
+[[noreturn]] inline void null_expression(std::string_view what) {
+  throw Error(std::string(what) + ": an operand is a null expression (a default-constructed Expr, which denotes no expression)");
+}
+
+/// `e`, checked not to be null.
+inline Expr non_null(Expr e, std::string_view what) {
+  if (!e) null_expression(what);
+  return e;
+}
 
 constexpr std::size_t hash_mix(std::size_t seed, std::size_t v) noexcept {
   // boost::hash_combine's mixing, widened for 64 bits.
@@ -358,7 +407,7 @@ inline Expr Context::make_raw(Kind kind, std::span<const Expr> operands, std::in
                 (detail::arity_max(kind) > detail::arity_min(kind) ? " or more" : "") + " operands, got " +
                 std::to_string(n));
   for (Expr e : operands) {
-    if (!e) throw Error(std::string(kind_name(kind)) + ": operand is a null expression");
+    if (!e) detail::null_expression(kind_name(kind));
     if (&e.context() != this) throw Error(std::string(kind_name(kind)) + ": operand belongs to another context");
   }
   if (kind == Kind::align) {
@@ -372,9 +421,10 @@ inline Expr Context::make_raw(Kind kind, std::span<const Expr> operands, std::in
 
 inline Expr Context::intern(Kind kind, std::span<const Expr> operands, std::int64_t value, std::string_view name,
                             Assumption assumption, bool unbacked) {
+  ++lookups_;
   const std::size_t h = detail::node_hash(kind, operands, value, name);
   const std::size_t mask = table_.size() - 1;
-  std::size_t slot = h & mask;
+  std::size_t slot = slot_of(h, name, operands) & mask;
   for (; table_[slot] != nullptr; slot = (slot + 1) & mask) {
     const Node* n = table_[slot];
     if (n->hash != h || n->kind != kind || n->value != value || n->name != name ||
@@ -402,12 +452,30 @@ inline Expr Context::intern(Kind kind, std::span<const Expr> operands, std::int6
   return Expr{node};
 }
 
+/// The structural hash is the same in every run (compare's fallback orders
+/// by it), so input can be crafted to make many nodes share its low bits or
+/// all of it, and linear probing would then cost quadratic time. A node's
+/// slot therefore mixes in a per-context secret, the operands' addresses and
+/// (for symbols) the name under that secret.
+inline std::size_t Context::slot_of(std::size_t hash, std::string_view name,
+                                    std::span<const Expr> operands) const noexcept {
+  std::uint64_t k = detail::mix64(seed_ ^ hash);
+  for (std::size_t i = 0; i < name.size(); i += 8) {
+    std::uint64_t chunk = 0;
+    for (std::size_t j = i; j < name.size() && j < i + 8; ++j)
+      chunk = (chunk << 8) | static_cast<unsigned char>(name[j]);
+    k = detail::mix64(k ^ chunk ^ seed_);
+  }
+  for (Expr o : operands) k = detail::mix64(k ^ reinterpret_cast<std::uintptr_t>(o.node()));
+  return static_cast<std::size_t>(k);
+}
+
 inline void Context::grow() {
   std::vector<const Node*> bigger(table_.size() * 2, nullptr);
   const std::size_t mask = bigger.size() - 1;
   for (const Node* n : table_) {
     if (n == nullptr) continue;
-    std::size_t slot = n->hash & mask;
+    std::size_t slot = slot_of(n->hash, n->name, {n->operands, n->operand_count}) & mask;
     while (bigger[slot] != nullptr) slot = (slot + 1) & mask;
     bigger[slot] = n;
   }
@@ -449,6 +517,7 @@ namespace detail {
 
 inline std::strong_ordering compare_at(Expr a, Expr b, int depth) noexcept {
   if (a == b) return std::strong_ordering::equal;
+  if (!a || !b) return a ? std::strong_ordering::greater : std::strong_ordering::less;  // null first
   // Past this depth, order by the structural hash: still the same in every
   // run, and it keeps the recursion (and the stack) bounded.
   if (depth > 256) {

@@ -27,6 +27,15 @@
 ///   conditions (else it is written as `PythonMod(FloorDiv(x, d), m)`), so the
 ///   C-modulus renderings of Inductor's c10 style are always right.
 ///
+/// Cost: `add(span)` and `mul(span)` of n operands take O(n log n) (runs
+/// already in canonical order are merged, not sorted again: a canonical sum
+/// plus one term costs O(n)); Min/Max of n arguments O(n log n). Folding
+/// with the binary operators is different: `s = s + t` builds and keeps a
+/// new sum one term longer at every step, since every node lives as long as
+/// its context, so n steps cost O(n^2) time and memory. Collect the terms
+/// and call `add(span)` (the parser does) for anything longer than a few
+/// dozen operands.
+///
 /// Each rewrite is a named function in `wrapir::expr::rules` that takes
 /// canonical operands and returns the rewritten expression, or nothing when
 /// it does not apply. The constructors try them in a fixed order; tests call
@@ -41,6 +50,7 @@
 #include <initializer_list>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <utility>
@@ -100,19 +110,24 @@ namespace wrapir::expr {
 // `/` and `%` are deliberately absent: C++ readers expect truncation, Python
 // readers flooring. Spell `floor_div`, `python_mod`, `ceil_div`.
 
+namespace detail {
+/// The literal `v` in the context of `e` (the other operand of `what`).
+inline Expr literal_beside(Expr e, std::int64_t v, const char* what) { return non_null(e, what).context().integer(v); }
+}  // namespace detail
+
 inline Expr operator+(Expr a, Expr b) { return add(a, b); }
 inline Expr operator-(Expr a, Expr b) { return sub(a, b); }
 inline Expr operator*(Expr a, Expr b) { return mul(a, b); }
 inline Expr operator-(Expr a) { return neg(a); }
-inline Expr operator+(Expr a, std::int64_t b) { return add(a, a.context().integer(b)); }
-inline Expr operator+(std::int64_t a, Expr b) { return add(b.context().integer(a), b); }
-inline Expr operator-(Expr a, std::int64_t b) { return sub(a, a.context().integer(b)); }
-inline Expr operator-(std::int64_t a, Expr b) { return sub(b.context().integer(a), b); }
-inline Expr operator*(Expr a, std::int64_t b) { return mul(a, a.context().integer(b)); }
-inline Expr operator*(std::int64_t a, Expr b) { return mul(b.context().integer(a), b); }
-inline Expr floor_div(Expr a, std::int64_t b) { return floor_div(a, a.context().integer(b)); }
-inline Expr ceil_div(Expr a, std::int64_t b) { return ceil_div(a, a.context().integer(b)); }
-inline Expr python_mod(Expr a, std::int64_t b) { return python_mod(a, a.context().integer(b)); }
+inline Expr operator+(Expr a, std::int64_t b) { return add(a, detail::literal_beside(a, b, "Add")); }
+inline Expr operator+(std::int64_t a, Expr b) { return add(detail::literal_beside(b, a, "Add"), b); }
+inline Expr operator-(Expr a, std::int64_t b) { return sub(a, detail::literal_beside(a, b, "Sub")); }
+inline Expr operator-(std::int64_t a, Expr b) { return sub(detail::literal_beside(b, a, "Sub"), b); }
+inline Expr operator*(Expr a, std::int64_t b) { return mul(a, detail::literal_beside(a, b, "Mul")); }
+inline Expr operator*(std::int64_t a, Expr b) { return mul(detail::literal_beside(b, a, "Mul"), b); }
+inline Expr floor_div(Expr a, std::int64_t b) { return floor_div(a, detail::literal_beside(a, b, "FloorDiv")); }
+inline Expr ceil_div(Expr a, std::int64_t b) { return ceil_div(a, detail::literal_beside(a, b, "CeilDiv")); }
+inline Expr python_mod(Expr a, std::int64_t b) { return python_mod(a, detail::literal_beside(a, b, "PythonMod")); }
 
 // --- helpers shared by rules, printers and queries ---------------------------
 
@@ -125,7 +140,7 @@ struct Term {
 [[nodiscard]] Term split_term(Expr term);
 
 /// Polynomial degree of a monomial: symbols and opaque atoms count 1,
-/// `x**k` counts `k` times the degree of `x`.
+/// `x**k` counts `k` times the degree of `x`; 0 for a null expression.
 [[nodiscard]] std::int64_t degree(Expr e) noexcept;
 
 /// The additive terms of `e` (its operands when it is a sum, else `e`).
@@ -135,7 +150,8 @@ struct Term {
 /// terms (monomial division); nothing otherwise.
 [[nodiscard]] std::optional<Expr> exact_quotient(Expr a, Expr b);
 
-/// The gcd of all integer coefficients of `e`'s terms (0 for the literal 0).
+/// The gcd of all integer coefficients of `e`'s terms (0 for the literal 0
+/// and for a null expression).
 [[nodiscard]] std::int64_t content(Expr e) noexcept;
 
 namespace detail {
@@ -190,7 +206,7 @@ inline bool term_less(const Term& a, const Term& b) noexcept {
 inline Context& context_of(std::span<const Expr> operands, const char* what) {
   if (operands.empty()) throw Error(std::string(what) + " needs at least one operand");
   for (Expr e : operands)
-    if (!e) throw Error(std::string(what) + ": operand is a null expression");
+    if (!e) null_expression(what);
   Context& ctx = operands.front().context();
   for (Expr e : operands)
     if (&e.context() != &ctx) throw Error(std::string(what) + ": operands belong to different contexts");
@@ -205,6 +221,7 @@ inline Context& context_of(std::initializer_list<Expr> operands, const char* wha
 }  // namespace detail
 
 inline Term split_term(Expr term) {
+  detail::non_null(term, "split_term");
   if (term.is_integer()) return {term.value(), Expr{}};
   if (term.is(Kind::mul) && term.operand(0).is_integer()) {
     auto ops = term.operands().subspan(1);
@@ -215,6 +232,7 @@ inline Term split_term(Expr term) {
 }
 
 inline std::int64_t degree(Expr e) noexcept {
+  if (!e) return 0;
   switch (e.kind()) {
     case Kind::integer: return 0;
     case Kind::mul: {
@@ -234,6 +252,7 @@ inline std::span<const Expr> terms_of(const Expr& e) noexcept {
 }
 
 inline std::int64_t content(Expr e) noexcept {
+  if (!e) return 0;
   std::int64_t g = 0;
   for (Expr t : terms_of(e)) {
     if (t.is_integer()) g = detail::gcd64(g, t.value());
@@ -308,22 +327,41 @@ inline std::optional<Expr> monomial_quotient(Expr a, Expr b) {
   return mul(factors);
 }
 
+/// `term / d` for a nonzero integer `d`, if exact: what `monomial_quotient`
+/// gives, without taking the monomial apart and multiplying it together
+/// again (sums divide by their content on every product they enter, so this
+/// is hot). A term `c*(sum)`, which exists only where distributing `c`
+/// overflowed, goes the general way: its quotient may distribute.
+inline std::optional<Expr> term_over_integer(Expr term, std::int64_t d) {
+  const Term split = split_term(term);
+  if (split.monomial && split.monomial.is(Kind::add)) return monomial_quotient(term, term.context().integer(d));
+  if (d == -1 && split.coefficient == INT64_MIN) return std::nullopt;  // the quotient does not fit
+  if (split.coefficient % d != 0) return std::nullopt;
+  return scaled(term.context(), split.coefficient / d, split.monomial);
+}
+
+inline std::optional<Expr> term_quotient(Expr term, Expr b) {
+  return b.is_integer() ? term_over_integer(term, b.value()) : monomial_quotient(term, b);
+}
+
 }  // namespace detail
 
 inline std::optional<Expr> exact_quotient(Expr a, Expr b) {
+  detail::context_of({a, b}, "exact_quotient");
   if (b.is_integer(0)) return std::nullopt;
   if (a == b) return a.context().integer(1);
   if (b.is(Kind::add)) return std::nullopt;  // division by a sum: only the trivial case
   if (a.is(Kind::add)) {
     std::vector<Expr> quotients;
+    quotients.reserve(a.operands().size());
     for (Expr t : a.operands()) {
-      auto q = detail::monomial_quotient(t, b);
+      auto q = detail::term_quotient(t, b);
       if (!q) return std::nullopt;
       quotients.push_back(*q);
     }
     return add(quotients);
   }
-  return detail::monomial_quotient(a, b);
+  return detail::term_quotient(a, b);
 }
 
 // --- rules -------------------------------------------------------------------
@@ -568,22 +606,47 @@ inline std::vector<Expr> drop_dominated(std::vector<Expr> args, bool is_min) {
   // a node per pair, so only for the short lists wrappers have.
   constexpr std::size_t max_pairwise_differences = 16;
   std::vector<Interval> ranges;
+  ranges.reserve(args.size());
   for (Expr a : args) ranges.push_back(bounds(a));
   std::vector<bool> dropped(args.size(), false);
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    for (std::size_t j = 0; j < args.size() && !dropped[i]; ++j) {
-      if (i == j || dropped[j]) continue;
-      // Is args[j] <= args[i] (for Min) / args[j] >= args[i] (for Max)?
-      const Interval& ri = ranges[i];
-      const Interval& rj = ranges[j];
-      const bool by_range = is_min ? (!rj.hi_unbounded && ri.known_ge(rj.hi)) : (!rj.lo_unbounded && ri.known_le(rj.lo));
-      if (by_range) {
-        dropped[i] = true;
-        continue;
+  if (args.size() > max_pairwise_differences) {
+    // Ranges alone decide, so the pairwise scan below would only ask "does
+    // another kept argument's bound reach past this one's": an ordered set
+    // of those bounds answers in O(log n), the same outcome in O(n log n).
+    std::set<std::pair<std::int64_t, std::size_t>> reach;  // Min: upper bounds; Max: lower bounds
+    auto key = [&](std::size_t i) -> std::optional<std::int64_t> {
+      const Interval& r = ranges[i];
+      if (is_min) return r.hi_unbounded ? std::nullopt : std::optional<std::int64_t>(r.hi);
+      return r.lo_unbounded ? std::nullopt : std::optional<std::int64_t>(r.lo);
+    };
+    for (std::size_t i = 0; i < args.size(); ++i)
+      if (auto k = key(i)) reach.emplace(*k, i);
+    auto dominated = [&](std::size_t i, auto it, auto end) {
+      for (; it != end; ++it) {
+        if (it->second == i) continue;  // at most one entry is skipped
+        return is_min ? ranges[i].known_ge(it->first) : ranges[i].known_le(it->first);
       }
-      if (args.size() > max_pairwise_differences) continue;
-      Interval diff = difference_bounds(args[i], args[j]);
-      if (is_min ? diff.known_nonnegative() : diff.known_le(0)) dropped[i] = true;
+      return false;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      dropped[i] = is_min ? dominated(i, reach.begin(), reach.end()) : dominated(i, reach.rbegin(), reach.rend());
+      if (auto k = key(i); dropped[i] && k) reach.erase({*k, i});
+    }
+  } else {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      for (std::size_t j = 0; j < args.size() && !dropped[i]; ++j) {
+        if (i == j || dropped[j]) continue;
+        // Is args[j] <= args[i] (for Min) / args[j] >= args[i] (for Max)?
+        const Interval& ri = ranges[i];
+        const Interval& rj = ranges[j];
+        const bool by_range = is_min ? (!rj.hi_unbounded && ri.known_ge(rj.hi)) : (!rj.lo_unbounded && ri.known_le(rj.lo));
+        if (by_range) {
+          dropped[i] = true;
+          continue;
+        }
+        Interval diff = difference_bounds(args[i], args[j]);
+        if (is_min ? diff.known_nonnegative() : diff.known_le(0)) dropped[i] = true;
+      }
     }
   }
   std::vector<Expr> kept;
@@ -683,47 +746,180 @@ std::optional<Expr> first_rule(Expr a, Expr b, Expr c, Rules... rules) {
 
 // --- constructor definitions ---------------------------------------------------
 
-inline Expr add(std::span<const Expr> terms) {
-  Context& ctx = detail::context_of(terms, "Add");
-  std::int64_t constant = 0;
-  std::vector<Term> collected;
-  auto collect = [&](Expr t) {
-    Term term = split_term(t);
-    if (!term.monomial) {
-      constant = detail::folded_add(constant, term.coefficient, "Add");
-      return;
-    }
-    for (Term& c : collected) {
-      if (c.monomial == term.monomial) {
-        c.coefficient = detail::folded_add(c.coefficient, term.coefficient, "Add");
-        return;
-      }
-    }
-    collected.push_back(term);
-  };
-  for (Expr t : terms) {
-    if (t.is(Kind::add)) {
-      for (Expr u : t.operands()) collect(u);
+namespace detail {
+
+/// A term of a sum under construction: split into coefficient and monomial,
+/// with the monomial's degree (computed once, not in every comparison) and
+/// the position of the operand it came from.
+struct SumTerm {
+  std::int64_t coefficient;
+  Expr monomial;
+  std::int64_t degree;
+  std::size_t operand;
+};
+
+/// The canonical order of a sum's monomials (falling degree, then structure).
+/// Like terms compare equal, so a stable sort keeps them in operand order.
+inline bool monomial_before(const SumTerm& a, const SumTerm& b) noexcept {
+  if (a.degree != b.degree) return a.degree > b.degree;
+  return compare(a.monomial, b.monomial) < 0;
+}
+
+/// A stable sort that first finds the runs already in order (rising, or
+/// strictly falling and then reversed) and merges them pairwise: O(n log r)
+/// for r runs. A canonical sum or product plus one operand is at most three
+/// runs, so `sum + term` merges in linear time instead of sorting again.
+template <class T, class Less>
+void merge_sorted_runs(std::vector<T>& items, Less less) {
+  std::vector<std::size_t> starts;
+  for (std::size_t i = 0; i < items.size();) {
+    starts.push_back(i);
+    std::size_t j = i + 1;
+    if (j < items.size() && less(items[j], items[i])) {
+      while (j < items.size() && less(items[j], items[j - 1])) ++j;
+      std::reverse(items.begin() + static_cast<std::ptrdiff_t>(i), items.begin() + static_cast<std::ptrdiff_t>(j));
     } else {
-      collect(t);
+      while (j < items.size() && !less(items[j], items[j - 1])) ++j;
+    }
+    i = j;
+  }
+  if (starts.empty()) return;
+  starts.push_back(items.size());
+  while (starts.size() > 2) {
+    std::vector<std::size_t> merged{0};
+    for (std::size_t r = 0; r + 2 < starts.size(); r += 2) {
+      const auto first = items.begin() + static_cast<std::ptrdiff_t>(starts[r]);
+      std::inplace_merge(first, items.begin() + static_cast<std::ptrdiff_t>(starts[r + 1]),
+                         items.begin() + static_cast<std::ptrdiff_t>(starts[r + 2]), less);
+      merged.push_back(starts[r + 2]);
+    }
+    if (merged.back() != starts.back()) merged.push_back(starts.back());  // an odd run out
+    starts = std::move(merged);
+  }
+}
+
+/// The canonical sum of `terms`. Like terms are combined in operand order
+/// with checked additions, so the result, and whether an overflow is
+/// reported, are those of adding the operands one at a time from the left.
+/// On overflow, `overflowed_at` (when given) receives the index of the
+/// operand whose addition overflowed first, before `Error` is thrown.
+inline Expr sum_of(std::span<const Expr> terms, std::size_t* overflowed_at = nullptr) {
+  Context& ctx = context_of(terms, "Add");
+  constexpr std::size_t none = static_cast<std::size_t>(-1);
+  std::size_t first_overflow = none;
+  std::int64_t constant = 0;
+  bool constant_overflowed = false;
+  std::vector<SumTerm> collected;
+  collected.reserve(terms.size());
+  auto collect = [&](Expr t, std::size_t operand) {
+    const Term term = split_term(t);
+    if (term.monomial) {
+      collected.push_back(SumTerm{term.coefficient, term.monomial, degree(term.monomial), operand});
+    } else if (!constant_overflowed && !checked::add(constant, term.coefficient, constant)) {
+      constant_overflowed = true;
+      first_overflow = std::min(first_overflow, operand);
+    }
+  };
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    if (terms[i].is(Kind::add)) {
+      for (Expr u : terms[i].operands()) collect(u, i);
+    } else {
+      collect(terms[i], i);
     }
   }
-  // Sorting the split terms builds no nodes (comparing built terms would
-  // split them again).
-  std::sort(collected.begin(), collected.end(), detail::term_less);
+  merge_sorted_runs(collected, monomial_before);
+  // Combine like terms (adjacent now, in operand order) in place.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < collected.size();) {
+    SumTerm combined = collected[i];
+    bool overflowed = false;
+    std::size_t j = i + 1;
+    for (; j < collected.size() && collected[j].monomial == combined.monomial; ++j) {
+      if (!overflowed && !checked::add(combined.coefficient, collected[j].coefficient, combined.coefficient)) {
+        overflowed = true;
+        first_overflow = std::min(first_overflow, collected[j].operand);
+      }
+    }
+    if (combined.coefficient != 0) collected[kept++] = combined;
+    i = j;
+  }
+  if (first_overflow != none) {
+    if (overflowed_at != nullptr) *overflowed_at = first_overflow;
+    overflow("Add");
+  }
   std::vector<Expr> out;
-  for (const Term& t : collected)
-    if (t.coefficient != 0) out.push_back(detail::scaled(ctx, t.coefficient, t.monomial));
+  out.reserve(kept + 1);
+  for (std::size_t i = 0; i < kept; ++i) out.push_back(scaled(ctx, collected[i].coefficient, collected[i].monomial));
   if (constant != 0) out.push_back(ctx.integer(constant));
   if (out.empty()) return ctx.integer(0);
   if (out.size() == 1) return out.front();
   return ctx.make_raw(Kind::add, out);
 }
 
+}  // namespace detail
+
+inline Expr add(std::span<const Expr> terms) { return detail::sum_of(terms); }
+
+namespace detail {
+
+/// Where each base of a product under construction sits in its list of
+/// powers: a scan while the list is short (the common case, no allocation),
+/// then an open-addressing table of positions, so that a product of n
+/// factors is built in O(n log n), not O(n^2).
+class BaseIndex {
+ public:
+  using Powers = std::vector<std::pair<Expr, Expr>>;
+
+  /// The position of `base` in `powers`, or `powers.size()`.
+  [[nodiscard]] std::size_t find(const Powers& powers, Expr base) const noexcept {
+    if (powers.size() <= scan_limit) {
+      for (std::size_t i = 0; i < powers.size(); ++i)
+        if (powers[i].first == base) return i;
+      return powers.size();
+    }
+    for (std::size_t slot = first_slot(base); slots_[slot] != empty; slot = (slot + 1) & mask()) {
+      if (powers[slots_[slot]].first == base) return slots_[slot];
+    }
+    return powers.size();
+  }
+
+  /// Call after appending a base to `powers`.
+  void appended(const Powers& powers) {
+    if (powers.size() <= scan_limit) return;
+    if (powers.size() * 2 <= slots_.size()) {
+      place(powers.back().first, powers.size() - 1);
+      return;
+    }
+    slots_.assign(std::max<std::size_t>(64, slots_.size() * 2), empty);
+    for (std::size_t i = 0; i < powers.size(); ++i) place(powers[i].first, i);
+  }
+
+ private:
+  static constexpr std::size_t scan_limit = 16;
+  static constexpr std::size_t empty = static_cast<std::size_t>(-1);
+
+  [[nodiscard]] std::size_t mask() const noexcept { return slots_.size() - 1; }
+  [[nodiscard]] std::size_t first_slot(Expr base) const noexcept {
+    // Node addresses: a multiplicative hash spreads their aligned low bits.
+    const auto bits = reinterpret_cast<std::uintptr_t>(base.node());
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(bits) * 0x9e3779b97f4a7c15ULL) >> 20) & mask();
+  }
+  void place(Expr base, std::size_t position) noexcept {
+    std::size_t slot = first_slot(base);
+    while (slots_[slot] != empty) slot = (slot + 1) & mask();
+    slots_[slot] = position;
+  }
+
+  std::vector<std::size_t> slots_;
+};
+
+}  // namespace detail
+
 inline Expr mul(std::span<const Expr> factors) {
   Context& ctx = detail::context_of(factors, "Mul");
   std::int64_t coefficient = 1;
   std::vector<std::pair<Expr, Expr>> powers;  // base -> exponent
+  detail::BaseIndex base_index;
   std::vector<Expr> pending(factors.begin(), factors.end());
   while (!pending.empty()) {
     Expr f = pending.back();
@@ -746,9 +942,13 @@ inline Expr mul(std::span<const Expr> factors) {
       base = f.operand(0);
       exponent = f.operand(1);
     }
-    auto it = std::find_if(powers.begin(), powers.end(), [&](const auto& p) { return p.first == base; });
-    if (it == powers.end()) powers.emplace_back(base, exponent);
-    else it->second = add(it->second, exponent);
+    const std::size_t at = base_index.find(powers, base);
+    if (at == powers.size()) {
+      powers.emplace_back(base, exponent);
+      base_index.appended(powers);
+    } else {
+      powers[at].second = add(powers[at].second, exponent);
+    }
   }
   if (coefficient == 0) return ctx.integer(0);
   std::vector<Expr> rest;
@@ -781,7 +981,7 @@ inline Expr mul(std::span<const Expr> factors) {
     }
     if (fits) return add(terms);
   }
-  std::sort(rest.begin(), rest.end(), ExprLess{});
+  detail::merge_sorted_runs(rest, ExprLess{});
   if (coefficient != 1) rest.insert(rest.begin(), ctx.integer(coefficient));
   if (rest.empty()) return ctx.integer(coefficient);
   if (rest.size() == 1) return rest.front();
@@ -796,8 +996,11 @@ inline Expr mul(Expr a, Expr b) {
   const Expr ops[2] = {a, b};
   return mul(ops);
 }
-inline Expr neg(Expr a) { return mul(a.context().integer(-1), a); }
-inline Expr sub(Expr a, Expr b) { return add(a, neg(b)); }
+inline Expr neg(Expr a) { return mul(detail::literal_beside(a, -1, "Neg"), a); }
+inline Expr sub(Expr a, Expr b) {
+  detail::context_of({a, b}, "Sub");
+  return add(a, neg(b));
+}
 
 inline Expr pow(Expr base, Expr exponent) {
   Context& ctx = detail::context_of({base, exponent}, "PowByNatural");
@@ -830,7 +1033,9 @@ inline Expr pow(Expr base, Expr exponent) {
   return ctx.make_raw(Kind::pow, std::vector<Expr>{base, exponent});
 }
 
-inline Expr pow(Expr base, std::int64_t exponent) { return pow(base, base.context().integer(exponent)); }
+inline Expr pow(Expr base, std::int64_t exponent) {
+  return pow(base, detail::literal_beside(base, exponent, "PowByNatural"));
+}
 
 inline Expr floor_div(Expr a, Expr b) {
   Context& ctx = detail::context_of({a, b}, "FloorDiv");

@@ -50,8 +50,23 @@
 /// parenthesis, call, unary operator, `**` exponent and `else` branch nests
 /// one level, and so does every operator of the built tree except within one
 /// flat chain of `+`/`-` or of `*`/`/` (so `x % 2 % 3 % ...` nests); more
-/// than `max_depth` levels is an error. Parsing is linear in the input plus
-/// the cost of the canonical constructors.
+/// than `max_depth` levels is an error, and so is text whose building costs
+/// more than `max_lookups` node lookups.
+///
+/// Cost: a chain of `+`/`-` (or of `*`) is collected and built as one n-ary
+/// sum (product), so parsing is O(n log n) in the input plus the cost of the
+/// other canonical constructors. What nesting multiplies (a large sum under
+/// hundreds of operators is rebuilt at each) is bounded by
+/// `ParseOptions::max_lookups`, so no input of `max_length` bytes takes more
+/// than about a second (docs/performance.md has the hostile inputs timed).
+/// A chain's value is that of adding its operands one at a time from the
+/// left, overflow included; for
+/// products that holds wherever the pairwise fold does not overflow (the
+/// n-ary product folds its constants in another order, so the two can
+/// differ only at int64's limits). An overflow is reported at the operator
+/// where the pairwise fold would have stopped (for products: where the
+/// running product of the operands' coefficients leaves int64), and before
+/// any later error in the text.
 ///
 /// Side effect: symbols that are not yet in the context are created (with
 /// `new_symbols`) as they are read, and stay there even when a later part of
@@ -79,6 +94,12 @@ struct ParseOptions {
   std::size_t max_depth = 256;
   /// Longer input is rejected before it is read.
   std::size_t max_length = std::size_t{1} << 20;
+  /// Work limit, in node lookups (`Context::lookups`): text that puts large
+  /// subexpressions under many levels of operators (250 minus signs before a
+  /// sum of 60000 terms) rebuilds them at every level. Reading any flat
+  /// text of `max_length` bytes takes under a million; past this limit
+  /// parsing stops with a diagnostic instead of taking seconds.
+  std::uint64_t max_lookups = std::uint64_t{1} << 21;
 };
 
 /// The canonical expression that `text` denotes, or a diagnostic with the
@@ -224,7 +245,15 @@ class Parser {
   std::uint32_t nest(std::uint32_t below, std::size_t column) const {
     const std::uint32_t h = below + 1;
     if (h > options_.max_depth) too_deep(column);
+    charge(column);
     return h;
+  }
+
+  /// Stops when building has cost more than `max_lookups`.
+  void charge(std::size_t column) const {
+    if (ctx_.lookups() - first_lookup_ > options_.max_lookups)
+      parse_fail(column, "building this expression takes more than " + std::to_string(options_.max_lookups) +
+                             " node lookups (ParseOptions::max_lookups): large subexpressions nest under too many operators");
   }
 
   // --- tokens ----------------------------------------------------------------
@@ -474,20 +503,105 @@ class Parser {
     return cur_.is(TokenKind::integer) && cur_.value == literal_limit && !peek().is(TokenKind::double_star);
   }
 
+  /// The whole operands of one chain of `+`/`-` or of `*`, combined once
+  /// when the chain ends: one n-ary node instead of a new, one operand
+  /// longer node per operator, which costs time and memory quadratic in the
+  /// length of the chain.
+  struct Chain {
+    std::vector<Expr> operands;
+    std::vector<std::size_t> columns;  // of the operator before each operand
+
+    void push(Expr e, std::size_t column) {
+      operands.push_back(e);
+      columns.push_back(column);
+    }
+    [[nodiscard]] bool empty() const noexcept { return operands.empty(); }
+    void clear() noexcept {
+      operands.clear();
+      columns.clear();
+    }
+  };
+
+  /// The sum of a chain's operands. An overflow is reported at the operator
+  /// where adding the operands one at a time from the left overflows (the
+  /// n-ary sum combines like terms in that order).
+  Expr sum_of(const Chain& chain) {
+    if (chain.operands.size() == 1) return chain.operands.front();
+    std::size_t at = 1;
+    Expr sum;
+    try {
+      sum = detail::sum_of(chain.operands, &at);
+    } catch (const Error& e) {
+      parse_fail(chain.columns[std::clamp<std::size_t>(at, 1, chain.columns.size() - 1)], e.what());
+    }
+    return sum;
+  }
+
+  /// The product of a chain's operands. An overflow is reported at the
+  /// first operator where the product of the operands' integer coefficients
+  /// leaves int64, else at the last one.
+  Expr product_of(const Chain& chain) {
+    if (chain.operands.size() == 1) return chain.operands.front();
+    Expr product;
+    try {
+      product = mul(chain.operands);
+    } catch (const Error& e) {
+      std::int64_t running = 1;
+      std::size_t at = chain.operands.size() - 1;
+      for (std::size_t i = 0; i < chain.operands.size(); ++i) {
+        if (!checked::mul(running, split_term(chain.operands[i]).coefficient, running)) {
+          at = std::max<std::size_t>(i, 1);
+          break;
+        }
+      }
+      parse_fail(chain.columns[at], e.what());
+    }
+    return product;
+  }
+
+  /// When a chain fails part-way, an overflow among the operands read
+  /// before the failure came first in the text: report that one.
+  template <class Body>
+  void failing_first_at(Chain& chain, Expr (Parser::*combine)(const Chain&), Body&& body) {
+    try {
+      body();
+    } catch (const ::wrapir::detail::Failure&) {
+      if (chain.operands.size() > 1) (this->*combine)(chain);
+      throw;
+    }
+  }
+
   Value sum() {
     Value lhs = term(false);
+    if (!cur_.is(TokenKind::plus) && !cur_.is(TokenKind::minus)) return lhs;
     std::uint32_t chain = lhs.height;  // tallest operand of this flat chain
-    while (cur_.is(TokenKind::plus) || cur_.is(TokenKind::minus)) {
-      const Token op = cur_;
-      advance();
-      // `a - 9223372036854775808*x` (as printers write a term with the
-      // coefficient INT64_MIN) is `a + (-9223372036854775808)*x`.
-      const bool negated = op.is(TokenKind::minus) && at_int64_min_magnitude();
-      Value rhs = term(negated);
-      chain = std::max(chain, rhs.height);
-      if (op.is(TokenKind::minus) && !negated) rhs = negate(rhs, op.begin);
-      lhs = add_values(lhs, rhs, op.begin);
-      lhs.height = nest(chain, op.begin);
+    Chain terms;                       // while `lhs` is whole: the terms it is the sum of
+    if (!lhs.fraction()) terms.push(lhs.num, cur_.begin);
+    failing_first_at(terms, &Parser::sum_of, [&] {
+      while (cur_.is(TokenKind::plus) || cur_.is(TokenKind::minus)) {
+        const Token op = cur_;
+        advance();
+        // `a - 9223372036854775808*x` (as printers write a term with the
+        // coefficient INT64_MIN) is `a + (-9223372036854775808)*x`.
+        const bool negated = op.is(TokenKind::minus) && at_int64_min_magnitude();
+        Value rhs = term(negated);
+        chain = std::max(chain, rhs.height);
+        if (op.is(TokenKind::minus) && !negated) rhs = negate(rhs, op.begin);
+        if (!terms.empty() && !rhs.fraction()) {
+          terms.push(rhs.num, op.begin);
+        } else {
+          // Fractions add pairwise over a common denominator.
+          if (!terms.empty()) lhs = whole(sum_of(terms));
+          terms.clear();
+          lhs = add_values(lhs, rhs, op.begin);
+          if (!lhs.fraction()) terms.push(lhs.num, op.begin);
+        }
+        lhs.height = nest(chain, op.begin);
+      }
+    });
+    if (!terms.empty()) {
+      lhs.num = sum_of(terms);
+      charge(terms.columns.back());
     }
     return lhs;
   }
@@ -505,27 +619,49 @@ class Parser {
       lhs = unary();
     }
     std::uint32_t chain = lhs.height;  // tallest operand of the current run of '*' and '/'
-    for (;;) {
-      const Token op = cur_;
-      if (!op.is(TokenKind::star) && !op.is(TokenKind::slash) && !op.is(TokenKind::double_slash) &&
-          !op.is(TokenKind::percent))
-        return lhs;
-      if (negated_literal && (op.is(TokenKind::double_slash) || op.is(TokenKind::percent)))
-        parse_fail(first.begin, "integer literal " + clip(spelling(first)) + " does not fit in int64");
-      advance();
-      Value rhs = unary();
-      if (op.is(TokenKind::star) || op.is(TokenKind::slash)) {
-        chain = std::max(chain, rhs.height);
-        lhs = op.is(TokenKind::star) ? mul_values(lhs, rhs, op.begin) : div_values(lhs, rhs, op.begin);
-        lhs.height = nest(chain, op.begin);
-      } else {
-        const Expr a = integer(lhs), b = integer(rhs);
-        const std::uint32_t below = std::max(lhs.height, rhs.height);
-        lhs = whole(build(op.begin, [&] { return op.is(TokenKind::percent) ? python_mod(a, b) : floor_div(a, b); }));
-        lhs.height = nest(below, op.begin);
-        chain = lhs.height;
+    Chain factors;                     // while `lhs` is whole: the factors it is the product of
+    if (!lhs.fraction()) factors.push(lhs.num, first.begin);
+    failing_first_at(factors, &Parser::product_of, [&] {
+      for (;;) {
+        const Token op = cur_;
+        if (!op.is(TokenKind::star) && !op.is(TokenKind::slash) && !op.is(TokenKind::double_slash) &&
+            !op.is(TokenKind::percent))
+          return;
+        if (negated_literal && (op.is(TokenKind::double_slash) || op.is(TokenKind::percent)))
+          parse_fail(first.begin, "integer literal " + clip(spelling(first)) + " does not fit in int64");
+        advance();
+        Value rhs = unary();
+        if (op.is(TokenKind::star) && !factors.empty() && !rhs.fraction()) {
+          chain = std::max(chain, rhs.height);
+          factors.push(rhs.num, op.begin);
+          lhs.height = nest(chain, op.begin);
+          continue;
+        }
+        if (!factors.empty()) {
+          const std::uint32_t height = lhs.height;
+          lhs = whole(product_of(factors));
+          lhs.height = height;
+        }
+        factors.clear();
+        if (op.is(TokenKind::star) || op.is(TokenKind::slash)) {
+          chain = std::max(chain, rhs.height);
+          lhs = op.is(TokenKind::star) ? mul_values(lhs, rhs, op.begin) : div_values(lhs, rhs, op.begin);
+          lhs.height = nest(chain, op.begin);
+        } else {
+          const Expr a = integer(lhs), b = integer(rhs);
+          const std::uint32_t below = std::max(lhs.height, rhs.height);
+          lhs = whole(build(op.begin, [&] { return op.is(TokenKind::percent) ? python_mod(a, b) : floor_div(a, b); }));
+          lhs.height = nest(below, op.begin);
+          chain = lhs.height;
+        }
+        if (!lhs.fraction()) factors.push(lhs.num, op.begin);
       }
+    });
+    if (!factors.empty()) {
+      lhs.num = product_of(factors);
+      charge(factors.columns.back());
     }
+    return lhs;
   }
 
   Value unary() {
@@ -693,6 +829,7 @@ class Parser {
   Context& ctx_;
   std::string_view text_;
   const ParseOptions& options_;
+  std::uint64_t first_lookup_ = ctx_.lookups();
   Token cur_{};
   std::size_t depth_ = 0;
 };
@@ -704,12 +841,10 @@ inline Result<Expr> parse(Context& ctx, std::string_view text, const ParseOption
     return Diagnostic{"input is " + std::to_string(text.size()) + " bytes, longer than the limit of " +
                           std::to_string(options.max_length) + " (ParseOptions::max_length)",
                       options.max_length};
-  try {
+  return ::wrapir::detail::catch_failure([&] {
     detail::parsing::Parser parser(ctx, text, options);
     return parser.parse_input();
-  } catch (detail::parsing::ParseFailure& failure) {
-    return std::move(failure.diagnostic);
-  }
+  });
 }
 
 }  // namespace wrapir::expr

@@ -16,6 +16,7 @@ namespace wrapir::expr {
 
 /// The symbols that occur in `e`, in natural name order (`s2` before `s10`).
 [[nodiscard]] inline std::vector<Expr> free_symbols(Expr e) {
+  detail::non_null(e, "free_symbols");
   std::vector<Expr> out;
   std::unordered_set<const Node*> seen;
   std::vector<Expr> stack{e};
@@ -32,6 +33,8 @@ namespace wrapir::expr {
 
 /// True when `symbol` occurs in `e`.
 [[nodiscard]] inline bool depends_on(Expr e, Expr symbol) {
+  detail::non_null(e, "depends_on");
+  detail::non_null(symbol, "depends_on");
   std::unordered_set<const Node*> seen;
   std::vector<Expr> stack{e};
   while (!stack.empty()) {
@@ -88,6 +91,8 @@ inline std::optional<std::int64_t> degree_in(Expr e, Expr symbol,
 }  // namespace detail
 
 [[nodiscard]] inline std::optional<std::int64_t> degree_in(Expr e, Expr symbol) {
+  detail::non_null(e, "degree_in");
+  detail::non_null(symbol, "degree_in");
   std::unordered_map<const Node*, std::optional<std::int64_t>> memo;
   return detail::degree_in(e, symbol, memo, 0);
 }

@@ -68,6 +68,7 @@ inline Expr keep(Expr) { return Expr{}; }
 /// is wrong whatever the bindings (a literal division by zero), or when `e`
 /// is nested deeper than 512 levels.
 [[nodiscard]] inline Expr simplify(Expr e) {
+  detail::non_null(e, "simplify");
   std::unordered_map<const Node*, Expr> memo;
   return detail::rebuild(e, detail::keep, detail::make_canonical, memo, 0);
 }
@@ -75,6 +76,11 @@ inline Expr keep(Expr) { return Expr{}; }
 /// `e` with every occurrence of each `from` replaced by its `to`, then
 /// simplified. Replacements are simultaneous (`{s0 -> s1, s1 -> s0}` swaps).
 [[nodiscard]] inline Expr substitute(Expr e, std::span<const std::pair<Expr, Expr>> replacements) {
+  detail::non_null(e, "substitute");
+  for (const auto& [from, to] : replacements) {
+    detail::non_null(from, "substitute");
+    detail::non_null(to, "substitute");
+  }
   std::unordered_map<const Node*, Expr> memo;
   auto leaf = [&](Expr x) {
     for (const auto& [from, to] : replacements)
@@ -122,6 +128,7 @@ inline Expr expand_node(Expr original, std::vector<Expr>& ops, std::size_t max_t
 }  // namespace detail
 
 inline Expr expand(Expr e, std::size_t max_terms) {
+  detail::non_null(e, "expand");
   std::unordered_map<const Node*, Expr> memo;
   auto build = [max_terms](Expr original, std::vector<Expr>& ops) { return detail::expand_node(original, ops, max_terms); };
   return detail::rebuild(e, detail::keep, build, memo, 0);

@@ -13,14 +13,10 @@
 
 namespace wrapir::expr::detail::parsing {
 
-/// A parse error on its way out of the recursive descent. Thrown only inside
-/// the parser and always caught by `parse`.
-struct ParseFailure {
-  Diagnostic diagnostic;
-};
-
+/// Ends the recursive descent with a diagnostic at `column`: a
+/// `wrapir::detail::Failure`, which `parse` turns back into a value.
 [[noreturn]] inline void parse_fail(std::size_t column, std::string message) {
-  throw ParseFailure{Diagnostic{std::move(message), column}};
+  ::wrapir::detail::fail(Diagnostic{std::move(message), column});
 }
 
 enum class TokenKind : std::uint8_t {
@@ -164,7 +160,7 @@ inline Token lex_integer(std::string_view text, std::size_t pos) {
 }  // namespace lex_detail
 
 /// The token that starts at or after `pos` (whitespace and `#` comments are
-/// skipped). Throws `ParseFailure` on a character that starts no token.
+/// skipped). Fails (`parse_fail`) on a character that starts no token.
 inline Token lex(std::string_view text, std::size_t pos) {
   for (;;) {
     while (pos < text.size() &&
