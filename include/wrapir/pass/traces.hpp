@@ -357,9 +357,9 @@ struct FanOutTraceOptions {
 /// Fan-out and fan-in: a source tensor is read by `fan` kernels in turn,
 /// each writing a branch tensor, and one kernel joins all branches into
 /// the next source (as the heads of a multi-branch block, or a split
-/// followed by a concat). Branches stay live until the join, so every
-/// block overlaps up to `fan + 1` others; `blocks` is rounded to whole
-/// groups of `fan + 1`.
+/// followed by a concat). Branches stay live until the join, so a branch
+/// overlaps `fan + 1` blocks and a source the `2 * fan` branches around it;
+/// `blocks` is rounded down to one source plus whole groups of `fan + 1`.
 [[nodiscard]] inline AllocationTrace fan_out_trace(const FanOutTraceOptions& o, std::uint64_t seed = 0) {
   SplitMix64 rng(seed);
   detail::ScheduleRecorder r;
