@@ -19,12 +19,26 @@
 //   policy, and the reuse planner run on `program_from_trace` of the trace,
 //   whose own bound is the denominator there), so the console table is the
 //   quality table.
+// - BM_growth/<planner>/<shape>/<buffers> (100k and 1M only with
+//   WRAPIR_BENCH_LARGE=1): how the cost grows with the
+//   number of buffers on four trace shapes (chain: each op reads the
+//   previous op's output; fan_out: a source read by 8 branches joined into
+//   the next source; random; transformer, 14 buffers per layer) at 10k,
+//   100k and 1M buffers: `arena` and `pools` plan the trace
+//   (place_in_arenas, place_in_pools), `arena_program` and `pools_program`
+//   plan program_from_trace(trace, {.symbolic = true}) (every other buffer
+//   symbolic; the trace, symbolic offsets, rewrite and statistics), and
+//   `reuse_program` runs plan_reuse on the same program. One iteration each
+//   at 100k and up; time per buffer (time / buffers) is the figure to
+//   compare across sizes.
 // docs/performance.md records the results next to the command.
 
 #include <benchmark/benchmark.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -187,7 +201,135 @@ const std::vector<NamedTrace>& corpus() {
   return c;
 }
 
+enum class Shape { chain, fan_out, random, transformer };
+
+const char* shape_name(Shape s) {
+  switch (s) {
+    case Shape::chain:
+      return "chain";
+    case Shape::fan_out:
+      return "fan_out";
+    case Shape::random:
+      return "random";
+    case Shape::transformer:
+      return "transformer";
+  }
+  return "?";
+}
+
+AllocationTrace make_trace(Shape s, std::size_t buffers) {
+  switch (s) {
+    case Shape::chain:
+      return chain_trace({.blocks = buffers}, 1);
+    case Shape::fan_out:
+      return fan_out_trace({.blocks = buffers}, 1);
+    case Shape::random:
+      return random_trace({.blocks = buffers}, 2);
+    case Shape::transformer:
+      return transformer_trace({.layers = buffers / 14}, 1);
+  }
+  return {};
+}
+
+/// One trace (and its symbolic program) alive at a time: at 1M buffers a
+/// program is hundreds of megabytes.
+struct GrowthCase {
+  Shape shape;
+  std::size_t buffers;
+  AllocationTrace trace;
+  std::unique_ptr<wrapir::ir::Program> program;
+  bool symbolic = false;
+};
+GrowthCase& growth_case(Shape s, std::size_t buffers, bool with_program, bool symbolic) {
+  static GrowthCase current{Shape::chain, 0, {}, nullptr};
+  if (current.shape != s || current.buffers != buffers) {
+    current = GrowthCase{s, buffers, make_trace(s, buffers), nullptr};
+  }
+  if (with_program && (!current.program || current.symbolic != symbolic)) {
+    current.program.reset();
+    current.program = std::make_unique<wrapir::ir::Program>(program_from_trace(current.trace, {.symbolic = symbolic}));
+    current.symbolic = symbolic;
+  }
+  return current;
+}
+
+enum class Planner { arena, pools, arena_program, pools_program, reuse_program };
+
+void BM_growth(benchmark::State& state, Planner planner, Shape shape, std::size_t buffers, bool symbolic) {
+  const bool program = planner == Planner::arena_program || planner == Planner::pools_program ||
+                       planner == Planner::reuse_program;
+  GrowthCase& c = growth_case(shape, buffers, program, symbolic);
+  const AllocationTrace& t = c.trace;
+  std::int64_t peak = 0, bound = 0;
+  for (auto _ : state) {
+    switch (planner) {
+      case Planner::arena:
+        peak = place_in_arenas(t).placement.total_bytes();
+        break;
+      case Planner::pools:
+        peak = place_in_pools(t).placement.total_bytes();
+        break;
+      case Planner::arena_program:
+      case Planner::pools_program:
+      case Planner::reuse_program: {
+        auto planned = planner == Planner::arena_program   ? plan_arena(*c.program)
+                       : planner == Planner::pools_program ? plan_pools(*c.program)
+                                                           : plan_reuse(*c.program);
+        if (!planned) {
+          state.SkipWithError(planned.error().message.c_str());
+          return;
+        }
+        peak = planned.value().stats.peak_bytes;
+        bound = planned.value().stats.lower_bound_bytes;
+        state.PauseTiming();
+        planned = wrapir::Diagnostic{""};  // freeing the program is not planning
+        state.ResumeTiming();
+        break;
+      }
+    }
+    benchmark::DoNotOptimize(peak);
+  }
+  if (!program) bound = max_live_bytes(t);
+  state.counters["buffers"] = static_cast<double>(t.allocations.size());
+  state.counters["peak/bound"] = static_cast<double>(peak) / static_cast<double>(bound);
+}
+
 const int registered = [] {
+  const std::pair<Planner, const char*> planners[] = {{Planner::arena, "arena"},
+                                                      {Planner::pools, "pools"},
+                                                      {Planner::arena_program, "arena_program"},
+                                                      {Planner::pools_program, "pools_program"},
+                                                      {Planner::reuse_program, "reuse_program"}};
+  // 100k and 1M buffers take minutes and gigabytes: only on request
+  // (WRAPIR_BENCH_LARGE=1), not in bench.smoke.
+  const char* env = std::getenv("WRAPIR_BENCH_LARGE");
+  const bool large = env != nullptr && std::string(env) == "1";
+  // Shape-major, so that each trace and program is made once. Programs
+  // come concrete and symbolic (`_sym`: every other buffer k*s0 bytes, k
+  // distinct per buffer). The arena's symbolic offsets with so many
+  // distinct sizes are the known worst case of its offset forms (random
+  // traces: about 30 s at 2,000 buffers; chains and fan-outs: seconds at
+  // 10k; docs/memory-planning.md), so only the transformer, whose sizes
+  // repeat, runs beyond 10k (chains and fan-outs at 10k only with
+  // WRAPIR_BENCH_LARGE=1, to keep bench.smoke short), and random not at
+  // all.
+  for (const Shape shape : {Shape::chain, Shape::fan_out, Shape::random, Shape::transformer})
+    for (const std::size_t buffers : {std::size_t{10'000}, std::size_t{100'000}, std::size_t{1'000'000}})
+      for (const bool symbolic : {false, true})
+        for (const auto& [planner, name] : planners) {
+          const bool program = planner != Planner::arena && planner != Planner::pools;
+          if ((buffers > 10'000 && !large) || (symbolic && !program)) continue;
+          if (symbolic && planner == Planner::arena_program &&
+              (shape == Shape::random || (shape != Shape::transformer && (buffers > 10'000 || !large))))
+            continue;
+          auto* b = benchmark::RegisterBenchmark(("BM_growth/" + std::string(name) + (symbolic ? "_sym/" : "/") +
+                                                  shape_name(shape) + "/" + std::to_string(buffers))
+                                                     .c_str(),
+                                                 BM_growth, planner, shape, buffers, symbolic);
+          b->Unit(benchmark::kMillisecond);
+          if (buffers >= 100'000) b->Iterations(1);
+        }
+
   for (const NamedTrace& n : corpus())
     benchmark::RegisterBenchmark(("BM_quality/" + n.name).c_str(), BM_quality, &n)
         ->Iterations(1)

@@ -659,3 +659,146 @@ TEST_CASE("plan_arena picks fresh names and rejects a bad prefix") {
   REQUIRE_FALSE(bad);
   CHECK(bad.error().message.find("unusable") != std::string::npos);
 }
+
+TEST_CASE("arena: the skyline reports what was on top and paints the block over it") {
+  // Against a brute-force array of "last block painted" per time step.
+  SplitMix64 rng(3);
+  for (int round = 0; round < 30; ++round) {
+    CAPTURE(round);
+    detail::Skyline sky;
+    const std::size_t steps = 5 + static_cast<std::size_t>(round) * 3;
+    std::vector<std::int64_t> top(steps, -1);
+    std::vector<std::uint32_t> under;
+    for (std::uint32_t block = 0; block < 60; ++block) {
+      const auto begin = static_cast<std::size_t>(rng.uniform(0, static_cast<std::int64_t>(steps) - 1));
+      const auto end = begin + static_cast<std::size_t>(rng.uniform(1, static_cast<std::int64_t>(steps - begin)));
+      std::vector<std::uint32_t> expected;
+      for (std::size_t t = begin; t < end; ++t)
+        if (top[t] >= 0 && (expected.empty() || expected.back() != static_cast<std::uint32_t>(top[t])))
+          expected.push_back(static_cast<std::uint32_t>(top[t]));
+      under.clear();
+      sky.paint(begin, end, block, under);
+      CHECK(under == expected);
+      for (std::size_t t = begin; t < end; ++t) top[t] = block;
+      // The segments are disjoint, in order, and say what the array says.
+      std::size_t last_end = 0;
+      for (const auto& [b, seg] : sky.segments()) {
+        CHECK(b >= last_end);
+        CHECK(seg.end > b);
+        last_end = seg.end;
+        for (std::size_t t = b; t < seg.end; ++t) CHECK(top[t] == seg.block);
+      }
+    }
+  }
+}
+
+namespace {
+
+/// symbolic_placement as it was before the skyline: every placed block
+/// compared with every other. The skyline must find the same blocks in the
+/// same order, so the expressions are the same nodes.
+SymbolicPlacement all_pairs_symbolic_placement(const AllocationTrace& trace, const Placement& hint,
+                                               const std::vector<expr::Expr>& symbolic_bytes) {
+  const auto& blocks = trace.allocations;
+  const std::int64_t alignment = planner_alignment;
+  SymbolicPlacement out;
+  for (const ArenaExtent& a : hint.arenas) out.arena_device.push_back(a.device);
+  expr::Context& ctx = symbolic_bytes.front().context();
+  std::vector<std::size_t> by_offset(blocks.size());
+  for (std::size_t i = 0; i < blocks.size(); ++i) by_offset[i] = i;
+  std::sort(by_offset.begin(), by_offset.end(), [&](std::size_t x, std::size_t y) {
+    return hint.blocks[x].offset != hint.blocks[y].offset ? hint.blocks[x].offset < hint.blocks[y].offset : x < y;
+  });
+  out.arena_of.resize(blocks.size());
+  out.offsets.assign(blocks.size(), ctx.integer(0));
+  std::vector<std::vector<detail::OffsetForm>> forms(blocks.size());
+  std::vector<std::vector<detail::OffsetForm>> arena_tops(hint.arenas.size());
+  std::vector<std::size_t> placed, below;
+  std::vector<expr::Expr> aligned(blocks.size());
+  detail::OffsetTerms known;
+  const auto overlap = [&](std::size_t x, std::size_t y) {
+    return blocks[x].begin < blocks[y].end && blocks[y].begin < blocks[x].end;
+  };
+  for (const std::size_t i : by_offset) {
+    const std::size_t arena = hint.blocks[i].arena;
+    out.arena_of[i] = arena;
+    std::vector<detail::OffsetForm>& mine = forms[i];
+    if (blocks[i].bytes > 0) {
+      below.clear();
+      for (const std::size_t j : placed)
+        if (hint.blocks[j].arena == arena && overlap(j, i)) below.push_back(j);
+      for (std::size_t x = 0; x < below.size(); ++x) {
+        const std::size_t j = below[x];
+        bool covered = false;
+        for (std::size_t y = x + 1; y < below.size() && !covered; ++y) covered = overlap(j, below[y]);
+        if (covered) continue;
+        for (const detail::OffsetForm& f : forms[j])
+          mine.push_back(f.plus(aligned[j], detail::align_up_checked(blocks[j].bytes, alignment, blocks[j]), known));
+      }
+      detail::prune_offset_forms(mine, known);
+      aligned[i] = expr::align(symbolic_bytes[i], alignment);
+      placed.push_back(i);
+    }
+    if (mine.empty()) mine.push_back(detail::OffsetForm{});
+    out.offsets[i] = detail::max_of_forms(ctx, mine, known);
+    for (const detail::OffsetForm& f : mine)
+      arena_tops[arena].push_back(f.plus(symbolic_bytes[i], blocks[i].bytes, known));
+    detail::prune_offset_forms(arena_tops[arena], known);
+  }
+  for (auto& tops : arena_tops)
+    out.arena_bytes.push_back(tops.empty() ? ctx.integer(0) : detail::max_of_forms(ctx, tops, known));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("arena: symbolic offsets from the skyline are those of comparing all pairs") {
+  std::vector<std::pair<std::string, AllocationTrace>> traces;
+  for (std::uint64_t seed = 0; seed < 6; ++seed)
+    traces.emplace_back("random" + std::to_string(seed),
+                        random_trace({.blocks = 80 + 20 * seed,
+                                      .steps = 40 + 10 * seed,
+                                      .min_bytes = 0,
+                                      .max_bytes = seed % 2 ? 5000 : 1 << 20,
+                                      .max_lifetime = 2 + 4 * seed,
+                                      .devices = static_cast<std::int32_t>(1 + seed % 3)},
+                                     seed));
+  traces.emplace_back("chain", chain_trace({.blocks = 400}, 1));
+  traces.emplace_back("fan_out", fan_out_trace({.blocks = 400, .fan = 5}, 2));
+  traces.emplace_back("transformer", transformer_trace({.layers = 2, .training = true}, 3));
+  for (auto& [name, t] : traces) {
+    CAPTURE(name);
+    expr::Context ctx;
+    const expr::Expr s0 = ctx.symbol("s0"), s1 = ctx.symbol("s1");
+    std::vector<expr::Expr> sizes;
+    SplitMix64 rng(name.size());
+    for (TracedAllocation& a : t.allocations) {
+      // A few distinct symbolic sizes (hint 64 each), and static ones.
+      const std::int64_t k = a.bytes / 64 + 1;
+      switch (rng.uniform(0, 2)) {
+        case 0:
+          sizes.push_back(expr::mul(ctx.integer(k % 7 + 1), s0));
+          a.bytes = (k % 7 + 1) * 64;
+          break;
+        case 1:
+          sizes.push_back(expr::mul(ctx.integer(k % 5 + 1), s1));
+          a.bytes = (k % 5 + 1) * 64;
+          break;
+        default:
+          sizes.push_back(ctx.integer(a.bytes));
+          break;
+      }
+    }
+    const ArenaPlan plan = place_in_arenas(t);
+    const SymbolicPlacement fast = symbolic_placement(t, plan.placement, sizes);
+    const SymbolicPlacement slow = all_pairs_symbolic_placement(t, plan.placement, sizes);
+    CHECK(fast.arena_of == slow.arena_of);
+    CHECK(fast.arena_device == slow.arena_device);
+    REQUIRE(fast.offsets.size() == slow.offsets.size());
+    for (std::size_t i = 0; i < fast.offsets.size(); ++i) {
+      CAPTURE(i);
+      CHECK(fast.offsets[i] == slow.offsets[i]);
+    }
+    CHECK(fast.arena_bytes == slow.arena_bytes);
+  }
+}

@@ -4,8 +4,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 #include <wrapir/emit/text.hpp>
@@ -195,4 +198,135 @@ TEST_CASE("plan_pools: a bad prefix is a diagnostic") {
   const auto planned = plan_pools(p, {.name_prefix = "1x"});
   REQUIRE_FALSE(planned);
   CHECK(planned.error().message.find("unusable") != std::string::npos);
+}
+
+namespace {
+
+/// Places `blocks` with both searches and requires the same trees' results:
+/// offsets, pools, sizes, hints and naming order.
+void check_searches_agree(const std::vector<PoolBlock>& blocks, PoolPolicy policy) {
+  using Forest = wrapir::pass::detail::PoolForest;
+  Forest indexed(blocks, policy, Forest::Search::indexed), linear(blocks, policy, Forest::Search::linear);
+  indexed.allocate_all();
+  linear.allocate_all();
+  REQUIRE(indexed.pools().size() == linear.pools().size());
+  CHECK(indexed.pool_order() == linear.pool_order());
+  for (std::size_t k = 0; k < indexed.pools().size(); ++k) {
+    CHECK(indexed.hint_of_pool(k) == linear.hint_of_pool(k));
+    const auto& a = indexed.ranges_of_pool(k);
+    const auto& b = linear.ranges_of_pool(k);
+    REQUIRE(a.size() == b.size());
+    for (std::size_t r = 0; r < a.size(); ++r) CHECK((a[r].begin == b[r].begin && a[r].end == b[r].end));
+  }
+  wrapir::pass::detail::IntSizes sizes{&blocks};
+  std::vector<std::int64_t> offsets_a, offsets_b;
+  std::vector<std::size_t> pool_a, pool_b;
+  CHECK(indexed.finalize(sizes, offsets_a, pool_a) == linear.finalize(sizes, offsets_b, pool_b));
+  CHECK(offsets_a == offsets_b);
+  CHECK(pool_a == pool_b);
+}
+
+std::vector<PoolBlock> pool_blocks(const AllocationTrace& t) {
+  std::vector<PoolBlock> blocks;
+  for (const TracedAllocation& a : t.allocations)
+    blocks.push_back(
+        {a.bytes, static_cast<std::int64_t>(a.begin), static_cast<std::int64_t>(a.end), a.device, a.is_output});
+  return blocks;
+}
+
+}  // namespace
+
+TEST_CASE("pools: the indexed search places every block where Inductor's scans do") {
+  // Nodes with at least 16 children are indexed, and pools are skipped by
+  // the finder: both only ever skip a refusal, so the plans are the same.
+  std::vector<std::pair<std::string, AllocationTrace>> traces;
+  traces.emplace_back("chain", chain_trace({.blocks = 3000}, 1));
+  traces.emplace_back("chain_const", chain_trace({.blocks = 2000, .min_bytes = 4096, .max_bytes = 4096}, 2));
+  traces.emplace_back("fan_out", fan_out_trace({.blocks = 3000, .fan = 12}, 3));
+  traces.emplace_back("transformer", transformer_trace({.layers = 40, .training = true}, 4));
+  for (std::uint64_t seed = 0; seed < 12; ++seed)
+    traces.emplace_back("random" + std::to_string(seed),
+                        random_trace({.blocks = 400 + 100 * seed,
+                                      .min_bytes = 1,
+                                      .max_bytes = seed % 2 ? 4096 : std::int64_t{1} << 24,
+                                      .max_lifetime = 2 + 7 * seed,
+                                      .devices = static_cast<std::int32_t>(1 + seed % 3),
+                                      .output_share = 0.05 * static_cast<double>(seed % 4),
+                                      .unaligned_share = 0.4},
+                                     seed));
+  for (const auto& [name, t] : traces) {
+    CAPTURE(name);
+    for (const PoolPolicy policy :
+         {PoolPolicy::none, PoolPolicy::intermediates, PoolPolicy::outputs, PoolPolicy::combined}) {
+      CAPTURE(pool_policy_name(policy));
+      check_searches_agree(pool_blocks(t), policy);
+    }
+  }
+}
+
+TEST_CASE("pools: the indexed search agrees on empty live ranges and shared begins") {
+  // Program-level blocks may live over [t, t] (one memory line), which
+  // overlaps a block only strictly inside it; many of them at few steps
+  // stress the index's points and its merging.
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    CAPTURE(seed);
+    SplitMix64 rng(seed);
+    std::vector<PoolBlock> blocks;
+    const std::int64_t steps = 6 + static_cast<std::int64_t>(seed);
+    for (int i = 0; i < 300; ++i) {
+      const std::int64_t begin = rng.uniform(0, steps);
+      const std::int64_t end = rng.unit() < 0.4 ? begin : std::min(steps + 1, begin + rng.uniform(1, 4));
+      blocks.push_back({64 * rng.uniform(1, 4), begin, end, 0, rng.unit() < 0.05});
+    }
+    for (const PoolPolicy policy : {PoolPolicy::intermediates, PoolPolicy::combined})
+      check_searches_agree(blocks, policy);
+  }
+}
+
+TEST_CASE("pools: the finder returns the first pool not surely refusing, as a scan does") {
+  using wrapir::pass::detail::PoolFinder;
+  SplitMix64 rng(7);
+  PoolFinder finder;
+  std::vector<PoolFinder::Summary> pools;
+  const auto refuses = [](const PoolFinder::Summary& s, std::int64_t size, std::int64_t begin, std::int64_t end) {
+    return s.size < size || (s.lo < end && s.hi > begin);
+  };
+  for (int round = 0; round < 400; ++round) {
+    PoolFinder::Summary s{rng.uniform(0, 100)};
+    if (rng.unit() < 0.7) {
+      s.lo = rng.uniform(0, 50);
+      s.hi = s.lo + rng.uniform(1, 20);
+    }
+    if (pools.empty() || rng.unit() < 0.5) {
+      pools.push_back(s);
+      finder.push(s);
+    } else {
+      const auto k = static_cast<std::size_t>(rng.uniform(0, static_cast<std::int64_t>(pools.size()) - 1));
+      pools[k] = s;
+      finder.set(k, s);
+    }
+    REQUIRE(finder.size() == pools.size());
+    for (int q = 0; q < 20; ++q) {
+      const std::int64_t size = rng.uniform(0, 110), begin = rng.uniform(0, 60), end = begin + rng.uniform(0, 10);
+      const auto from = static_cast<std::size_t>(rng.uniform(0, static_cast<std::int64_t>(pools.size())));
+      const auto limit = static_cast<std::size_t>(rng.uniform(0, static_cast<std::int64_t>(pools.size())));
+      std::size_t expected = limit;
+      for (std::size_t k = from; k < limit; ++k)
+        if (!refuses(pools[k], size, begin, end)) {
+          expected = k;
+          break;
+        }
+      CHECK(finder.next(from, limit, size, begin, end) == expected);
+    }
+  }
+}
+
+TEST_CASE("plan_pools: a chain of 20k buffers with symbolic sizes plans") {
+  // A chain of 20k buffers, every other one symbolic: the pool size
+  // expressions once nested one level per block and failed past 512 levels.
+  const AllocationTrace t = chain_trace({.blocks = 20'000}, 5);
+  const ir::Program p = program_from_trace(t, {.symbolic = true});
+  const auto planned = plan_pools(p);
+  REQUIRE_MESSAGE(planned, planned.error().message);
+  CHECK(planned.value().stats.peak_bytes >= planned.value().stats.lower_bound_bytes);
 }

@@ -114,6 +114,37 @@ TEST_CASE("the generators have the structure they promise") {
   }
 }
 
+TEST_CASE("chain and fan-out traces overlap only as promised") {
+  const AllocationTrace c = chain_trace({.blocks = 200}, 3);
+  REQUIRE(c.allocations.size() == 200);
+  CHECK(!validate_trace(c));
+  for (std::size_t i = 0; i + 1 < c.allocations.size(); ++i) {
+    CHECK(c.allocations[i].begin == i);
+    CHECK(c.allocations[i].end == i + 2);  // made at i, read by the next kernel
+    CHECK(!c.allocations[i].is_output);
+  }
+  CHECK(c.allocations.back().is_output);
+  CHECK(c.allocations.back().end == c.steps);
+  const AllocationTrace same = chain_trace({.blocks = 10, .min_bytes = 4096, .max_bytes = 4096}, 1);
+  for (const TracedAllocation& a : same.allocations) CHECK(a.bytes == 4096);
+  CHECK(chain_trace({.blocks = 0}).allocations.empty());
+
+  const AllocationTrace f = fan_out_trace({.blocks = 1 + 9 * 20, .fan = 8}, 4);
+  REQUIRE(f.allocations.size() == 1 + 9 * 20);
+  CHECK(!validate_trace(f));
+  // A branch overlaps its source, the other branches and the join; a
+  // source (a join) overlaps the branches before and after it.
+  for (std::size_t i = 0; i < f.allocations.size(); ++i) {
+    std::size_t overlapping = 0;
+    for (std::size_t j = 0; j < f.allocations.size(); ++j)
+      if (j != i && f.allocations[i].begin < f.allocations[j].end && f.allocations[j].begin < f.allocations[i].end)
+        ++overlapping;
+    CHECK(overlapping <= 2 * 8);
+  }
+  CHECK(f.allocations.back().is_output);
+  CHECK(fan_out_trace({.blocks = 0}).allocations.empty());
+}
+
 TEST_CASE("program_from_trace keeps the shape of the lifetimes") {
   const AllocationTrace t = random_trace({.blocks = 200, .devices = 2}, 3);
   for (const bool symbolic : {false, true}) {

@@ -103,6 +103,7 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
 #include <wrapir/pass/detail/pool_lines.hpp>
+#include <wrapir/pass/detail/skyline.hpp>
 #include <wrapir/pass/detail/prefetch.hpp>
 #include <wrapir/pass/liveness.hpp>
 #include <wrapir/pass/plan_stats.hpp>
@@ -1027,36 +1028,63 @@ struct SymbolicPlacement {
   out.offsets.assign(blocks.size(), ctx.integer(0));
   std::vector<std::vector<detail::OffsetForm>> forms(blocks.size());
   std::vector<std::vector<detail::OffsetForm>> arena_tops(hint_placement.arenas.size());
-  std::vector<std::size_t> placed;
   std::vector<expr::Expr> aligned(blocks.size());
   detail::OffsetTerms known;
-  auto overlap_in_time = [&](std::size_t x, std::size_t y) {
-    return blocks[x].begin < blocks[y].end && blocks[y].begin < blocks[x].end;
+  // Per arena, the block placed last at each time step. The placed blocks
+  // under block i that overlap it in time and that no block placed after
+  // them (and under i) overlaps in time are exactly those on top somewhere
+  // in i's lifetime that no later one of those overlaps (by Helly's
+  // property of intervals, a later block overlapping one of them and i
+  // overlaps both at one step, where some block at least as late is on top),
+  // so reading the skyline finds them without looking at other blocks.
+  std::vector<detail::Skyline> skylines(hint_placement.arenas.size());
+  std::vector<std::size_t> rank(blocks.size());
+  for (std::size_t k = 0; k < by_offset.size(); ++k) rank[by_offset[k]] = k;
+  std::vector<std::uint32_t> under, uncovered;
+  std::map<std::size_t, std::size_t> later_lifetimes;  // merged [begin, end) of the later blocks seen
+  const auto overlaps_later = [&](const TracedAllocation& b) {
+    auto it = later_lifetimes.upper_bound(b.begin);
+    if (it != later_lifetimes.begin() && std::prev(it)->second > b.begin) return true;
+    return it != later_lifetimes.end() && it->first < b.end;
   };
-  std::vector<std::size_t> below;  // placed blocks under the current one that overlap it in time
+  const auto add_later = [&](const TracedAllocation& b) {
+    std::size_t lo = b.begin, hi = b.end;
+    auto it = later_lifetimes.upper_bound(lo);
+    if (it != later_lifetimes.begin() && std::prev(it)->second >= lo) --it;
+    while (it != later_lifetimes.end() && it->first <= hi) {
+      lo = std::min(lo, it->first);
+      hi = std::max(hi, it->second);
+      it = later_lifetimes.erase(it);
+    }
+    later_lifetimes.emplace_hint(it, lo, hi);
+  };
   for (const std::size_t i : by_offset) {
     const TracedAllocation& a = blocks[i];
     const std::size_t arena = hint_placement.blocks[i].arena;
     out.arena_of[i] = arena;
     std::vector<detail::OffsetForm>& mine = forms[i];
     if (a.bytes > 0) {
-      below.clear();
-      for (const std::size_t j : placed)
-        if (hint_placement.blocks[j].arena == arena && overlap_in_time(j, i)) below.push_back(j);
+      under.clear();
+      skylines[arena].paint(a.begin, a.end, static_cast<std::uint32_t>(i), under);
+      std::sort(under.begin(), under.end(), [&](std::uint32_t x, std::uint32_t y) { return rank[x] < rank[y]; });
+      under.erase(std::unique(under.begin(), under.end()), under.end());
       // A block below another one of these that it overlaps in time is
       // already counted in that one's forms, which dominate its own plus
       // its size: its forms would only be pruned again.
-      for (std::size_t x = 0; x < below.size(); ++x) {
-        const std::size_t j = below[x];
-        bool covered = false;
-        for (std::size_t y = x + 1; y < below.size() && !covered; ++y) covered = overlap_in_time(j, below[y]);
-        if (covered) continue;
+      uncovered.clear();
+      later_lifetimes.clear();
+      for (std::size_t x = under.size(); x-- > 0;) {
+        const TracedAllocation& b = blocks[under[x]];
+        if (!overlaps_later(b)) uncovered.push_back(under[x]);
+        add_later(b);
+      }
+      for (std::size_t x = uncovered.size(); x-- > 0;) {
+        const std::size_t j = uncovered[x];
         for (const detail::OffsetForm& f : forms[j])
           mine.push_back(f.plus(aligned[j], detail::align_up_checked(blocks[j].bytes, alignment, blocks[j]), known));
       }
       detail::prune_offset_forms(mine, known);
       aligned[i] = expr::align(symbolic_bytes[i], alignment);
-      placed.push_back(i);
     }
     if (mine.empty()) mine.push_back(detail::OffsetForm{});
     out.offsets[i] = detail::max_of_forms(ctx, mine, known);

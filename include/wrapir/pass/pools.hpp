@@ -91,6 +91,7 @@
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
+#include <wrapir/pass/detail/pool_finder.hpp>
 #include <wrapir/pass/detail/pool_lines.hpp>
 #include <wrapir/pass/liveness.hpp>
 #include <wrapir/pass/plan_stats.hpp>
@@ -177,6 +178,7 @@ inline void add_range(PoolLiveRanges& set, PoolLiveRange r) {
 class PoolForest {
  public:
   enum class Kind : std::uint8_t { block, empty, temporal, spatial };
+  static constexpr std::uint32_t no_index = std::numeric_limits<std::uint32_t>::max();
   struct Node {
     Kind kind;
     std::int64_t hint = 0;              // cached size hint
@@ -184,6 +186,7 @@ class PoolForest {
     std::size_t block = 0;              // block
     std::vector<std::size_t> children;  // temporal
     std::size_t left = 0, right = 0;    // spatial (both temporal)
+    std::uint32_t index = no_index;     // temporal: its `ChildIndex`, if any
   };
   struct Pool {
     std::int32_t device;
@@ -191,7 +194,13 @@ class PoolForest {
     bool can_expand;
   };
 
-  PoolForest(std::vector<PoolBlock> blocks, PoolPolicy policy) : blocks_(std::move(blocks)), policy_(policy) {}
+  /// How a block finds its place: `indexed` (the planner's) or `linear`,
+  /// Inductor's plain scans over every pool and every child, which the
+  /// tests hold the indexed search to.
+  enum class Search : std::uint8_t { indexed, linear };
+
+  PoolForest(std::vector<PoolBlock> blocks, PoolPolicy policy, Search search = Search::indexed)
+      : blocks_(std::move(blocks)), policy_(policy), search_(search) {}
 
   /// Inductor's `allocate_groups` without the finalization.
   void allocate_all() {
@@ -236,11 +245,16 @@ class PoolForest {
     offset_of.assign(blocks_.size(), sizes.zero());
     pool_of.assign(blocks_.size(), 0);
     std::vector<typename S::value> pool_sizes;
+    // A node's size is asked for only once its subtree is finalized, after
+    // which the subtree no longer changes, so each is computed once (a
+    // SpatialSplit asks for its left side's size, and recomputing it was
+    // quadratic in the depth of nested splits).
+    std::vector<std::optional<typename S::value>> known(nodes_.size());
     for (std::size_t k = 0; k < pools_.size(); ++k) {
       // The pool keeps its root; the root's children are finalized (and
       // may collapse), then its size is taken.
-      finalize_node(pools_[k].root, k, sizes.zero(), sizes, offset_of, pool_of);
-      pool_sizes.push_back(symbolic_size(pools_[k].root, sizes));
+      finalize_node(pools_[k].root, k, sizes.zero(), sizes, offset_of, pool_of, known);
+      pool_sizes.push_back(symbolic_size(pools_[k].root, sizes, known));
     }
     return pool_sizes;
   }
@@ -295,46 +309,174 @@ class PoolForest {
     const std::int64_t size = blocks_[b].size_hint;
     if (!is_last && size > slot) return false;
     const PoolLiveRange range{blocks_[b].begin, blocks_[b].end};
-    std::size_t overlapping = 0, count = 0;
-    for (const std::size_t c : nodes_[n].children) {
-      if (pool_ranges_overlap(nodes_[c].ranges, range)) {
-        overlapping = c;
-        if (++count > 1) return false;
-      }
-    }
+    std::size_t overlapping = 0;
+    const std::size_t count = overlapping_children(n, range, overlapping);
+    if (count > 1) return false;
     if (count == 1) {
       if (!allocate_in(overlapping, b, is_last)) return false;
       Node& t = nodes_[n];
       t.hint = std::max(t.hint, nodes_[overlapping].hint);
       add_range(t.ranges, range);
+      if (t.index != no_index) reindex_child(n, overlapping, range);
       return true;
     }
-    std::vector<std::size_t> children = nodes_[n].children;
-    if (children.size() == 1 && nodes_[children[0]].kind == Kind::empty) children.pop_back();
-    const std::size_t leaf = make_block(b);
-    if (slot == size) {
-      children.push_back(leaf);
-    } else if (slot > size) {
-      children.push_back(pad(leaf, slot - size));
-    } else {
-      for (std::size_t& c : children) c = pad(c, size - slot);
-      children.push_back(leaf);
+    // A new child, appended in place (copying the list made a node of k
+    // children cost O(k) per block it took).
+    bool dropped_empty = false;
+    if (nodes_[n].children.size() == 1 && nodes_[nodes_[n].children[0]].kind == Kind::empty) {
+      nodes_[n].children.pop_back();
+      dropped_empty = true;
     }
-    Node& t = nodes_[n];
-    t.children = std::move(children);
-    t.hint = 0;
-    for (const std::size_t c : t.children) t.hint = std::max(t.hint, nodes_[c].hint);
-    add_range(t.ranges, range);
+    const std::size_t leaf = make_block(b);
+    if (slot >= size) {
+      const std::size_t child = slot == size ? leaf : pad(leaf, slot - size);
+      Node& t = nodes_[n];
+      t.children.push_back(child);
+      // The hint is the largest of the children's (their hints only grow).
+      t.hint = dropped_empty ? nodes_[child].hint : std::max(t.hint, nodes_[child].hint);
+      if (t.index != no_index) index_range(n, range, child);
+    } else {
+      for (std::size_t k = 0; k < nodes_[n].children.size(); ++k) {
+        const std::size_t padded = pad(nodes_[n].children[k], size - slot);
+        nodes_[n].children[k] = padded;
+      }
+      Node& t = nodes_[n];
+      t.children.push_back(leaf);
+      t.hint = 0;
+      for (const std::size_t c : t.children) t.hint = std::max(t.hint, nodes_[c].hint);
+      drop_index(n);  // every child is a new node
+    }
+    add_range(nodes_[n].ranges, range);
     return true;
   }
 
-  std::vector<std::size_t>& pools_of(std::int32_t device) {
-    if (std::find(device_order_.begin(), device_order_.end(), device) == device_order_.end())
-      device_order_.push_back(device);
-    scratch_.clear();
-    for (std::size_t k = 0; k < pools_.size(); ++k)
-      if (pools_[k].device == device) scratch_.push_back(k);
-    return scratch_;
+  /// Per temporal node with many children, their live ranges in one sorted
+  /// map, so that finding the children a block overlaps reads only the
+  /// ranges near it. The children of a TemporalSplit never overlap in time
+  /// (a block joins a child only when it overlaps no other, and becomes a
+  /// child only when it overlaps none), so their non-empty ranges are
+  /// disjoint and one map keyed by begin holds them; empty ranges `[t, t]`
+  /// (which overlap a block only strictly inside it) are kept apart. A
+  /// child overlaps `[b, e]` iff one of its non-empty ranges holds `b`
+  /// (begins at or before it and ends after it) or one of its ranges begins
+  /// strictly inside `(b, e)`: what `pool_ranges_overlap` answers for a
+  /// child with merged ranges.
+  struct ChildIndex {
+    std::map<std::int64_t, std::pair<std::int64_t, std::size_t>> spans;  // begin -> {end, child}
+    std::multimap<std::int64_t, std::size_t> points;                     // [t, t] -> child
+  };
+  /// Below this many children a scan is cheaper than an index.
+  static constexpr std::size_t indexed_children = 16;
+  static constexpr std::uint32_t broken_index = no_index - 1;
+
+  /// How many children of temporal node `n` overlap `range` (counting up
+  /// to 2); `first` is the one when it is 1.
+  std::size_t overlapping_children(std::size_t n, PoolLiveRange range, std::size_t& first) {
+    std::size_t count = 0;
+    const auto note = [&](std::size_t c) {
+      if (count == 0) {
+        first = c;
+        count = 1;
+      } else if (c != first) {
+        count = 2;
+      }
+    };
+    if (search_ == Search::indexed && nodes_[n].index == no_index && nodes_[n].children.size() >= indexed_children)
+      build_index(n);
+    if (nodes_[n].index >= broken_index) {
+      for (const std::size_t c : nodes_[n].children) {
+        if (!pool_ranges_overlap(nodes_[c].ranges, range)) continue;
+        note(c);
+        if (count > 1) break;
+      }
+      return count;
+    }
+    const ChildIndex& ix = indexes_[nodes_[n].index];
+    auto it = ix.spans.upper_bound(range.begin);
+    if (it != ix.spans.begin() && std::prev(it)->second.first > range.begin) note(std::prev(it)->second.second);
+    for (; count < 2 && it != ix.spans.end() && it->first < range.end; ++it) note(it->second.second);
+    for (auto p = ix.points.upper_bound(range.begin); count < 2 && p != ix.points.end() && p->first < range.end; ++p)
+      note(p->second);
+    return count;
+  }
+
+  void build_index(std::size_t n) {
+    if (free_indexes_.empty()) {
+      nodes_[n].index = static_cast<std::uint32_t>(indexes_.size());
+      indexes_.emplace_back();
+    } else {
+      nodes_[n].index = free_indexes_.back();
+      free_indexes_.pop_back();
+    }
+    for (const std::size_t c : nodes_[n].children)
+      for (const PoolLiveRange& r : nodes_[c].ranges)
+        if (nodes_[n].index < broken_index) index_range(n, r, c);
+  }
+  void drop_index(std::size_t n) {
+    const std::uint32_t k = nodes_[n].index;
+    if (k < broken_index) {
+      indexes_[k].spans.clear();
+      indexes_[k].points.clear();
+      free_indexes_.push_back(k);
+    }
+    nodes_[n].index = no_index;
+  }
+  /// Adds `child`'s range `r` to `n`'s index; should two non-empty ranges
+  /// ever begin together (they cannot, see `ChildIndex`), the node falls
+  /// back to scanning, so the answer never depends on the claim.
+  void index_range(std::size_t n, PoolLiveRange r, std::size_t child) {
+    ChildIndex& ix = indexes_[nodes_[n].index];
+    if (r.begin == r.end) {
+      ix.points.emplace(r.begin, child);
+    } else if (!ix.spans.try_emplace(r.begin, r.end, child).second) {
+      drop_index(n);
+      nodes_[n].index = broken_index;
+    }
+  }
+  /// `child` of `n` took a block live over `r`: its ranges that merged with
+  /// `r` are replaced by the merged one.
+  void reindex_child(std::size_t n, std::size_t child, PoolLiveRange r) {
+    const PoolLiveRanges& own = nodes_[child].ranges;
+    const PoolLiveRange merged = *std::lower_bound(
+        own.begin(), own.end(), r.begin, [](const PoolLiveRange& x, std::int64_t b) { return x.end < b; });
+    ChildIndex& ix = indexes_[nodes_[n].index];
+    for (auto it = ix.spans.lower_bound(merged.begin); it != ix.spans.end() && it->first <= merged.end;)
+      it = it->second.second == child ? ix.spans.erase(it) : std::next(it);
+    for (auto it = ix.points.lower_bound(merged.begin); it != ix.points.end() && it->first <= merged.end;)
+      it = it->second == child ? ix.points.erase(it) : std::next(it);
+    index_range(n, merged, child);
+  }
+
+  /// The pools of one device in creation order, and their finder.
+  struct DevicePools {
+    std::vector<std::size_t> pools;
+    PoolFinder finder;
+  };
+  DevicePools& pools_of(std::int32_t device) {
+    const auto [it, inserted] = device_pools_.try_emplace(device);
+    if (inserted) device_order_.push_back(device);
+    return it->second;
+  }
+  /// What the finder knows of pool `k`: its size, and the range of its
+  /// root's first child when that is a block (a block overlapping it
+  /// overlaps that leaf, into which nothing goes, so the root refuses it).
+  [[nodiscard]] PoolFinder::Summary summary(std::size_t k) const {
+    const Node& root = nodes_[pools_[k].root];
+    PoolFinder::Summary s{root.hint};
+    if (!root.children.empty()) {
+      const Node& first = nodes_[root.children[0]];
+      if (first.kind == Kind::block && first.ranges[0].begin < first.ranges[0].end) {
+        s.lo = first.ranges[0].begin;
+        s.hi = first.ranges[0].end;
+      }
+    }
+    return s;
+  }
+  void new_pool(std::size_t b, bool can_expand) {
+    DevicePools& mine = pools_of(blocks_[b].device);
+    pools_.push_back({blocks_[b].device, make_temporal({make_block(b)}), can_expand});
+    mine.pools.push_back(pools_.size() - 1);
+    mine.finder.push(summary(pools_.size() - 1));
   }
 
   void allocate_at_end(std::size_t k, std::size_t b) {
@@ -342,46 +484,64 @@ class PoolForest {
     pools_[k].root = make_temporal({make_spatial(pools_[k].root, block)});
   }
 
+  /// Inductor's order: the block goes into the first pool of its device
+  /// that takes it (the last one, when it may grow, growing or at its end),
+  /// else into a new pool. The finder skips pools that would refuse it, and
+  /// a refusing pool is left as it was, so the result is the same.
   void allocate(std::size_t b) {
-    const std::vector<std::size_t> mine = pools_of(blocks_[b].device);
-    for (std::size_t m = 0; m < mine.size(); ++m) {
-      Pool& pool = pools_[mine[m]];
-      const bool is_last = pool.can_expand && m + 1 == mine.size();
-      if (allocate_in(pool.root, b, is_last)) return;
-      if (is_last) {
-        allocate_at_end(mine[m], b);
+    DevicePools& mine = pools_of(blocks_[b].device);
+    const std::size_t count = mine.pools.size();
+    const bool last_grows = count > 0 && pools_[mine.pools.back()].can_expand;
+    const std::size_t fixed = last_grows ? count - 1 : count;
+    const PoolBlock& block = blocks_[b];
+    const bool linear = search_ == Search::linear;
+    for (std::size_t m = linear ? 0 : mine.finder.next(0, fixed, block.size_hint, block.begin, block.end); m < fixed;
+         m = linear ? m + 1 : mine.finder.next(m + 1, fixed, block.size_hint, block.begin, block.end)) {
+      if (allocate_in(pools_[mine.pools[m]].root, b, false)) {
+        mine.finder.set(m, summary(mine.pools[m]));
         return;
       }
     }
-    pools_.push_back({blocks_[b].device, make_temporal({make_block(b)}), policy_ != PoolPolicy::none});
+    if (last_grows) {
+      const std::size_t k = mine.pools.back();
+      if (!allocate_in(pools_[k].root, b, true)) allocate_at_end(k, b);
+      mine.finder.set(count - 1, summary(k));
+      return;
+    }
+    new_pool(b, policy_ != PoolPolicy::none);
   }
 
   void allocate_output(std::size_t b) {
-    const std::vector<std::size_t> mine = pools_of(blocks_[b].device);
-    if (!mine.empty() && (policy_ == PoolPolicy::outputs || policy_ == PoolPolicy::combined)) {
-      allocate_at_end(mine.back(), b);
+    DevicePools& mine = pools_of(blocks_[b].device);
+    if (!mine.pools.empty() && (policy_ == PoolPolicy::outputs || policy_ == PoolPolicy::combined)) {
+      allocate_at_end(mine.pools.back(), b);
+      mine.finder.set(mine.pools.size() - 1, summary(mine.pools.back()));
       return;
     }
-    pools_.push_back({blocks_[b].device, make_temporal({make_block(b)}), policy_ == PoolPolicy::combined});
+    new_pool(b, policy_ == PoolPolicy::combined);
   }
 
   template <class S>
-  typename S::value symbolic_size(std::size_t n, S& sizes) const {
+  typename S::value symbolic_size(std::size_t n, S& sizes, std::vector<std::optional<typename S::value>>& known) const {
+    if (known[n]) return *known[n];
     const Node& x = nodes_[n];
     switch (x.kind) {
       case Kind::block:
-        return sizes.of_block(x.block);
+        return *(known[n] = sizes.of_block(x.block));
       case Kind::empty:
-        return sizes.zero();
-      case Kind::spatial:
-        return sizes.add(sizes.align(symbolic_size(x.left, sizes)), symbolic_size(x.right, sizes));
+        return *(known[n] = sizes.zero());
+      case Kind::spatial: {
+        typename S::value left = sizes.align(symbolic_size(x.left, sizes, known));
+        return *(known[n] = sizes.add(std::move(left), symbolic_size(x.right, sizes, known)));
+      }
       case Kind::temporal:
         break;
     }
-    if (x.children.empty()) return sizes.zero();
+    if (x.children.empty()) return *(known[n] = sizes.zero());
     std::vector<typename S::value> parts;
-    for (const std::size_t c : x.children) parts.push_back(symbolic_size(c, sizes));
-    return sizes.max(parts);
+    parts.reserve(x.children.size());
+    for (const std::size_t c : x.children) parts.push_back(symbolic_size(c, sizes, known));
+    return *(known[n] = sizes.max(parts));
   }
 
   [[nodiscard]] bool is_empty(std::size_t n) const {
@@ -393,7 +553,8 @@ class PoolForest {
   /// Inductor's `finalize(pool, offset)`: returns the node that replaces `n`.
   template <class S>
   std::size_t finalize_node(std::size_t n, std::size_t pool, typename S::value offset, S& sizes,
-                            std::vector<typename S::value>& offset_of, std::vector<std::size_t>& pool_of) {
+                            std::vector<typename S::value>& offset_of, std::vector<std::size_t>& pool_of,
+                            std::vector<std::optional<typename S::value>>& known) {
     switch (nodes_[n].kind) {
       case Kind::block:
         offset_of[nodes_[n].block] = offset;
@@ -402,16 +563,18 @@ class PoolForest {
       case Kind::empty:
         return n;
       case Kind::temporal: {
-        std::vector<std::size_t> children = nodes_[n].children;
-        for (std::size_t& c : children) c = finalize_node(c, pool, offset, sizes, offset_of, pool_of);
-        nodes_[n].children = children;
-        return children.size() == 1 ? children[0] : n;
+        for (std::size_t k = 0; k < nodes_[n].children.size(); ++k) {
+          const std::size_t c = finalize_node(nodes_[n].children[k], pool, offset, sizes, offset_of, pool_of, known);
+          nodes_[n].children[k] = c;
+        }
+        return nodes_[n].children.size() == 1 ? nodes_[n].children[0] : n;
       }
       case Kind::spatial: {
-        const std::size_t left = finalize_node(nodes_[n].left, pool, offset, sizes, offset_of, pool_of);
+        const std::size_t left = finalize_node(nodes_[n].left, pool, offset, sizes, offset_of, pool_of, known);
         nodes_[n].left = left;
-        const typename S::value right_offset = sizes.add(offset, sizes.align(symbolic_size(left, sizes)));
-        const std::size_t right = finalize_node(nodes_[n].right, pool, right_offset, sizes, offset_of, pool_of);
+        const typename S::value right_offset = sizes.add(offset, sizes.align(symbolic_size(left, sizes, known)));
+        const std::size_t right =
+            finalize_node(nodes_[n].right, pool, right_offset, sizes, offset_of, pool_of, known);
         nodes_[n].right = right;
         return is_empty(right) ? left : n;
       }
@@ -421,10 +584,13 @@ class PoolForest {
 
   std::vector<PoolBlock> blocks_;
   PoolPolicy policy_;
+  Search search_;
   std::vector<Node> nodes_;
   std::vector<Pool> pools_;
   std::vector<std::int32_t> device_order_;
-  std::vector<std::size_t> scratch_;
+  std::map<std::int32_t, DevicePools> device_pools_;
+  std::vector<ChildIndex> indexes_;
+  std::vector<std::uint32_t> free_indexes_;
 };
 
 /// Integer size arithmetic for `PoolForest::finalize` at trace level.

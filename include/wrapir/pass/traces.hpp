@@ -321,6 +321,65 @@ struct RandomTraceOptions {
   return t;
 }
 
+struct ChainTraceOptions {
+  std::size_t blocks = 1000;
+  /// Sizes are log-uniform in `[min_bytes, max_bytes]`; equal bounds give
+  /// every block the same size, as a chain of one op repeated has.
+  std::int64_t min_bytes = 4096;
+  std::int64_t max_bytes = std::int64_t{16} << 20;
+};
+
+/// A chain: each kernel reads the previous kernel's output and writes the
+/// next, so block `i` lives over `[i, i + 2)` and only neighbours overlap;
+/// the last block is the output. The shape of a long elementwise or
+/// sequential program, and the worst case for planners whose work grows
+/// with the number of blocks placed before one, rather than with the
+/// number it overlaps.
+[[nodiscard]] inline AllocationTrace chain_trace(const ChainTraceOptions& o, std::uint64_t seed = 0) {
+  SplitMix64 rng(seed);
+  detail::ScheduleRecorder r;
+  const std::int64_t lo = std::max<std::int64_t>(o.min_bytes, 1), hi = std::max(lo, o.max_bytes);
+  if (o.blocks == 0) return std::move(r).finish();
+  std::size_t x = r.make(rng.log_uniform(lo, hi), "chain");
+  for (std::size_t i = 1; i < o.blocks; ++i) x = r.kernel(rng.log_uniform(lo, hi), {x}, "chain");
+  r.output(x);
+  return std::move(r).finish();
+}
+
+struct FanOutTraceOptions {
+  std::size_t blocks = 1000;
+  /// Consumers of each source tensor.
+  std::size_t fan = 8;
+  std::int64_t min_bytes = 4096;
+  std::int64_t max_bytes = std::int64_t{16} << 20;
+};
+
+/// Fan-out and fan-in: a source tensor is read by `fan` kernels in turn,
+/// each writing a branch tensor, and one kernel joins all branches into
+/// the next source (as the heads of a multi-branch block, or a split
+/// followed by a concat). Branches stay live until the join, so a branch
+/// overlaps `fan + 1` blocks and a source the `2 * fan` branches around it;
+/// `blocks` is rounded down to one source plus whole groups of `fan + 1`.
+[[nodiscard]] inline AllocationTrace fan_out_trace(const FanOutTraceOptions& o, std::uint64_t seed = 0) {
+  SplitMix64 rng(seed);
+  detail::ScheduleRecorder r;
+  const std::int64_t lo = std::max<std::int64_t>(o.min_bytes, 1), hi = std::max(lo, o.max_bytes);
+  const std::size_t fan = std::max<std::size_t>(o.fan, 1);
+  if (o.blocks == 0) return std::move(r).finish();
+  std::size_t x = r.make(rng.log_uniform(lo, hi), "source");
+  std::vector<std::size_t> branches;
+  for (std::size_t made = 1; made + fan + 1 <= std::max(o.blocks, fan + 2);) {
+    branches.clear();
+    for (std::size_t k = 0; k < fan; ++k) branches.push_back(r.kernel(rng.log_uniform(lo, hi), {x}, "branch"));
+    r.step();
+    for (const std::size_t b : branches) r.use(b);
+    x = r.make(rng.log_uniform(lo, hi), "join");
+    made += fan + 1;
+  }
+  r.output(x);
+  return std::move(r).finish();
+}
+
 /// A named trace of the corpus.
 struct NamedTrace {
   std::string name;
