@@ -36,6 +36,7 @@
 /// builds. Distinct contexts are independent. Handles stay valid for the
 /// lifetime of their context.
 
+#include <wrapir/detail/hash.hpp>
 #include <wrapir/diagnostic.hpp>
 
 #include <algorithm>
@@ -298,10 +299,7 @@ inline Expr non_null(Expr e, std::string_view what) {
   return e;
 }
 
-constexpr std::size_t hash_mix(std::size_t seed, std::size_t v) noexcept {
-  // boost::hash_combine's mixing, widened for 64 bits.
-  return seed ^ (v + 0x9e3779b97f4a7c15ULL + (seed << 12) + (seed >> 4));
-}
+using wrapir::detail::hash_mix;
 
 inline std::size_t node_hash(Kind kind, std::span<const Expr> operands, std::int64_t value,
                              std::string_view name) noexcept {

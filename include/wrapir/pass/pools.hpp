@@ -85,6 +85,7 @@
 #include <wrapir/ir/buffer.hpp>
 #include <wrapir/ir/device.hpp>
 #include <wrapir/ir/dtype.hpp>
+#include <wrapir/ir/effects.hpp>
 #include <wrapir/ir/ids.hpp>
 #include <wrapir/ir/layout.hpp>
 #include <wrapir/ir/line.hpp>
@@ -667,22 +668,6 @@ struct PoolPlan {
 
 namespace detail {
 
-/// Whether a line is one of Inductor's MemoryPlanningLines (or a line of
-/// ours that stands for one); runs of them make one time step.
-[[nodiscard]] inline bool is_pool_memory_line(const ir::Line& line) {
-  return std::visit(
-      [](const auto& l) {
-        using L = std::decay_t<decltype(l)>;
-        return std::is_same_v<L, ir::Allocate> || std::is_same_v<L, ir::FreeIfNotReused> ||
-               std::is_same_v<L, ir::Reuse> || std::is_same_v<L, ir::Free> || std::is_same_v<L, ir::Null> ||
-               std::is_same_v<L, ir::Reinterpret> || std::is_same_v<L, ir::PoolCreate> ||
-               std::is_same_v<L, ir::AllocFromPool> || std::is_same_v<L, ir::DeallocFromPool> ||
-               std::is_same_v<L, ir::CommBufferAllocate> || std::is_same_v<L, ir::CommBufferFree> ||
-               std::is_same_v<L, ir::WorkspaceAllocate> || std::is_same_v<L, ir::WorkspaceFree>;
-      },
-      line);
-}
-
 /// The names a program's tables use (pool names must differ from all).
 [[nodiscard]] inline std::unordered_set<std::string> names_in_use(const ir::Program& p) {
   std::unordered_set<std::string> names;
@@ -748,8 +733,8 @@ namespace detail {
   std::vector<std::int64_t> step_of_line(p.body.size(), 0);
   std::int64_t step = 0;
   for (std::size_t i = 0; i < p.body.size(); ++i) {
-    const bool memory = is_pool_memory_line(p.body[i]);
-    if (memory && (i == 0 || !is_pool_memory_line(p.body[i - 1]))) ++step;
+    const bool memory = ir::is_memory_planning_line(p.body[i]);
+    if (memory && (i == 0 || !ir::is_memory_planning_line(p.body[i - 1]))) ++step;
     step_of_line[i] = step;
   }
   const std::int64_t final_step = step + 1;
@@ -795,7 +780,7 @@ namespace detail {
   for (const BufferLifetime& l : liveness.lifetimes) {
     const std::size_t g = l.buffer.index < group_of.size() ? group_of[l.buffer.index] : none;
     if (g == none || l.last_line >= p.body.size()) continue;
-    const bool memory = is_pool_memory_line(p.body[l.last_line]);
+    const bool memory = ir::is_memory_planning_line(p.body[l.last_line]);
     touch(g, memory ? step_of_line[l.last_line] : step_of_line[l.last_line] + 1);
   }
   HintEvaluator hints{p, TraceOptions{.fallback_hint = options.fallback_hint, .hints = {}}};
