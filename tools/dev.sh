@@ -202,12 +202,13 @@ cmd_test() {
 # wheel for Linux x86_64: torch 2.11.0 from PyPI is the CUDA 13 build and
 # requires the cuda-toolkit and nvidia-* wheels (about 4.6 GB installed),
 # which `import torch` loads even when only the CPU is used.
-bridge_requirements=(torch==2.11.0 safetensors==0.8.0)
+# numpy only silences torch's warning that it is missing.
+bridge_requirements=(torch==2.11.0 safetensors==0.8.0 numpy==2.4.6)
 bridge_venv="${WRAPIR_TORCH_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/wrapir/venv-torch-2.11.0}"
 bridge_python="$bridge_venv/bin/python"
 
 # The stamp says the environment was completed for exactly these
-# requirements: it is written last, so an interrupted install is redone.
+# requirements; it is written last, so an interrupted install is redone.
 bridge_stamp_text() {
   printf 'wrapir bridge environment\n'
   printf '%s\n' "${bridge_requirements[@]}"
@@ -226,34 +227,38 @@ bridge_env() {
   fi
   mkdir -p "$(dirname "$bridge_venv")"
   # One creator at a time; a second caller waits, then finds it ready.
+  local bridge_lock
   exec {bridge_lock}>"$bridge_venv.lock"
   flock "$bridge_lock"
   if bridge_env_ready; then
-    flock -u "$bridge_lock"
+    exec {bridge_lock}>&-
     say "bridge environment: $bridge_venv (reused; ${bridge_requirements[*]})"
     return 0
   fi
 
-  local host_python="${WRAPIR_PYTHON:-python3}"
-  command -v "$host_python" >/dev/null 2>&1 || die "no $host_python: the bridge needs Python 3.10 or newer (Debian: python3 python3-venv)"
-  "$host_python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
-    die "$host_python is $("$host_python" -V 2>&1); torch 2.11 needs Python 3.10 or newer"
-  "$host_python" -c 'import venv, ensurepip' >/dev/null 2>&1 ||
-    die "$host_python cannot create virtual environments; install Debian's python3-venv (apt-get install -y python3-venv)"
-
-  say "creating the bridge environment in $bridge_venv"
+  local t0=$SECONDS
+  if ! "$bridge_python" -c 'import sys' >/dev/null 2>&1; then
+    local host_python="${WRAPIR_PYTHON:-python3}"
+    command -v "$host_python" >/dev/null 2>&1 || die "no $host_python: the bridge needs Python 3.10 or newer (Debian: python3 python3-venv)"
+    "$host_python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
+      die "$host_python is $("$host_python" -V 2>&1); torch 2.11 needs Python 3.10 or newer"
+    "$host_python" -c 'import venv, ensurepip' >/dev/null 2>&1 ||
+      die "$host_python cannot create virtual environments; install Debian's python3-venv (apt-get install -y python3-venv)"
+    say "creating the bridge environment in $bridge_venv"
+    rm -rf "$bridge_venv"
+    "$host_python" -m venv "$bridge_venv" || die "could not create $bridge_venv"
+  else
+    say "completing the bridge environment in $bridge_venv"
+  fi
   say "  installs from PyPI: ${bridge_requirements[*]}"
   say "  torch 2.11.0 from PyPI is the CUDA 13 build: it pulls in triton and the cuda-toolkit/nvidia-* wheels"
-  say "  (about 5 GB on disk, a few minutes); this happens once, later runs reuse it"
-  local t0=$SECONDS
-  rm -rf "$bridge_venv"
-  "$host_python" -m venv "$bridge_venv" || die "could not create $bridge_venv"
+  say "  (about 4.6 GB on disk, 3-4 minutes on the dev VM); done once, later runs reuse it"
   "$bridge_python" -m pip install --quiet --no-cache-dir --disable-pip-version-check "${bridge_requirements[@]}" ||
     die "pip could not install ${bridge_requirements[*]} into $bridge_venv"
   "$bridge_python" -c 'import torch, safetensors' ||
-    die "the new environment $bridge_venv cannot import torch and safetensors"
+    die "the environment $bridge_venv cannot import torch and safetensors"
   bridge_stamp_text >"$bridge_venv/wrapir-bridge.stamp"
-  flock -u "$bridge_lock"
+  exec {bridge_lock}>&-
   say "bridge environment ready: $bridge_venv ($(du -sh "$bridge_venv" | cut -f1), $((SECONDS - t0)) s)"
 }
 
