@@ -173,7 +173,8 @@ class Translator:
         name = node.get_name()
         if name in self.buffers:
             return name
-        layout = node.get_layout()
+        # Buffer.get_layout() refuses a MultiOutputLayout; the field has it.
+        layout = node.layout if isinstance(node, ir.Buffer) else node.get_layout()
         if isinstance(layout, ir.MultiOutputLayout):
             entry = {"name": name, "role": role, "dtype": "uint8", "device": device_name(layout.device),
                      "sizes": [], "strides": [], "multi_output": True}
@@ -306,6 +307,8 @@ class Translator:
             self.extern_alloc(line.node)
         elif isinstance(line, W.MultiOutputLine):
             self.multi_output(line)
+        elif isinstance(line, W.UnbackedSymbolDefsLine):
+            self.unbacked_symbol_defs(line)
         elif isinstance(line, W.EnterDeviceContextManagerLine):
             self.emit({"kind": "EnterDeviceContext", "device": f"{self.graph.device_type}:{line.device_idx}"})
         elif isinstance(line, W.ExitDeviceContextManagerLine):
@@ -396,9 +399,60 @@ class Translator:
         source = self.buffer_by_name(line.arg_name)
         self.emit({"kind": "MultiOutput", "result": result, "source": source, "path": path})
 
+    def unbacked_symbol_defs(self, line) -> None:
+        if not line.unbacked_bindings:
+            # Inductor renders nothing for it; kept in the report as such.
+            self.provenance.append({"line": self.line_index, "empty": "UnbackedSymbolDefsLine",
+                                    "source": line.output_name})
+            return
+        from torch.fx.experimental.symbolic_shapes import CallMethodKey, DivideByKey
+        from torch.utils._pytree import SequenceKey
+
+        bindings = []
+        for sym, keypath in line.unbacked_bindings.items():
+            path, rest = [], tuple(keypath)
+            while rest:
+                step = rest[0]
+                if isinstance(step, CallMethodKey) and len(rest) >= 2 and isinstance(rest[1], SequenceKey) \
+                        and step.name in ("size", "stride"):
+                    path.append({"kind": step.name, "value": int(rest[1].idx)})
+                    rest = rest[2:]
+                elif isinstance(step, CallMethodKey) and step.name == "storage_offset":
+                    path.append({"kind": "storage_offset"})
+                    rest = rest[1:]
+                elif isinstance(step, SequenceKey):
+                    path.append({"kind": "index", "value": int(step.idx)})
+                    rest = rest[1:]
+                elif isinstance(step, DivideByKey):
+                    path.append({"kind": "divide_by", "value": int(step.divisor)})
+                    rest = rest[1:]
+                else:
+                    raise Unsupported(f"key path step {step!r} of {sym}")
+            self.declare_unbacked(sym)
+            bindings.append({"symbol": str(sym), "path": path})
+        self.emit({"kind": "UnbackedSymbolDefs", "source": self.buffer_by_name(line.output_name),
+                   "bindings": bindings})
+
+    def declare_unbacked(self, sym) -> None:
+        name = str(sym)
+        if name in self.symbols:
+            return
+        entry = {"name": name, "origin": "unbacked", "unbacked": True, "assumption": "integer"}
+        shape_env = self.graph.sizevars.shape_env
+        vr = shape_env.var_to_range.get(sym) if shape_env is not None else None
+        if vr is not None and vr.lower >= 1:
+            entry["assumption"] = "positive"
+        elif vr is not None and vr.lower >= 0:
+            entry["assumption"] = "nonnegative"
+        self.symbols[name] = entry
+
     def raw_text(self, text: str) -> None:
         if not text.strip():
             self.provenance.append({"line": self.line_index, "blank": True})
+            return
+        if text.lstrip().startswith("#") and "\n" not in text.strip():
+            # A comment written as text (e.g. "# buffer buf1 (op: ...) is assumed to be not aligned").
+            self.emit({"kind": "Comment", "text": text.strip()[1:].lstrip(" ")})
             return
         m = _ASSERT_SIZE_STRIDE.match(text)
         if m and self.is_buffer_name(m.group(1)):
@@ -451,6 +505,8 @@ class Translator:
                 self.translate_line(line)
             except Unsupported as e:
                 self.findings.append(Finding(index, cls, short_text(line), str(e)))
+            except Exception as e:  # a translator bug: say where it happened
+                raise RuntimeError(f"line {index} ({cls}): {short_text(line)}") from e
         self.line_index = None
 
         outputs = []
