@@ -33,6 +33,18 @@ def _run_tool(wrapir: str, *args: str) -> tuple[bool, str]:
     return done.returncode == 0, message[0] if message else ""
 
 
+def _planned_peak(wrapir: str, program: Path) -> str:
+    """The program's planned peak at its size hints, from `wrapir stats`."""
+    try:
+        done = subprocess.run([wrapir, "stats", str(program)], capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        return "n/a"
+    for field in done.stdout.split():
+        if field.startswith("peak_at_hints="):
+            return field.partition("=")[2]
+    return "n/a"
+
+
 def _fresh_inputs(exported: Exported, generator: torch.Generator) -> tuple[list, list]:
     """New values for the model's own tensor inputs (parameters and other
     captured tensors keep theirs); returns (graph inputs, model inputs)."""
@@ -105,8 +117,37 @@ def _run_path(label: str, program: Path, exported: Exported, wrapir: str, work: 
         print(f"{label}: FAIL run: {type(e).__name__}: {' '.join(str(e).split())[:300]}")
         return False
     passed, err, why = _compare(got, want)
-    print(f"{label}: {'ok' if passed else 'FAIL'} max_abs_err={err:.3g} peak_bytes=n/a" + (f" ({why})" if why else ""))
+    peak = _planned_peak(wrapir, program)
+    print(f"{label}: {'ok' if passed else 'FAIL'} max_abs_err={err:.3g} peak_bytes={peak}" + (f" ({why})" if why else ""))
     return passed
+
+
+def _call_body(text: str) -> list[str]:
+    """The statements of the module's `call` (Inductor: `Runner.call`), unindented."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("def call(") and ("args" in stripped):
+            indent = len(line) - len(line.lstrip())
+            body = []
+            for nxt in lines[i + 1 :]:
+                if nxt.strip() and len(nxt) - len(nxt.lstrip()) <= indent:
+                    break
+                if nxt.strip():
+                    body.append(nxt.strip())
+            return body
+    return []
+
+
+def fidelity(emitted: Path, inductor: Path) -> tuple[int, list[str]]:
+    """Lines of `call` that differ between wrapir's module and Inductor's own."""
+    import difflib
+
+    ours = _call_body(emitted.read_text())
+    theirs = _call_body(inductor.read_text())
+    diff = [d for d in difflib.unified_diff(theirs, ours, lineterm="", n=0)
+            if d[:1] in "+-" and not d.startswith(("+++", "---"))]
+    return len(diff), diff
 
 
 def check(spec: Spec, device: str, wrapir: str, out: Path | None, dynamic, config: dict[str, Any]) -> int:
@@ -121,6 +162,10 @@ def check(spec: Spec, device: str, wrapir: str, out: Path | None, dynamic, confi
         return 2
     program = work / "program.json"
     results = [_run_path("python", program, exported, wrapir, work)]
+    if (work / "python.py").is_file() and (work / "inductor_module.py").is_file():
+        count, diff = fidelity(work / "python.py", work / "inductor_module.py")
+        (work / "fidelity.diff").write_text("\n".join(diff) + "\n")
+        print(f"fidelity: {count} differing lines in call() against Inductor's module (fidelity.diff)")
     for strategy in PLANS:
         planned = work / f"program.{strategy}.json"
         ok, message = _run_tool(wrapir, "plan", "--strategy", strategy, str(program), "-o", str(planned))

@@ -110,8 +110,9 @@ def split_cpp_params(definition: str) -> list[tuple[str, str]]:
 
 
 def operator_name(python_name: str) -> str:
-    """Inductor's python kernel names as the operator paths wrapir prints."""
-    name = python_name.removeprefix("torch.ops.")
+    """Inductor's python kernel name, kept verbatim (`torch.ops.aten.topk.default`,
+    `extern_kernels.addmm`): wrapir prints operators inside `torch` as they are."""
+    name = python_name
     if not all(_IDENT.match(part) for part in name.split(".")):
         raise Unsupported(f"operator {python_name!r} is not a dotted path of identifiers")
     return name
