@@ -140,7 +140,9 @@ class Translator:
     # ---- expressions and symbols -------------------------------------------
 
     def expr(self, value: Any) -> str:
-        e = sympy.sympify(value)
+        e = sympy.Integer(value) if isinstance(value, int) else value
+        if not isinstance(e, sympy.Expr):
+            raise Unsupported(f"{short_text(value)!r} is not a symbolic expression")
         try:
             e = self.graph.sizevars.simplify(e)
         except Exception:
@@ -150,6 +152,24 @@ class Translator:
         if e.is_Integer:
             return str(int(e))
         return pexpr(e)
+
+    def text_expr(self, text: str) -> str:
+        """An integer or a symbol written in a text line; anything else is
+        reported rather than evaluated."""
+        if re.fullmatch(r"-?[0-9]+", text):
+            return str(int(text))
+        if _IDENT.match(text):
+            return self.expr(self.symbol_named(text))
+        raise Unsupported(f"expression {text!r} in a text line")
+
+    def symbol_named(self, name: str) -> sympy.Symbol:
+        """The shape environment's symbol of that name (its assumptions and hint)."""
+        shape_env = self.graph.sizevars.shape_env
+        if shape_env is not None:
+            for sym in (*shape_env.var_to_val, *shape_env.var_to_range):
+                if str(sym) == name:
+                    return sym
+        return sympy.Symbol(name, integer=True)
 
     def note_symbol(self, sym: sympy.Symbol) -> None:
         name = str(sym)
@@ -163,7 +183,7 @@ class Translator:
         else:
             raise Unsupported(f"symbol {name} is neither an input, read from an input's shape, nor computed")
         hint = self.graph.sizevars.shape_env.var_to_val.get(sym) if self.graph.sizevars.shape_env else None
-        if hint is not None and sympy.sympify(hint).is_Integer:
+        if isinstance(hint, (int, sympy.Integer)):
             entry["hint"] = int(hint)
         self.symbols[name] = entry
 
@@ -355,8 +375,14 @@ class Translator:
         for value, cpp in zip(line.call_args, line.arg_types, strict=True):
             if isinstance(value, str) and self.is_buffer_name(value):
                 args.append({"buffer": self.buffer_by_name(value)})
+            elif isinstance(value, str) and _IDENT.match(value):
+                # A size argument: Inductor passes the symbol's name.
+                args.append(self.arg(self.symbol_named(value)))
+            elif isinstance(value, str) and re.fullmatch(r"-?[0-9]+", value):
+                args.append({"int": int(value)})
             elif isinstance(value, str):
-                args.append(self.arg(sympy.sympify(value)))
+                # Never eval text; an expression string would need Inductor's printer inverted.
+                raise Unsupported(f"kernel argument {value!r} is neither a buffer, a symbol nor an integer")
             else:
                 args.append(self.arg(value))
             types.append(cpp_param_type(cpp))
@@ -458,8 +484,8 @@ class Translator:
         m = _ASSERT_SIZE_STRIDE.match(text)
         if m and self.is_buffer_name(m.group(1)):
             name = self.buffer_by_name(m.group(1))
-            sizes = [self.expr(s) for s in filter(None, (p.strip() for p in m.group(2).split(",")))]
-            strides = [self.expr(s) for s in filter(None, (p.strip() for p in m.group(3).split(",")))]
+            sizes = [self.text_expr(s) for s in filter(None, (p.strip() for p in m.group(2).split(",")))]
+            strides = [self.text_expr(s) for s in filter(None, (p.strip() for p in m.group(3).split(",")))]
             self.emit({"kind": "AssertSizeStride", "buffer": name, "sizes": sizes, "strides": strides})
             if m.group(4):
                 self.lossy.append({"line": self.line_index, "class": "str",
@@ -482,7 +508,6 @@ class Translator:
             if isinstance(value, ir.TensorBox):
                 for kind, exprs in (("size", value.get_size()), ("stride", value.get_stride())):
                     for dim, e in enumerate(exprs):
-                        e = sympy.sympify(e)
                         if isinstance(e, sympy.Symbol) and str(e) not in self.input_shape_symbols:
                             self.input_shape_symbols[str(e)] = (name, kind, dim)
         for name in input_names:
