@@ -286,20 +286,31 @@ cmd_bridge_test() {
     failed=$((failed + 1))
   fi
 
-  # Nothing is dropped: pool lines are not translated yet, so this export
-  # must exit 2 and name them.
+  # Nothing is dropped: subgraphs (torch.cond) are not translated yet, so
+  # this export must exit 2 and name their lines.
   printf '\n========== unsupported constructs are reported ==========\n'
   set +e
   PYTHONPATH="$root/tools/inductor" "$bridge_python" -m wrapir_inductor export \
-    "$root/tests/models/mlp_layernorm_gelu.py:model" --device cpu --config memory_planning=True \
-    --out "$out/unsupported_pools" 2>"$out/unsupported_pools.stderr"
+    "$root/tools/inductor/tests/unsupported/cond.py:model" --device cpu \
+    --out "$out/unsupported_cond" 2>"$out/unsupported_cond.stderr"
   rc=$?
   set -e
-  grep '^wrapir_inductor: ' "$out/unsupported_pools.stderr" || true
-  if ((rc == 2)) && grep -q 'AllocFromPoolLine' "$out/unsupported_pools.stderr"; then
+  grep '^wrapir_inductor: ' "$out/unsupported_cond.stderr" || true
+  if ((rc == 2)) && grep -q 'EnterSubgraphLine' "$out/unsupported_cond.stderr"; then
     passed=$((passed + 1))
   else
-    say "expected exit 2 naming AllocFromPoolLine, got exit $rc"
+    say "expected exit 2 naming EnterSubgraphLine, got exit $rc"
+    failed=$((failed + 1))
+  fi
+
+  # Inductor's pool planner (memory_planning=True) on the MLP.
+  printf '\n========== model mlp_layernorm_gelu with memory_planning=True ==========\n'
+  if PYTHONPATH="$root/tools/inductor" "$bridge_python" -m wrapir_inductor check \
+    "$root/tests/models/mlp_layernorm_gelu.py:model" --device cpu --config memory_planning=True \
+    --wrapir "$wrapir_bin" --out "$out/mlp_layernorm_gelu_pools"; then
+    passed=$((passed + 1))
+  else
+    say "model mlp_layernorm_gelu (memory_planning=True) FAILED"
     failed=$((failed + 1))
   fi
   for model in "$root"/tests/models/*.py; do

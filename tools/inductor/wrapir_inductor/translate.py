@@ -21,6 +21,11 @@ from torch._inductor.codegen import wrapper as wrapper_mod
 from torch._inductor.codegen.cpp_utils import DTYPE_TO_CPP
 from torch._inductor.codegen.common import DeferredLine
 from torch._inductor.codegen.wrapper import pexpr
+
+try:  # pool lines (memory_planning=True)
+    from torch._inductor.codegen import memory_planning as _memory_planning
+except ImportError:  # pragma: no cover
+    _memory_planning = None
 from torch._inductor.utils import LineContext
 
 _CPP_TO_DTYPE = {cpp: dtype for dtype, cpp in DTYPE_TO_CPP.items()}
@@ -130,6 +135,7 @@ class Translator:
         self.symbols: dict[str, dict[str, Any]] = {}
         self.computed_symbols: set[str] = set()
         self.kernels: dict[str, dict[str, Any]] = {}
+        self.pools: dict[str, dict[str, Any]] = {}
         self.kernel_sources: list[Kernel] = []
         self.donated: set[str] = set()
         self.body: list[dict[str, Any]] = []
@@ -328,6 +334,10 @@ class Translator:
             self.extern_alloc(line.node)
         elif isinstance(line, W.MultiOutputLine):
             self.multi_output(line)
+        elif _memory_planning is not None and isinstance(line, _memory_planning.AllocFromPoolLine):
+            self.alloc_from_pool(line)
+        elif _memory_planning is not None and isinstance(line, _memory_planning.DeallocFromPoolLine):
+            self.dealloc_from_pool(line)
         elif isinstance(line, W.UnbackedSymbolDefsLine):
             self.unbacked_symbol_defs(line)
         elif isinstance(line, W.EnterDeviceContextManagerLine):
@@ -425,6 +435,38 @@ class Translator:
         result = self.buffer_by_name(line.result_name)
         source = self.buffer_by_name(line.arg_name)
         self.emit({"kind": "MultiOutput", "result": result, "source": source, "path": path})
+
+    def pool_of(self, line) -> tuple[Any, Any]:
+        allocation = line.group.allocation
+        if allocation is None or allocation.pool is None or not allocation.pool.name:
+            raise Unsupported("a pool line whose group has no allocated pool")
+        return allocation, allocation.pool
+
+    def alloc_from_pool(self, line) -> None:
+        allocation, pool = self.pool_of(line)
+        if pool.name not in self.pools:
+            nbytes = pool.root.get_symbolic_size()
+            self.pools[pool.name] = {"name": pool.name, "device": device_name(pool.device),
+                                     "size_bytes": self.expr(nbytes)}
+            for block in pool.root.allocations:
+                if isinstance(block, _memory_planning.Allocation) and block.get_symbolic_size() == nbytes:
+                    # Inductor then creates the pool with that buffer's dtype and shape, wrapir as bytes.
+                    self.lossy.append({"line": self.line_index, "class": "AllocFromPoolLine",
+                                       "what": f"{pool.name} is created as uint8 bytes; Inductor creates it "
+                                               f"as {block.node.get_name()}'s dtype and shape"})
+                    break
+        if line.is_first_pool_usage:
+            self.emit({"kind": "PoolCreate", "pool": pool.name})
+        self.emit({"kind": "AllocFromPool", "buffer": self.buffer(line.node), "pool": pool.name,
+                   "offset_bytes": self.expr(allocation.offset)})
+
+    def dealloc_from_pool(self, line) -> None:
+        _, pool = self.pool_of(line)
+        # A group is one storage under several names (in-place reuse: buf4, then
+        # buf5 = buf4); the storage dies under the last of them.
+        holder = self.buffer_by_name(line.group.names[-1])
+        self.emit({"kind": "DeallocFromPool", "buffer": holder, "pool": pool.name,
+                   "releases_pool": bool(line.is_last_pool_usage)})
 
     def unbacked_symbol_defs(self, line) -> None:
         if not line.unbacked_bindings:
@@ -552,7 +594,7 @@ class Translator:
             "symbols": list(self.symbols.values()),
             "buffers": ordered,
             "kernels": list(self.kernels.values()),
-            "pools": [],
+            "pools": list(self.pools.values()),
             "inputs": inputs,
             "body": self.body,
             "outputs": outputs,
