@@ -62,6 +62,19 @@ def _fresh_inputs(exported: Exported, generator: torch.Generator) -> tuple[list,
     for i, value in enumerate(exported.graph_inputs):
         j = exported.user_input_positions.get(i)
         graph.append(user[j] if j is not None else value)
+    # Symbolic inputs (dynamic shapes) take their values from the fresh tensors,
+    # never from dynamo's SymInts.
+    translation = exported.translation
+    by_name = dict(zip(translation.graph_input_names, graph))
+    for i, program_input in enumerate(translation.program["inputs"]):
+        if "expr" not in program_input:
+            continue
+        source = translation.symbol_sources.get(program_input["expr"])
+        if source is not None and isinstance(by_name.get(source[0]), torch.Tensor):
+            tensor = by_name[source[0]]
+            graph[i] = tensor.size(source[2]) if source[1] == "size" else tensor.stride(source[2])
+        else:
+            graph[i] = int(graph[i])
     return graph, user
 
 

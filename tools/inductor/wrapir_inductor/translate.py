@@ -36,6 +36,12 @@ _ASSERT_SIZE_STRIDE = re.compile(
 )
 
 
+def _backed_values(shape_env) -> dict:
+    """The size hints of backed symbols (2.11 renamed `var_to_val`)."""
+    values = getattr(shape_env, "backed_var_to_val", None)
+    return values if values is not None else shape_env.var_to_val
+
+
 class Unsupported(Exception):
     """A construct the translator cannot express in wrapir yet."""
 
@@ -68,7 +74,8 @@ class Translation:
     lossy: list[dict[str, Any]]
     class_counts: dict[str, int]
     graph_input_names: list[str]
-    input_layouts: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict)
+    # symbol name -> (input tensor name, "size" or "stride", dim) for symbols readable from an input
+    symbol_sources: dict[str, tuple[str, str, int]] = field(default_factory=dict)
 
 
 def dtype_name(dtype: torch.dtype) -> str:
@@ -142,6 +149,8 @@ class Translator:
         self.class_counts: dict[str, int] = {}
         self.line_index: int | None = None
         self.input_shape_symbols: dict[str, tuple[str, str, int]] = {}
+        # Symbols passed to call() themselves (graph inputs named arg0_1 whose value is s0).
+        self.input_symbols = {str(v) for v in graph.graph_inputs.values() if isinstance(v, sympy.Symbol)}
 
     # ---- expressions and symbols -------------------------------------------
 
@@ -172,7 +181,7 @@ class Translator:
         """The shape environment's symbol of that name (its assumptions and hint)."""
         shape_env = self.graph.sizevars.shape_env
         if shape_env is not None:
-            for sym in (*shape_env.var_to_val, *shape_env.var_to_range):
+            for sym in (*_backed_values(shape_env), *shape_env.var_to_range):
                 if str(sym) == name:
                     return sym
         return sympy.Symbol(name, integer=True)
@@ -181,14 +190,16 @@ class Translator:
         name = str(sym)
         if name in self.symbols or name in self.computed_symbols:
             return
-        if name in self.input_shape_symbols:
+        if name in self.input_symbols:
+            # Passed to call() itself (Inductor's `s0` inputs), though also an input's size.
+            entry = {"name": name}
+        elif name in self.input_shape_symbols:
             source, kind, dim = self.input_shape_symbols[name]
             entry = {"name": name, "origin": "input_shape", "source": source, "path": [{"kind": kind, "value": dim}]}
-        elif name in self.graph.graph_inputs and isinstance(self.graph.graph_inputs[name], sympy.Expr):
-            entry = {"name": name}
         else:
             raise Unsupported(f"symbol {name} is neither an input, read from an input's shape, nor computed")
-        hint = self.graph.sizevars.shape_env.var_to_val.get(sym) if self.graph.sizevars.shape_env else None
+        shape_env = self.graph.sizevars.shape_env
+        hint = _backed_values(shape_env).get(sym) if shape_env is not None else None
         if isinstance(hint, (int, sympy.Integer)):
             entry["hint"] = int(hint)
         self.symbols[name] = entry
@@ -601,7 +612,7 @@ class Translator:
             "subgraphs": [],
         }
         return Translation(program, self.findings, self.kernel_sources, self.provenance, self.lossy,
-                           self.class_counts, input_names)
+                           self.class_counts, input_names, dict(self.input_shape_symbols))
 
     def output(self, node: Any) -> dict[str, Any]:
         if isinstance(node, ir.NoneAsConstantBuffer):
