@@ -8,12 +8,24 @@
 #                        tool, benchmarks) and the asan-ubsan preset (clang,
 #                        ASan+UBSan, fuzzers); ends with the line
 #                        `tests: P passed, F failed`
+#   tools/dev.sh bridge-env
+#                        create once (later: reuse) the Python environment of
+#                        the Inductor bridge, outside the repository: torch
+#                        2.11.0 and safetensors from PyPI; prints its python
+#   tools/dev.sh bridge-test
+#                        the bridge's checks (not part of `test` yet): builds
+#                        the wrapir tool and runs `wrapir_inductor check
+#                        --device cpu` on every model of tests/models; ends
+#                        with the line `bridge: P passed, F failed`
 #
 # Both first make sure the Debian packages wrapir needs are installed
 # (apt-get, as root or through sudo). Environment:
 #   WRAPIR_JOBS=N        parallel build/test jobs (default 2)
 #   WRAPIR_SKIP_SETUP=1  do not check/install packages
 #   CI=true              never prompt (sudo -n)
+#   WRAPIR_TORCH_VENV=DIR the bridge's environment (default
+#                        ${XDG_CACHE_HOME:-$HOME/.cache}/wrapir/venv-torch-2.11.0)
+#   WRAPIR_PYTHON=EXE    the Python that creates it (default python3, >= 3.10)
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
@@ -184,6 +196,142 @@ cmd_test() {
 }
 
 # --------------------------------------------------------------------------
+# bridge: the Python environment of the Inductor exporter (tools/inductor)
+# --------------------------------------------------------------------------
+# torch is pinned to the GPU machine's version. PyPI has no CPU-only torch
+# wheel for Linux x86_64: torch 2.11.0 from PyPI is the CUDA 13 build and
+# requires the cuda-toolkit and nvidia-* wheels (about 4.6 GB installed),
+# which `import torch` loads even when only the CPU is used.
+# numpy only silences torch's warning that it is missing.
+bridge_requirements=(torch==2.11.0 safetensors==0.8.0 numpy==2.4.6)
+bridge_venv="${WRAPIR_TORCH_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/wrapir/venv-torch-2.11.0}"
+bridge_python="$bridge_venv/bin/python"
+
+# The stamp says the environment was completed for exactly these
+# requirements; it is written last, so an interrupted install is redone.
+bridge_stamp_text() {
+  printf 'wrapir bridge environment\n'
+  printf '%s\n' "${bridge_requirements[@]}"
+}
+
+bridge_env_ready() {
+  [[ -x "$bridge_python" && -f "$bridge_venv/wrapir-bridge.stamp" ]] &&
+    [[ "$(cat "$bridge_venv/wrapir-bridge.stamp")" == "$(bridge_stamp_text)" ]] &&
+    "$bridge_python" -c 'import torch, safetensors' >/dev/null 2>&1
+}
+
+bridge_env() {
+  if bridge_env_ready; then
+    say "bridge environment: $bridge_venv (reused; ${bridge_requirements[*]})"
+    return 0
+  fi
+  mkdir -p "$(dirname "$bridge_venv")"
+  # One creator at a time; a second caller waits, then finds it ready.
+  local bridge_lock
+  exec {bridge_lock}>"$bridge_venv.lock"
+  flock "$bridge_lock"
+  if bridge_env_ready; then
+    exec {bridge_lock}>&-
+    say "bridge environment: $bridge_venv (reused; ${bridge_requirements[*]})"
+    return 0
+  fi
+
+  local t0=$SECONDS
+  if ! "$bridge_python" -c 'import sys' >/dev/null 2>&1; then
+    local host_python="${WRAPIR_PYTHON:-python3}"
+    command -v "$host_python" >/dev/null 2>&1 || die "no $host_python: the bridge needs Python 3.10 or newer (Debian: python3 python3-venv)"
+    "$host_python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
+      die "$host_python is $("$host_python" -V 2>&1); torch 2.11 needs Python 3.10 or newer"
+    "$host_python" -c 'import venv, ensurepip' >/dev/null 2>&1 ||
+      die "$host_python cannot create virtual environments; install Debian's python3-venv (apt-get install -y python3-venv)"
+    say "creating the bridge environment in $bridge_venv"
+    rm -rf "$bridge_venv"
+    "$host_python" -m venv "$bridge_venv" || die "could not create $bridge_venv"
+  else
+    say "completing the bridge environment in $bridge_venv"
+  fi
+  say "  installs from PyPI: ${bridge_requirements[*]}"
+  say "  torch 2.11.0 from PyPI is the CUDA 13 build: it pulls in triton and the cuda-toolkit/nvidia-* wheels"
+  say "  (about 4.6 GB on disk, 3-4 minutes on the dev VM); done once, later runs reuse it"
+  "$bridge_python" -m pip install --quiet --no-cache-dir --disable-pip-version-check "${bridge_requirements[@]}" ||
+    die "pip could not install ${bridge_requirements[*]} into $bridge_venv"
+  "$bridge_python" -c 'import torch, safetensors' ||
+    die "the environment $bridge_venv cannot import torch and safetensors"
+  bridge_stamp_text >"$bridge_venv/wrapir-bridge.stamp"
+  exec {bridge_lock}>&-
+  say "bridge environment ready: $bridge_venv ($(du -sh "$bridge_venv" | cut -f1), $((SECONDS - t0)) s)"
+}
+
+cmd_bridge_env() {
+  bridge_env
+  printf '%s\n' "$bridge_python"
+}
+
+cmd_bridge_test() {
+  setup
+  bridge_env
+  cmake --preset dev >/dev/null
+  cmake --build --preset dev -j "$jobs" --target wrapir_tool
+  local wrapir_bin="$root/build/dev/tools/wrapir/wrapir"
+  [[ -x "$wrapir_bin" ]] || die "no wrapir tool at $wrapir_bin"
+
+  local out="$root/build/bridge" model spec name passed=0 failed=0 rc
+  mkdir -p "$out"
+  export PYTHONDONTWRITEBYTECODE=1
+
+  printf '\n========== wrapir_inductor unit tests ==========\n'
+  if PYTHONPATH="$root/tools/inductor" "$bridge_python" -m unittest discover -s "$root/tools/inductor/tests"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
+
+  # Nothing is dropped: subgraphs (torch.cond) are not translated yet, so
+  # this export must exit 2 and name their lines.
+  printf '\n========== unsupported constructs are reported ==========\n'
+  set +e
+  PYTHONPATH="$root/tools/inductor" "$bridge_python" -m wrapir_inductor export \
+    "$root/tools/inductor/tests/unsupported/cond.py:model" --device cpu \
+    --out "$out/unsupported_cond" 2>"$out/unsupported_cond.stderr"
+  rc=$?
+  set -e
+  grep '^wrapir_inductor: ' "$out/unsupported_cond.stderr" || true
+  if ((rc == 2)) && grep -q 'EnterSubgraphLine' "$out/unsupported_cond.stderr"; then
+    passed=$((passed + 1))
+  else
+    say "expected exit 2 naming EnterSubgraphLine, got exit $rc"
+    failed=$((failed + 1))
+  fi
+
+  # Inductor's pool planner (memory_planning=True) on the MLP.
+  printf '\n========== model mlp_layernorm_gelu with memory_planning=True ==========\n'
+  if PYTHONPATH="$root/tools/inductor" "$bridge_python" -m wrapir_inductor check \
+    "$root/tests/models/mlp_layernorm_gelu.py:model" --device cpu --config memory_planning=True \
+    --wrapir "$wrapir_bin" --out "$out/mlp_layernorm_gelu_pools"; then
+    passed=$((passed + 1))
+  else
+    say "model mlp_layernorm_gelu (memory_planning=True) FAILED"
+    failed=$((failed + 1))
+  fi
+  for model in "$root"/tests/models/*.py; do
+    [[ -f "$model" ]] || continue
+    name="$(basename "$model" .py)"
+    spec="$model:model"
+    printf '\n========== model %s ==========\n' "$name"
+    if PYTHONPATH="$root/tools/inductor" "$bridge_python" -m wrapir_inductor check "$spec" --device cpu \
+      --wrapir "$wrapir_bin" --out "$out/$name"; then
+      passed=$((passed + 1))
+    else
+      say "model $name FAILED"
+      failed=$((failed + 1))
+    fi
+  done
+  printf '\n'
+  echo "bridge: $passed passed, $failed failed"
+  ((failed == 0))
+}
+
+# --------------------------------------------------------------------------
 usage() {
   sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'
 }
@@ -191,6 +339,8 @@ usage() {
 case "${1:-}" in
   demo) shift; cmd_demo "$@" ;;
   test) shift; cmd_test "$@" ;;
+  bridge-env) shift; cmd_bridge_env "$@" ;;
+  bridge-test) shift; cmd_bridge_test "$@" ;;
   -h|--help|help) usage ;;
   *) usage >&2; exit 2 ;;
 esac

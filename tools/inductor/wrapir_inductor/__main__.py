@@ -1,0 +1,92 @@
+"""python3 -m wrapir_inductor export|check SPEC --device cpu ...
+
+Exit codes: 0 done; 2 unsupported constructs (each named on stderr);
+1 any other error (one line)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _parse_config(items: list[str]) -> dict:
+    import ast
+
+    config = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"wrapir_inductor: error: --config {item!r} is not KEY=VALUE")
+        try:
+            config[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            config[key] = value
+    return config
+
+
+def _report_findings(exported) -> int:
+    findings = exported.translation.findings
+    if not findings:
+        return 0
+    model = exported.spec.model_name
+    for f in findings:
+        where = f"line {f.line}" if f.line is not None else "graph"
+        print(f"wrapir_inductor: unsupported: {model}: {where}: {f.cls}: {f.why}: {f.text}", file=sys.stderr)
+    print(f"wrapir_inductor: {model}: {len(findings)} unsupported construct(s); partial output in {exported.out}",
+          file=sys.stderr)
+    return 2
+
+
+def _summary(exported) -> str:
+    program = exported.translation.program
+    kinds: dict[str, int] = {}
+    for line in program["body"]:
+        kinds[line["kind"]] = kinds.get(line["kind"], 0) + 1
+    kernel_calls = kinds.get("KernelCall", 0)
+    externs = sum(v for k, v in kinds.items() if k.startswith("ExternKernel"))
+    return (f"wrapir_inductor: exported {exported.spec.model_name}: {len(program['body'])} lines, "
+            f"{len(program['kernels'])} C++ kernels, {kernel_calls} kernel calls, {externs} extern calls, "
+            f"{len(program['buffers'])} buffers -> {exported.out / 'program.json'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m wrapir_inductor")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in ("export", "check"):
+        p = sub.add_parser(name)
+        p.add_argument("spec", help="FILE.py:NAME; NAME() returns (fn, inputs) or (fn, inputs, options)")
+        p.add_argument("--device", choices=["cpu", "cuda"], required=True)
+        p.add_argument("--dynamic", action="store_true", default=None)
+        p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE")
+        p.add_argument("--out", type=Path, required=(name == "export"))
+        if name == "check":
+            p.add_argument("--wrapir", default="wrapir", help="the wrapir tool (default: wrapir on PATH)")
+    args = parser.parse_args(argv)
+
+    from .export import ExportError, export, load_spec
+
+    try:
+        spec = load_spec(args.spec)
+        config = _parse_config(args.config)
+        if args.command == "export":
+            exported = export(spec, args.device, args.out, args.dynamic, config)
+            code = _report_findings(exported)
+            if code == 0:
+                print(_summary(exported))
+            return code
+
+        from .check import CheckError, check
+
+        try:
+            return check(spec, args.device, args.wrapir, args.out, args.dynamic, config)
+        except CheckError as e:
+            print(f"wrapir_inductor: error: {e}", file=sys.stderr)
+            return 1
+    except ExportError as e:
+        print(f"wrapir_inductor: error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
