@@ -40,6 +40,6 @@ int main() {  // out = relu(x) if flag else -x, for a dynamic [s0] float tensor 
   b.output(b.conditional(flag, {x}, branch("triton_poi_relu_0"), branch("triton_poi_neg_1"))[0]);
   LaunchReport report{{&p}, p.ctx().integer(0)};  // bytes start at 0
   wrapir::emit(p, report, Subgraphs::visit);
-  std::printf("%s bytes allocated\n", expr::print_python(report.bytes).c_str());
+  std::printf("%s bytes allocated, both branches summed\n", expr::print_python(report.bytes).c_str());
   return report.bytes == 8 * s0 ? 0 : 1;  // two float buffers of s0 elements, one in each branch
 }

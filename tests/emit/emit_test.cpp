@@ -222,3 +222,21 @@ TEST_CASE("emit: a subgraph id outside the table throws rather than reading past
   CHECK_NOTHROW(wrapir::emit(p, f));
   CHECK_THROWS_AS(wrapir::emit(p, f, wrapir::Subgraphs::visit), std::out_of_range);
 }
+
+TEST_CASE("emit: a subgraph run by several lines is entered once (regression: 2^d visits hung)") {
+  // 40 levels, each running the next level's graph from two lines and as
+  // both branches: entering it at every line would take 4^40 visits.
+  wrapir::ir::Program level{"level_40"};
+  level.body.push_back(wrapir::ir::Comment{"innermost"});
+  for (int d = 39; d >= 0; --d) {
+    wrapir::ir::Program outer{"level_" + std::to_string(d)};
+    const wrapir::ir::GraphId inner{0};
+    outer.body.push_back(wrapir::ir::Conditional{{}, inner, inner, {}, {}});
+    outer.body.push_back(wrapir::ir::Conditional{{}, inner, inner, {}, {}});
+    outer.subgraphs.push_back(std::move(level));
+    level = std::move(outer);
+  }
+  WithFallback f;
+  wrapir::emit(level, f, wrapir::Subgraphs::visit);
+  CHECK(f.others == 40 * 2 + 1);  // every line of every level once
+}

@@ -10,6 +10,7 @@
 #include <wrapir/expr/ops.hpp>
 #include <wrapir/ir/builder.hpp>
 #include <wrapir/ir/program.hpp>
+#include <wrapir/ir/view_extent.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 #include <sys/wait.h>
@@ -688,6 +689,11 @@ TEST_CASE("emit/python: programs that cannot be rendered are diagnostics") {
     p.buffers[2].name = "empty_strided_cuda";
     CHECK(emit_error(p).find("would shadow a name of the generated Python module") != std::string::npos);
   }
+  SUBCASE("a name that would shadow RuntimeError, which run-time guards raise (regression)") {
+    ir::Program p = pointwise_add();
+    p.buffers[2].name = "RuntimeError";
+    CHECK(emit_error(p).find("would shadow a name of the generated Python module") != std::string::npos);
+  }
   SUBCASE("a buffer named like a kernel") {
     ir::Program p = pointwise_add();
     p.buffers[2].name = "triton_poi_fused_add_0";
@@ -841,6 +847,35 @@ TEST_CASE("emit/python: views that provably reach past their storage are diagnos
     });
     CHECK(emit_error(r) == "program 'views': a view of buf0 reaches past the storage it views: its extent of 60 "
                            "bytes exceeds the 32 bytes of storage it views");
+  }
+  SUBCASE("a Reinterpret that changes the dtype (regression: measured in the view's element size)") {
+    // reinterpret_tensor keeps the base's dtype, so an int8 view of 32
+    // elements over a float32 base of 8 reaches 128 bytes, not 32.
+    ir::Program p = program([](ir::Builder& b, ex::Context& ctx, ir::KernelId, ir::BufferId buf) {
+      b.view(buf, {ctx.integer(32)}, {ctx.integer(1)}, ctx.integer(0));
+    });
+    p.buffers[1].layout.dtype = wrapir::i8;
+    CHECK(emit_error(p).find("view 'buf1' has dtype int8 but its base 'buf0' has dtype float32; reinterpret_tensor "
+                             "cannot change a dtype") != std::string::npos);
+  }
+  SUBCASE("a pool slice whose stride may be negative (regression: it was never checked)") {
+    ir::Program p{"pooled"};
+    ir::Builder b{p};
+    auto& ctx = p.ctx();
+    const auto s0 = b.size_symbol("s0", 200);
+    p.pools.push_back(ir::PoolDecl{"pool0", wrapir::cuda_device(0), ctx.integer(64)});
+    const auto a = b.declare("a", ir::Layout{{ctx.integer(2)}, {s0 - 100}, ctx.integer(0), wrapir::f32,
+                                             wrapir::cuda_device(0)},
+                             ir::BufferRole::intermediate);
+    b.append(ir::PoolCreate{ir::PoolId{0}});
+    b.append(ir::AllocFromPool{a, ir::PoolId{0}, ctx.integer(0)});
+    const ir::ViewExtent e = ir::check_pool_slice(p.buffers[a.index].layout, ctx.integer(0), ctx.integer(64));
+    CHECK(e.fit != ir::ViewFit::fits);  // the stride's sign is open: a run-time check at the least
+    bool stride_condition = false;
+    for (const ir::ExtentCondition& c : e.open_conditions)
+      stride_condition = stride_condition || ex::print_python(c.lhs).find("s0") != std::string::npos ||
+                         ex::print_python(c.rhs).find("s0") != std::string::npos;
+    CHECK(stride_condition);
   }
   SUBCASE("AllocFromPool") {
     ir::Program p{"pooled"};

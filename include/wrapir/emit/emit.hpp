@@ -30,8 +30,10 @@
 /// program order and recursively, calling `begin_subgraph(const Program&)`
 /// and `end_subgraph(const Program&)` around each where the emitter has
 /// them. (EnterSubgraph scopes need no entering: their lines are inlined in
-/// the body.) A subgraph that two lines run is visited twice; one that no
-/// line runs, never.
+/// the body.) Each subgraph is visited once, after the first line that runs
+/// it; one that no line runs, never. (Visiting it again at every line that
+/// runs it would cost 2^d visits for d levels of subgraphs each run twice —
+/// a hang on a program of a few kilobytes.)
 
 #include <wrapir/ir/line.hpp>
 #include <wrapir/ir/program.hpp>
@@ -41,6 +43,7 @@
 #include <array>
 #include <concepts>
 #include <type_traits>
+#include <unordered_set>
 #include <utility>
 #include <variant>
 
@@ -161,7 +164,8 @@ inline std::array<ir::GraphId, 2> called_subgraphs(const ir::Conditional& l) { r
 inline std::array<ir::GraphId, 2> called_subgraphs(const ir::WhileLoop& l) { return {l.cond_graph, l.body_graph}; }
 
 template <class Emitter>
-void visit_body(const ir::Program& program, Emitter& emitter, Subgraphs subgraphs) {
+void visit_body(const ir::Program& program, Emitter& emitter, Subgraphs subgraphs,
+                std::unordered_set<const ir::Program*>& entered) {
   for (const ir::Line& line : program.body) {
     std::visit(
         [&](const auto& l) {
@@ -172,8 +176,9 @@ void visit_body(const ir::Program& program, Emitter& emitter, Subgraphs subgraph
                 // Checked access: an id outside the table (an unverified
                 // program) throws std::out_of_range.
                 const ir::Program& graph = program.subgraph(id);
+                if (!entered.insert(&graph).second) continue;
                 if constexpr (requires { emitter.begin_subgraph(graph); }) emitter.begin_subgraph(graph);
-                visit_body(graph, emitter, subgraphs);
+                visit_body(graph, emitter, subgraphs, entered);
                 if constexpr (requires { emitter.end_subgraph(graph); }) emitter.end_subgraph(graph);
               }
           }
@@ -199,7 +204,8 @@ void emit(const ir::Program& program, Emitter&& emitter, Subgraphs subgraphs = S
   static_assert(emit_detail::check_all<E>(ir::LineKinds{}),
                 "wrapir::emit: the emitter does not handle every line kind (see the notes above for which)");
   if constexpr (requires { emitter.begin(program); }) emitter.begin(program);
-  emit_detail::visit_body(program, emitter, subgraphs);
+  std::unordered_set<const ir::Program*> entered;
+  emit_detail::visit_body(program, emitter, subgraphs, entered);
   if constexpr (requires { emitter.end(program); }) emitter.end(program);
 }
 

@@ -158,7 +158,7 @@ namespace detail {
       "side_streams", "arg_index", "rand_strided", "print_performance", "compiled_module_main", "fn",
       "raw_stream", "list", "slice", "globals", "len", "print", "range", "int", "float", "bool", "str", "tuple",
       "dict", "set", "object", "type", "isinstance", "abs", "round", "sum", "any", "all", "Exception",
-      "AssertionError", "f"};
+      "AssertionError", "RuntimeError", "f"};
   return names.contains(name);
 }
 
@@ -551,6 +551,12 @@ class FunctionEmitter {
     const ir::BufferDecl& base = buffer(l.base);
     if (v.multi_output || base.multi_output)
       fail("a Reinterpret views a multi-output result, which has no layout");
+    // reinterpret_tensor keeps the base's dtype: a view declared with another
+    // one would be bounds-checked in the wrong element size.
+    if (v.layout.dtype != base.layout.dtype)
+      fail("view " + ir::quote_for_diagnostic(v.name) + " has dtype " + std::string(ir::name(v.layout.dtype)) +
+           " but its base " + ir::quote_for_diagnostic(base.name) + " has dtype " +
+           std::string(ir::name(base.layout.dtype)) + "; reinterpret_tensor cannot change a dtype");
     const expr::Expr room = room_of(l.base);
     const ir::ViewExtent extent = ir::check_view_extent(v.layout, room);
     guard_extent(extent, "view " + std::string(v.name) + " of " + base.name);

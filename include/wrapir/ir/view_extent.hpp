@@ -6,8 +6,10 @@
 ///
 /// Neither `reinterpret_tensor` nor `alloc_from_pool` checks bounds, so a
 /// view that reaches past its storage reads and writes memory it does not
-/// own. The rule, in bytes (so that views of another dtype are measured
-/// right):
+/// own. The rule, in bytes (so that a pool slice, counted in bytes, and a
+/// view, counted in elements, compare alike; a Reinterpret never changes
+/// its base's dtype — the verifier and the Python emitter refuse one that
+/// does):
 ///
 /// - A view's *extent* is the storage its elements reach from its first
 ///   element's base position: `storage_elements(view)` elements
@@ -127,6 +129,29 @@ inline void finish(ViewExtent& out) {
   return detail::extent::bytes(storage_elements(from_first), l.dtype);
 }
 
+namespace detail::extent {
+
+/// Records in `out` a storage offset or a used stride (of a dimension whose
+/// size is not 1) that may be negative: `storage_elements` then
+/// under-counts how far the layout reaches, so no extent bound is sound.
+inline void require_forward(ViewExtent& out, std::span<const expr::Expr> sizes, std::span<const expr::Expr> strides,
+                            expr::Expr offset) {
+  const expr::Expr zero = offset.context().integer(0);
+  if (!decide(out, zero, offset)) {
+    out.fit = ViewFit::exceeds;
+    out.problem = "its storage offset " + printed(offset) + " is negative";
+  }
+  for (std::size_t i = 0; i < strides.size() && out.fit != ViewFit::exceeds; ++i) {
+    if (sizes[i].is_integer(1)) continue;  // the stride of a size-1 dimension is never used
+    if (!decide(out, zero, strides[i])) {
+      out.fit = ViewFit::exceeds;
+      out.problem = "its stride " + std::to_string(i) + " (" + printed(strides[i]) + ") is negative";
+    }
+  }
+}
+
+}  // namespace detail::extent
+
 /// The room of view `v` whose base has `base_room` bytes of room.
 [[nodiscard]] inline expr::Expr view_room_bytes(const Layout& v, expr::Expr base_room) {
   return expr::sub(base_room, detail::extent::bytes(v.storage_offset, v.dtype));
@@ -141,23 +166,11 @@ inline void finish(ViewExtent& out) {
   try {
     using detail::extent::printed;
     ViewExtent out;
-    expr::Context& ctx = base_room.context();
-    const expr::Expr zero = ctx.integer(0);
     Layout l{std::vector<expr::Expr>(sizes.begin(), sizes.end()), std::vector<expr::Expr>(strides.begin(), strides.end()),
              offset, dtype, Device{}};
     out.needed_bytes = detail::extent::bytes(storage_elements(l), dtype);
     out.available_bytes = base_room;
-    if (!detail::extent::decide(out, zero, offset)) {
-      out.fit = ViewFit::exceeds;
-      out.problem = "its storage offset " + printed(offset) + " is negative";
-    }
-    for (std::size_t i = 0; i < strides.size() && out.fit != ViewFit::exceeds; ++i) {
-      if (sizes[i].is_integer(1)) continue;  // the stride of a size-1 dimension is never used
-      if (!detail::extent::decide(out, zero, strides[i])) {
-        out.fit = ViewFit::exceeds;
-        out.problem = "its stride " + std::to_string(i) + " (" + printed(strides[i]) + ") is negative";
-      }
-    }
+    detail::extent::require_forward(out, sizes, strides, offset);
     if (out.fit != ViewFit::exceeds && !detail::extent::decide(out, out.needed_bytes, base_room)) {
       out.fit = ViewFit::exceeds;
       out.problem = "its extent of " + printed(out.needed_bytes) + " bytes exceeds the " + printed(base_room) +
@@ -190,7 +203,10 @@ inline void finish(ViewExtent& out) {
     if (!detail::extent::decide(out, zero, offset_bytes)) {
       out.fit = ViewFit::exceeds;
       out.problem = "its byte offset " + printed(offset_bytes) + " is negative";
-    } else if (!detail::extent::decide(out, out.needed_bytes, pool_bytes)) {
+    } else {
+      detail::extent::require_forward(out, buffer.sizes, buffer.strides, buffer.storage_offset);
+    }
+    if (out.fit != ViewFit::exceeds && !detail::extent::decide(out, out.needed_bytes, pool_bytes)) {
       out.fit = ViewFit::exceeds;
       out.problem = "it reaches " + printed(out.needed_bytes) + " bytes into a pool of " + printed(pool_bytes) +
                     " bytes";
