@@ -766,7 +766,10 @@ TEST_CASE("arena: symbolic offsets from the skyline are those of comparing all p
   traces.emplace_back("chain", chain_trace({.blocks = 400}, 1));
   traces.emplace_back("fan_out", fan_out_trace({.blocks = 400, .fan = 5}, 2));
   traces.emplace_back("transformer", transformer_trace({.layers = 2, .training = true}, 3));
-  for (auto& [name, t] : traces) {
+  for (auto& entry : traces) {
+    // Not a structured binding: CAPTURE uses a lambda, and clang 14 cannot capture those.
+    const std::string& name = entry.first;
+    AllocationTrace& t = entry.second;
     CAPTURE(name);
     expr::Context ctx;
     const expr::Expr s0 = ctx.symbol("s0"), s1 = ctx.symbol("s1");

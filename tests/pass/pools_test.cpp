@@ -254,7 +254,10 @@ TEST_CASE("pools: the indexed search places every block where Inductor's scans d
                                       .output_share = 0.05 * static_cast<double>(seed % 4),
                                       .unaligned_share = 0.4},
                                      seed));
-  for (const auto& [name, t] : traces) {
+  for (const auto& entry : traces) {
+    // Not a structured binding: CAPTURE uses a lambda, and clang 14 cannot capture those.
+    const std::string& name = entry.first;
+    const AllocationTrace& t = entry.second;
     CAPTURE(name);
     for (const PoolPolicy policy :
          {PoolPolicy::none, PoolPolicy::intermediates, PoolPolicy::outputs, PoolPolicy::combined}) {
