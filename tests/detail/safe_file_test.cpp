@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/fifo_watchdog.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <csignal>
@@ -73,28 +75,7 @@ std::vector<std::string> names_in(const fs::path& dir) {
 
 bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
-/// Runs `read` on another thread; if it has not returned within a few
-/// seconds (a reader stuck opening `fifo`), opens the FIFO for writing,
-/// which releases it, so that a regression fails this test instead of
-/// hanging it. Returns whether `read` returned in time.
-template <class Read>
-bool returns_promptly(const fs::path& fifo, Read read) {
-  std::atomic<bool> done{false};
-  std::thread reader([&] {
-    read();
-    done = true;
-  });
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (!done && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  const bool in_time = done;
-  while (!done) {
-    const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);  // succeeds once a reader waits
-    if (fd >= 0) ::close(fd);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  reader.join();
-  return in_time;
-}
+using wrapir_test::returns_promptly;
 
 }  // namespace
 

@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/fifo_watchdog.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -461,28 +463,7 @@ TEST_CASE("choice cache: the default directory follows the environment") {
 }
 
 namespace {
-/// Runs `load` on another thread; if it has not returned within a few
-/// seconds (a reader stuck opening `fifo`), opens the FIFO for writing,
-/// which releases it, so that a regression fails the test instead of hanging
-/// it. Returns whether `load` returned in time.
-template <class Load>
-bool returns_promptly(const fs::path& fifo, Load load) {
-  std::atomic<bool> done{false};
-  std::thread reader([&] {
-    load();
-    done = true;
-  });
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (!done && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  const bool in_time = done;
-  while (!done) {
-    const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);  // succeeds once a reader waits
-    if (fd >= 0) ::close(fd);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  reader.join();
-  return in_time;
-}
+using wrapir_test::returns_promptly;
 }  // namespace
 
 TEST_CASE("choice cache: a FIFO planted as an entry neither blocks nor is read (regression)") {
