@@ -1,0 +1,14 @@
+#pragma once
+/// \file
+/// The definitions of separately compiled mode (see <wrapir/detail/config.hpp>):
+/// include this in exactly one translation unit compiled with
+/// `WRAPIR_SEPARATE_COMPILATION` defined. The CMake target `wrapir::compiled`
+/// does it for you.
+
+#if !defined(WRAPIR_SEPARATE_COMPILATION)
+#error "<wrapir/src.hpp> is for separately compiled mode: define WRAPIR_SEPARATE_COMPILATION"
+#endif
+
+#include <wrapir/detail/config.hpp>
+
+// One line per heavy header that has moved its definitions to an .ipp:
