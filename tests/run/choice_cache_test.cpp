@@ -555,6 +555,27 @@ TEST_CASE("choice cache: the shared fallback directory is per user, mode 0700, a
     CHECK(fs::is_empty(shared));
   }
 
+  // Another spelling of the shared directory gets the same checks: a
+  // lexical comparison would have let `<tmp>/./wrapir-multi-kernel-<uid>`
+  // or a link to the temporary directory skip them.
+  fs::remove_all(shared);
+  fs::create_directory(dir.path / "sub");
+  fs::create_directory_symlink(dir.path, dir.path / "sub" / "to_tmp");
+  const std::string leaf = "wrapir-multi-kernel-" + std::to_string(::geteuid());
+  for (const fs::path& spelling : {dir.path / "." / leaf, fs::path(dir.path.string() + "//" + leaf + "/"),
+                                   dir.path / "sub" / ".." / leaf, dir.path / "sub" / "to_tmp" / leaf}) {
+    CAPTURE(spelling);
+    CHECK(is_shared_choice_cache_directory(spelling));
+    REQUIRE(::mkdir(shared.c_str(), 0777) == 0);
+    REQUIRE(::chmod(shared.c_str(), 0777) == 0);
+    const ChoiceCache respelled(spelling, warnings.sink());
+    CHECK_FALSE(respelled.store(key, 2, 0));
+    CHECK(warnings.lines.back().find("(mode 0777); not caching the choice") != std::string::npos);
+    CHECK(fs::is_empty(shared));
+    fs::remove(shared);
+  }
+  CHECK_FALSE(is_shared_choice_cache_directory(dir.path / "sub" / leaf));
+
   // A directory the user chose is used as it is, group-writable or not.
   const ChoiceCache chosen(dir.path / "team", warnings.sink());
   fs::create_directory(chosen.directory());
@@ -580,12 +601,12 @@ TEST_CASE("choice cache: warnings escape control characters and bytes that are n
 
 TEST_CASE("choice registry: record, lookup, conflicts") {
   ChoiceRegistry registry;
-  CHECK_FALSE(registry.record("multi_kernel_1", "triton_per_fused_sum_1"));
-  CHECK_FALSE(registry.record("multi_kernel_0", "triton_red_fused_sum_0"));
-  CHECK_FALSE(registry.record("multi_kernel_0", "triton_red_fused_sum_0"));  // same pair again
-  const auto conflict = registry.record("multi_kernel_0", "triton_per_fused_sum_1");
-  REQUIRE(conflict);
-  CHECK(conflict->message ==
+  CHECK(registry.record("multi_kernel_1", "triton_per_fused_sum_1"));
+  CHECK(registry.record("multi_kernel_0", "triton_red_fused_sum_0"));
+  CHECK(registry.record("multi_kernel_0", "triton_red_fused_sum_0"));  // same pair again
+  const wrapir::Result<void> conflict = registry.record("multi_kernel_0", "triton_per_fused_sum_1");
+  REQUIRE_FALSE(conflict);
+  CHECK(conflict.error().message ==
         "multi-kernel 'multi_kernel_0' already chose 'triton_red_fused_sum_0'; not recording "
         "'triton_per_fused_sum_1'");
   CHECK(registry.lookup("multi_kernel_0") == std::string("triton_red_fused_sum_0"));
@@ -610,7 +631,7 @@ TEST_CASE("choice registry: concurrent records keep one choice per name") {
         name += std::to_string(i);
         std::string candidate = "k";
         candidate += std::to_string(t);
-        if (registry.record(name, candidate)) ++refused;
+        if (!registry.record(name, candidate)) ++refused;
       }
     });
   }

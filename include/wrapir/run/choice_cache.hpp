@@ -234,6 +234,33 @@ inline constexpr const char* disable_cache_variable = "WRAPIR_DISABLE_MULTI_KERN
   return ec ? std::filesystem::path(name) : temp / name;
 }
 
+namespace detail {
+/// `directory` with its parent resolved (links, `.`, `..`, repeated
+/// separators) but its last component kept as spelled: a link planted in
+/// place of the directory must still compare equal to the directory's
+/// name, so that it gets the checks meant for that name.
+[[nodiscard]] inline std::filesystem::path resolved_parent_form(const std::filesystem::path& directory) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path normal = fs::absolute(directory, ec);
+  if (ec) normal = directory;
+  normal = normal.lexically_normal();
+  if (!normal.has_filename() && normal.has_parent_path() && normal != normal.root_path()) {
+    normal = normal.parent_path();  // "/tmp/x/" names /tmp/x
+  }
+  const fs::path parent = fs::weakly_canonical(normal.parent_path(), ec);
+  return ec ? normal : parent / normal.filename();
+}
+}  // namespace detail
+
+/// True when `directory` is `shared_choice_cache_directory()`, however it
+/// is spelled (`/tmp/./wrapir-multi-kernel-0`, `/tmp//…`, through a link to
+/// the temporary directory): a lexical comparison would let such a spelling
+/// skip the privacy check.
+[[nodiscard]] inline bool is_shared_choice_cache_directory(const std::filesystem::path& directory) {
+  return detail::resolved_parent_form(directory) == detail::resolved_parent_form(shared_choice_cache_directory());
+}
+
 /// The directory used when the options name none, first match wins:
 /// `$WRAPIR_MULTI_KERNEL_CACHE_DIR`; `$XDG_CACHE_HOME/wrapir/multi_kernel`
 /// (when absolute, as the XDG spec requires); `%LOCALAPPDATA%\wrapir\multi_kernel`
@@ -275,7 +302,7 @@ class ChoiceCache {
   explicit ChoiceCache(std::filesystem::path directory, WarningSink warn = {})
       : directory_(std::move(directory)),
         warn_(std::move(warn)),
-        shared_(directory_ == shared_choice_cache_directory()) {}
+        shared_(is_shared_choice_cache_directory(directory_)) {}
 
   [[nodiscard]] const std::filesystem::path& directory() const noexcept { return directory_; }
 
@@ -373,10 +400,10 @@ class ChoiceRegistry {
   /// again is harmless. A different candidate for a name already recorded
   /// is refused with a diagnostic and the first choice stands: generated
   /// code may already call it.
-  [[nodiscard]] std::optional<Diagnostic> record(std::string_view multi_kernel, std::string_view candidate) {
+  [[nodiscard]] Result<void> record(std::string_view multi_kernel, std::string_view candidate) {
     const std::scoped_lock lock(mutex_);
     const auto [it, inserted] = choices_.try_emplace(std::string(multi_kernel), std::string(candidate));
-    if (inserted || it->second == candidate) return std::nullopt;
+    if (inserted || it->second == candidate) return {};
     return Diagnostic{"multi-kernel " + detail::quoted(multi_kernel) + " already chose " + detail::quoted(it->second) +
                       "; not recording " + detail::quoted(candidate)};
   }

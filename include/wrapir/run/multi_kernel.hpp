@@ -602,7 +602,9 @@ inline void warn(const MultiKernelOptions& options, const std::string& message) 
 inline void record_choice(const MultiKernelPlan& plan, std::size_t choice) {
   ChoiceRegistry* registry = plan.options().registry;
   if (registry == nullptr) return;
-  if (auto error = registry->record(plan.name(), plan.candidates()[choice].name)) warn(plan.options(), error->message);
+  if (const Result<void> recorded = registry->record(plan.name(), plan.candidates()[choice].name); !recorded) {
+    warn(plan.options(), recorded.error().message);
+  }
 }
 
 inline constexpr std::size_t no_choice = std::numeric_limits<std::size_t>::max();
