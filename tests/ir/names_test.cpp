@@ -62,6 +62,20 @@ TEST_CASE("ir/names: operator paths name real operator namespaces") {
     CHECK_MESSAGE(!check_operator_path(ok), ok);
 }
 
+TEST_CASE("ir/names: aten's dunder operators can be named, and only they (regression, issue 12)") {
+  for (std::string_view ok : {"aten.__and__.Tensor", "aten.__or__.Scalar", "aten.__xor__", "aten.__lshift__.Tensor",
+                              "aten.__irshift__.Scalar", "torch.ops.aten.__iand__.Tensor", "torch.ops.aten.__rshift__"})
+    CHECK_MESSAGE(!check_operator_path(ok), ok);
+  for (std::string_view bad :
+       {"aten.__class__", "aten.__import__.default", "aten.__and__.__call__", "aten.__and__.Tensor.__self__",
+        "aten.__and__._op", "aten.mm.__and__", "torch.ops.mylib.__and__.Tensor", "torch.ops.__and__.x.y",
+        "extern_kernels.__and__", "inductor_ops.__and__", "aten.__and__.", "aten.__and__..x", "__and__.aten"}) {
+    CAPTURE(bad);
+    CHECK(check_operator_path(bad));
+  }
+  CHECK(check_operator_path("aten.__and__.__call__")->find("invalid operator name 'aten.__and__.__call__'") == 0);
+}
+
 TEST_CASE("ir/names: operator paths that reach beyond operators are refused (regression, issue 12)") {
   // These passed verify and emit, and ran when the emitted module was
   // called: an operator path only had to start with an allowed namespace.

@@ -622,7 +622,7 @@ class BasicBuilder {
       throw BuildError(std::string(who) + ": the expression belongs to another context than the program's");
   }
   static void check_op(const OpName& op, const char* who) {
-    if (auto err = check_qualified_name(op.text, "operator")) throw BuildError(std::string(who) + ": " + *err);
+    if (auto err = check_operator_name(op.text)) throw BuildError(std::string(who) + ": " + *err);
   }
 
   Program* program_;

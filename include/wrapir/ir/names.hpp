@@ -165,7 +165,37 @@ namespace detail {
          part == "_ops" || part == "name";
 }
 
+/// The aten operators whose names are Python dunders (the bitwise and shift
+/// operators, `aten.__and__.Tensor`): real operators, so the one exception
+/// to "no part starts with two underscores", and only as the operator part
+/// of an aten path.
+[[nodiscard]] inline bool is_aten_dunder_operator(std::string_view part) noexcept {
+  for (std::string_view op : {"__and__", "__or__", "__xor__", "__lshift__", "__rshift__", "__iand__", "__ior__",
+                              "__ixor__", "__ilshift__", "__irshift__"})
+    if (part == op) return true;
+  return false;
+}
+
 }  // namespace detail
+
+/// The grammar of an operator path, which loaders and the builder check
+/// field by field: `check_qualified_name`, except that the operator part of
+/// an aten path (`aten.<op>`, `torch.ops.aten.<op>`) may be one of aten's
+/// dunder operators (`aten.__and__.Tensor`). Which namespaces may be called
+/// is `check_operator_path`'s business.
+[[nodiscard]] inline std::optional<std::string> check_operator_name(std::string_view path) {
+  const std::vector<std::string_view> parts = detail::path_parts(path);
+  const bool aten_root = parts[0] == "aten";
+  const bool torch_ops_aten = parts.size() > 3 && parts[0] == "torch" && parts[1] == "ops" && parts[2] == "aten";
+  if (const std::size_t op = aten_root ? 1 : 3;
+      (aten_root || torch_ops_aten) && parts.size() > op && detail::is_aten_dunder_operator(parts[op])) {
+    // The grammar, with the dunder operator standing in for a plain identifier.
+    std::string probe(path);
+    probe.replace(static_cast<std::size_t>(parts[op].data() - path.data()), parts[op].size(), "op");
+    if (is_valid_qualified_name(probe)) return std::nullopt;
+  }
+  return check_qualified_name(path, "operator");
+}
 
 /// Why `path` is not an operator a program may call, or nothing when it
 /// is. The built-in forms name real operator namespaces only:
@@ -179,7 +209,9 @@ namespace detail {
 /// - `extern_kernels.<name>` (`extern_kernels.mm`);
 ///
 /// plus the exact paths `extra` declares. Every part is an identifier that
-/// does not start with two underscores; an overload does not start with an
+/// does not start with two underscores (except the operator part of an aten
+/// path naming one of aten's dunder operators, `aten.__and__.Tensor`,
+/// `torch.ops.aten.__rshift__.Scalar`); an overload does not start with an
 /// underscore (real overload names never do, and `_schema`, `_op` are the
 /// overload objects' internals); a namespace or operator part is not one of
 /// the attributes torch's namespace objects hold besides operators
@@ -193,7 +225,7 @@ namespace detail {
 /// and FX targets (see `ir::verify`).
 [[nodiscard]] inline std::optional<std::string> check_operator_path(std::string_view path,
                                                                     const OperatorRegistry& extra) {
-  if (auto err = check_qualified_name(path, "operator")) return err;
+  if (auto err = check_operator_name(path)) return err;
   if (extra.contains(path)) return std::nullopt;
   const std::vector<std::string_view> parts = detail::path_parts(path);
   const auto refuse = [&](std::string_view why) {
