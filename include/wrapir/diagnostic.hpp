@@ -74,6 +74,18 @@ struct is_result<Result<T>> : std::true_type {};
 template <class R>
 inline constexpr bool is_result_v = is_result<std::remove_cvref_t<R>>::value;
 
+/// What `transform_error`'s function returned, as a diagnostic: a
+/// `Diagnostic` as it is; a message keeps the column of the one it replaces
+/// (adding context must not lose where the problem is).
+template <class M>
+[[nodiscard]] Diagnostic rewrapped(const Diagnostic& old, M&& replacement) {
+  if constexpr (std::is_same_v<std::remove_cvref_t<M>, Diagnostic>) {
+    return std::forward<M>(replacement);
+  } else {
+    return Diagnostic{std::string(std::forward<M>(replacement)), old.column};
+  }
+}
+
 }  // namespace detail
 
 /// Either a value or a diagnostic. Built on Boost.Variant2, which is never
@@ -183,12 +195,24 @@ class Result {
     if (has_value()) return *this;
     return std::invoke(std::forward<F>(f), error());
   }
+  template <class F>
+  Result or_else(F&& f) && {
+    if (has_value()) return std::move(*this);
+    return std::invoke(std::forward<F>(f), std::move(*this).error());
+  }
 
-  /// This value, or the diagnostic `f(diagnostic)` returns (to add context).
+  /// This value, or the diagnostic `f(diagnostic)` returns (to add context):
+  /// a `Diagnostic`, or a message that keeps the old diagnostic's column.
   template <class F>
   Result transform_error(F&& f) const& {
     if (has_value()) return *this;
-    return Result(Diagnostic(std::invoke(std::forward<F>(f), error())));
+    return Result(detail::rewrapped(error(), std::invoke(std::forward<F>(f), error())));
+  }
+  template <class F>
+  Result transform_error(F&& f) && {
+    if (has_value()) return std::move(*this);
+    const Diagnostic& old = error();
+    return Result(detail::rewrapped(old, std::invoke(std::forward<F>(f), old)));
   }
 
   /// True when this holds a value equal to `v` (an error equals nothing).
@@ -263,7 +287,7 @@ class Result<void> {
   template <class F>
   Result transform_error(F&& f) const {
     if (!error_) return *this;
-    return Result(Diagnostic(std::invoke(std::forward<F>(f), *error_)));
+    return Result(detail::rewrapped(*error_, std::invoke(std::forward<F>(f), *error_)));
   }
 
  private:

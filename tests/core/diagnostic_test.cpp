@@ -90,6 +90,33 @@ TEST_CASE("Result: move-only values move out") {
         return q;
       });
   CHECK(*chained.value() == 7);
+
+  // or_else and transform_error move a move-only value through (review of issue 12).
+  std::unique_ptr<int> kept =
+      Result<std::unique_ptr<int>>(std::make_unique<int>(8))
+          .or_else([](const Diagnostic&) -> Result<std::unique_ptr<int>> { return Diagnostic{"unused"}; })
+          .transform_error([](const Diagnostic& d) { return "context: " + d.message; })
+          .value();
+  REQUIRE(kept);
+  CHECK(*kept == 8);
+  const Result<std::unique_ptr<int>> recovered =
+      Result<std::unique_ptr<int>>(Diagnostic{"gone"}).or_else([](Diagnostic d) -> Result<std::unique_ptr<int>> {
+        return std::make_unique<int>(static_cast<int>(d.message.size()));
+      });
+  CHECK(*recovered.value() == 4);
+}
+
+TEST_CASE("Result: transform_error with a message keeps the column (review of issue 12)") {
+  const Result<int> bad = parse_digit('x');
+  REQUIRE(bad.error().column);
+  const Result<int> with_context = bad.transform_error([](const Diagnostic& d) { return "argument 2: " + d.message; });
+  CHECK(with_context.error().message == "argument 2: not a digit: x");
+  CHECK(with_context.error().column == bad.error().column);
+  CHECK(with_context.error().to_string() == "column 1: argument 2: not a digit: x");
+  // A returned Diagnostic is taken as it is, column included.
+  CHECK_FALSE(bad.transform_error([](const Diagnostic& d) { return Diagnostic{d.message}; }).error().column);
+  const Result<void> void_bad = Diagnostic{"at the end", 3};
+  CHECK(void_bad.transform_error([](const Diagnostic& d) { return "read: " + d.message; }).error().column == 3U);
 }
 
 TEST_CASE("Result<void>: success by default, a diagnostic otherwise") {
