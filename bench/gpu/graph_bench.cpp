@@ -71,7 +71,7 @@ cuda::Status launch_k(std::int64_t k, CUstream s) {
   Fixture& f = fixture();
   for (std::int64_t i = 0; i < k; ++i)
     if (auto st = f.empty(config_on(s), f.a.as<float>(), f.b.as<float>(), 1024, i); !st) return st;
-  return cuda::Ok{};
+  return {};
 }
 
 cuda::GraphExec capture(std::int64_t k) {
@@ -151,7 +151,7 @@ void BM_UpdateArguments(benchmark::State& state) {
     const auto out = flip ? f.b.as<float>() : f.a.as<float>();
     const auto in = flip ? f.a.as<float>() : f.b.as<float>();
     const auto t0 = std::chrono::steady_clock::now();
-    cuda::Status s = cuda::Ok{};
+    cuda::Status s;
     for (std::int64_t i = 0; i < k && s; ++i)
       s = exec.update_kernel(static_cast<std::size_t>(i), out, cuda::DevicePtr<const float>(in), 1024, i);
     state.SetIterationTime(seconds_since(t0));

@@ -379,7 +379,7 @@ TEST_CASE("work that breaks the rules of capture is reported when the capture en
     // Synchronising a capturing stream is illegal and invalidates the
     // capture; this record ignores the refusal, as careless code would.
     sync_refused = !f.stream.synchronize().ok();
-    return cuda::Ok{};
+    return {};
   });
   CHECK(sync_refused);
   REQUIRE_FALSE(invalid.ok());
@@ -408,7 +408,7 @@ TEST_CASE("thread-local capture refuses the capturing thread's allocations, not 
     // An allocation would not be replayed: the driver refuses it here.
     auto here = cuda::DeviceBuffer::allocate(1 << 20);
     if (!here) return here.error();
-    return cuda::Ok{};
+    return {};
   });
   CHECK_MESSAGE(other_thread_allocated, other_thread_error);
   REQUIRE_FALSE(refused.ok());
@@ -421,7 +421,7 @@ TEST_CASE("the legacy default stream is never captured, and captures do not nest
   int calls = 0;
   auto count_call = [&](CUstream) -> cuda::Status {
     ++calls;
-    return cuda::Ok{};
+    return {};
   };
   for (CUstream legacy : {static_cast<CUstream>(nullptr), CU_STREAM_LEGACY}) {
     auto refused = cuda::capture_graph(legacy, count_call);
@@ -433,7 +433,7 @@ TEST_CASE("the legacy default stream is never captured, and captures do not nest
   auto outer = cuda::capture_graph(f.stream, [&](CUstream s) -> cuda::Status {
     auto inner = cuda::capture_graph(s, count_call);
     if (!inner) return inner.error();
-    return cuda::Ok{};
+    return {};
   });
   REQUIRE_FALSE(outer.ok());
   CHECK(contains(outer.error().message, "the stream is already being captured"));

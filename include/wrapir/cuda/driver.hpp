@@ -42,11 +42,9 @@
 
 namespace wrapir::cuda {
 
-/// What an operation that yields no value returns: `Ok`, or the diagnostic.
-struct Ok {
-  friend constexpr bool operator==(Ok, Ok) noexcept { return true; }
-};
-using Status = Result<Ok>;
+/// What an operation that yields no value returns: success, or the
+/// diagnostic. The one `Result<void>` of the library, named for brevity.
+using Status = Result<void>;
 
 /// Every driver function wrapir calls, with the CUDA version of the ABI it
 /// calls (the suffix of its `PFN_<name>_v<version>` type in
@@ -239,9 +237,9 @@ inline LoadedDriver load_driver() {
   return Diagnostic{std::move(message)};
 }
 
-/// `Ok` when `code` is CUDA_SUCCESS, else `driver_error(what, code)`.
+/// Success when `code` is CUDA_SUCCESS, else `driver_error(what, code)`.
 [[nodiscard]] inline Status check(CUresult code, std::string_view what) {
-  if (code == CUDA_SUCCESS) return Ok{};
+  if (code == CUDA_SUCCESS) return {};
   return driver_error(what, code);
 }
 

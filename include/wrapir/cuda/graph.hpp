@@ -342,10 +342,10 @@ class GraphExec {
   /// A graph without nodes enqueues nothing.
   [[nodiscard]] Status launch(CUstream stream) const {
     if (!exec_) return Diagnostic{"GraphExec::launch: the graph is empty (moved from, or never instantiated)"};
-    if (node_count_ == 0) return Ok{};
+    if (node_count_ == 0) return {};
     const CUresult r = loaded_driver().cuGraphLaunch(exec_.get(), stream);
     if (r == CUDA_SUCCESS) [[likely]]
-      return Ok{};
+      return {};
     return driver_error("cuGraphLaunch(graph of " + detail::graph_count_text(node_count_, "node") + ")", r);
   }
 
@@ -368,7 +368,7 @@ class GraphExec {
     p.extra = nullptr;
     const CUresult r = loaded_driver().cuGraphExecKernelNodeSetParams(exec_.get(), kernels_[index].node, &p);
     if (r == CUDA_SUCCESS) [[likely]]
-      return Ok{};
+      return {};
     return driver_error("cuGraphExecKernelNodeSetParams(kernel node " + std::to_string(index) + " of " +
                             std::to_string(kernels_.size()) + ")",
                         r);
@@ -394,7 +394,7 @@ class GraphExec {
   [[nodiscard]] Status check_index(std::size_t index) const {
     if (!exec_) return Diagnostic{"GraphExec: the graph is empty (moved from, or never instantiated)"};
     if (index < kernels_.size()) [[likely]]
-      return Ok{};
+      return {};
     return Diagnostic{"kernel node index " + std::to_string(index) + " is out of range: the graph has " +
                       detail::graph_count_text(kernels_.size(), "kernel node") +
                       (kernels_.empty() ? std::string{} : " (0 to " + std::to_string(kernels_.size() - 1) + ")")};
@@ -402,7 +402,7 @@ class GraphExec {
 
   [[nodiscard]] Status check_signature(std::size_t index, std::span<const std::size_t> sizes) const {
     const CUfunction f = kernels_[index].params.func;
-    if (!loaded_driver().cuFuncGetParamInfo || !f) return Ok{};
+    if (!loaded_driver().cuFuncGetParamInfo || !f) return {};
     const std::string where = "update of kernel node " + std::to_string(index);
     auto actual = detail::parameter_sizes_of(f, where);
     if (!actual) return actual.error();
@@ -415,7 +415,7 @@ class GraphExec {
     if (actual->size() != sizes.size())
       return Diagnostic{where + ": the kernel has " + detail::graph_count_text(actual->size(), "parameter") + " but " +
                         detail::graph_given_text(sizes.size())};
-    return Ok{};
+    return {};
   }
 
   // Declared first so that it is destroyed last, after the executable graph.

@@ -23,7 +23,7 @@
 /// parameters have the declared count and sizes — a kernel rebuilt with
 /// another signature fails at load time, not with garbage results.
 ///
-/// A launch whose grid is empty (a zero-sized tensor) returns `Ok` without
+/// A launch whose grid is empty (a zero-sized tensor) returns success without
 /// calling the driver. Launch errors name the kernel, the grid and the block.
 
 #include <wrapir/cuda/driver.hpp>
@@ -63,11 +63,11 @@ namespace detail {
 
 /// The one call both launch paths end in.
 [[nodiscard]] inline Status launch_packed(const Function& f, const LaunchConfig& c, void** params) {
-  if (c.grid.empty()) return Ok{};
+  if (c.grid.empty()) return {};
   const CUresult r = loaded_driver().cuLaunchKernel(f.get(), c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y,
                                                     c.block.z, c.shared_bytes, c.stream, params, nullptr);
   if (r == CUDA_SUCCESS) [[likely]]
-    return Ok{};
+    return {};
   return launch_error(f, c, r);
 }
 
@@ -150,7 +150,7 @@ class Kernel {
   [[nodiscard]] Status operator()(const LaunchConfig& config, Args&&... args) const {
     if constexpr (sizeof...(Args) != arity) {
       static_assert(sizeof...(Args) == arity, "wrapir::cuda::Kernel: wrong number of arguments for this kernel");
-      return Ok{};
+      return {};
     } else {
       return call(config, std::index_sequence_for<Params...>{}, std::forward<Args>(args)...);
     }

@@ -116,35 +116,35 @@ class PinnedBuffer {
 
 /// Synchronous copies; a zero-byte copy does nothing.
 [[nodiscard]] inline Status copy_to_device(CUdeviceptr dst, const void* src, std::size_t bytes) {
-  if (bytes == 0) return Ok{};
+  if (bytes == 0) return {};
   return check(loaded_driver().cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD(" + detail::bytes_text(bytes) + ")");
 }
 [[nodiscard]] inline Status copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes) {
-  if (bytes == 0) return Ok{};
+  if (bytes == 0) return {};
   return check(loaded_driver().cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH(" + detail::bytes_text(bytes) + ")");
 }
 
 /// Stream-ordered copies and fills (asynchronous to the host for device
 /// memory and pinned host memory).
 [[nodiscard]] inline Status copy_async(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream) {
-  if (bytes == 0) return Ok{};
+  if (bytes == 0) return {};
   return check(loaded_driver().cuMemcpyDtoDAsync(dst, src, bytes, stream),
                "cuMemcpyDtoDAsync(" + detail::bytes_text(bytes) + ")");
 }
 [[nodiscard]] inline Status copy_to_device_async(CUdeviceptr dst, const void* src, std::size_t bytes,
                                                  CUstream stream) {
-  if (bytes == 0) return Ok{};
+  if (bytes == 0) return {};
   return check(loaded_driver().cuMemcpyHtoDAsync(dst, src, bytes, stream),
                "cuMemcpyHtoDAsync(" + detail::bytes_text(bytes) + ")");
 }
 [[nodiscard]] inline Status copy_to_host_async(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream) {
-  if (bytes == 0) return Ok{};
+  if (bytes == 0) return {};
   return check(loaded_driver().cuMemcpyDtoHAsync(dst, src, bytes, stream),
                "cuMemcpyDtoHAsync(" + detail::bytes_text(bytes) + ")");
 }
 [[nodiscard]] inline Status fill_bytes_async(CUdeviceptr dst, std::uint8_t value, std::size_t bytes,
                                              CUstream stream) {
-  if (bytes == 0) return Ok{};
+  if (bytes == 0) return {};
   return check(loaded_driver().cuMemsetD8Async(dst, value, bytes, stream),
                "cuMemsetD8Async(" + detail::bytes_text(bytes) + ")");
 }

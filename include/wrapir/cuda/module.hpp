@@ -64,7 +64,7 @@ class Function {
         !s)
       return s;
     attributes_.max_dynamic_shared_bytes = bytes;
-    return Ok{};
+    return {};
   }
 
   /// The byte size of each kernel parameter as compiled, in order; an

@@ -73,13 +73,13 @@ struct TritonMetadata {
     // scratch block out whole, so any power of two up to 256 holds.
     if (align < 1 || align > 256 || (align & (align - 1)) != 0)
       return Diagnostic{where + what + " alignment " + std::to_string(align) + " is not a power of two up to 256"};
-    return Ok{};
+    return {};
   };
   if (auto s = check_scratch("global scratch", m.global_scratch_bytes, m.global_scratch_align); !s) return s;
   if (auto s = check_scratch("profile scratch", m.profile_scratch_bytes, m.profile_scratch_align); !s) return s;
   if (m.hidden_parameters < 0 || m.hidden_parameters > 2)
     return Diagnostic{where + "hidden_parameters " + std::to_string(m.hidden_parameters) + " is not 0, 1 or 2"};
-  return Ok{};
+  return {};
 }
 
 /// A Triton kernel ready to launch: its function, opted in to its shared
@@ -119,7 +119,7 @@ class TritonKernel {
   template <class... Args>
   [[nodiscard]] Status launch(Dim3 grid, CUstream stream, const Args&... args) {
     (detail::check_untyped_argument<Args>(), ...);
-    if (grid.empty()) return Ok{};
+    if (grid.empty()) return {};
     std::size_t hidden = static_cast<std::size_t>(metadata_.hidden_parameters);
     if (parameter_count_) {
       if (*parameter_count_ < sizeof...(Args) || *parameter_count_ - sizeof...(Args) > 2)
@@ -163,7 +163,7 @@ class TritonKernel {
     if (!global) return global.error();
     auto profile = scratch_bytes(grid, metadata_.profile_scratch_bytes, "profile scratch");
     if (!profile) return profile.error();
-    if (*global == 0 && *profile == 0) return Ok{};
+    if (*global == 0 && *profile == 0) return {};
     // Both blocks in one buffer; the profile block starts 256-aligned.
     const std::size_t profile_at = (*global + 255) / 256 * 256;
     const std::size_t total = profile_at + *profile;
@@ -177,7 +177,7 @@ class TritonKernel {
     }
     if (*global) out[0] = scratch_.address();
     if (*profile) out[1] = scratch_.address() + profile_at;
-    return Ok{};
+    return {};
   }
 
   Function function_{};

@@ -38,7 +38,7 @@ namespace wrapir::cuda {
     const boost::json::value* v = object->if_contains(key);
     if (!v || v->is_null()) {
       if (required) return Diagnostic{std::string("Triton metadata: '") + key + "' is missing"};
-      return Ok{};
+      return {};
     }
     std::int64_t value = 0;
     if (v->is_int64()) {
@@ -53,7 +53,7 @@ namespace wrapir::cuda {
       return Diagnostic{std::string("Triton metadata: '") + key + "' is " + std::to_string(value) + ", not in " +
                         std::to_string(low) + ".." + std::to_string(high)};
     out = value;
-    return Ok{};
+    return {};
   };
 
   const boost::json::value* name = object->if_contains("name");

@@ -168,7 +168,7 @@ class WorkspacePool {
         return Diagnostic{"workspace " + ir::quote_for_diagnostic(name) + ": zeroing for a new run: " +
                           s.error().message};
     }
-    return Ok{};
+    return {};
   }
 
   /// How many `zero_per_graph` workspaces the pool holds.
