@@ -74,6 +74,7 @@
 /// context the graph was captured in to be current.
 
 #include <wrapir/cuda/detail/unique_handle.hpp>
+#include <wrapir/detail/hash.hpp>
 #include <wrapir/cuda/driver.hpp>
 #include <wrapir/cuda/launch.hpp>
 #include <wrapir/run/dim3.hpp>
@@ -463,15 +464,9 @@ struct GraphCacheStats {
 /// matched by comparing whole tuples. The length is hashed too.
 struct SymbolTupleHash {
   [[nodiscard]] std::size_t operator()(std::span<const std::int64_t> symbols) const noexcept {
-    // splitmix64's finaliser after folding in each value.
-    const auto mix = [](std::uint64_t z) {
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-      return z ^ (z >> 31);
-    };
-    std::uint64_t h = mix(0x9e3779b97f4a7c15ULL + symbols.size());
-    for (const std::int64_t v : symbols) h = mix(h ^ static_cast<std::uint64_t>(v));
-    return static_cast<std::size_t>(h);
+    std::size_t h = symbols.size();
+    for (const std::int64_t v : symbols) h = ::wrapir::detail::hash_mix(h, static_cast<std::size_t>(v));
+    return h;
   }
 };
 
