@@ -1,0 +1,170 @@
+"""`corpus`: `check` every model of a directory, each in its own process, and
+hold each to its expectation: a model passes every path, or -- when its
+file says `expect_unsupported = ["NAME", ...]` -- export exits 2 and names
+each of those constructs. Anything else fails the run, so a model that
+starts to pass, or fails differently, is noticed. Prints one table row per
+model and ends with `corpus: P passed, F failed`."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MODEL_TIMEOUT_S = 1200
+
+
+def expected_unsupported(path: Path) -> list[str]:
+    """The module-level `expect_unsupported` list of a model file, read
+    without importing it (no torch needed here)."""
+    tree = ast.parse(path.read_text(), str(path))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "expect_unsupported"
+                                                for t in node.targets):
+            value = ast.literal_eval(node.value)
+            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+                raise ValueError(f"{path}: expect_unsupported must be a list of non-empty strings")
+            return value
+    return []
+
+
+@dataclass
+class Outcome:
+    name: str
+    passed: bool = False
+    status: str = ""
+    seconds: float = 0.0
+    paths: list[dict] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)
+    fidelity: int | None = None
+
+
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def run_model(path: Path, device: str, wrapir: str, out: Path) -> Outcome:
+    name = path.stem
+    outcome = Outcome(name)
+    try:
+        expected = expected_unsupported(path)
+    except (SyntaxError, ValueError) as e:
+        outcome.status = f"FAIL: {_short(str(e))}"
+        return outcome
+    work = out / name
+    work.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "wrapir_inductor", "check", f"{path}:model", "--device", device,
+               "--wrapir", wrapir, "--out", str(work)]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent),
+                                                                      os.environ.get("PYTHONPATH")])))
+    start = time.monotonic()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=MODEL_TIMEOUT_S, env=env)
+        rc, stdout, stderr = done.returncode, done.stdout, done.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, stdout, stderr = None, (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) \
+            else (e.stdout or ""), ""
+    outcome.seconds = time.monotonic() - start
+    (work / "check.log").write_text(stdout + "\n--- stderr ---\n" + stderr)
+    for line in stdout.splitlines():
+        print(f"  {line}")
+    findings = [line for line in stderr.splitlines() if line.startswith("wrapir_inductor: unsupported:")]
+    outcome.unsupported = findings
+    summary = work / "check.json"
+    if summary.is_file():
+        data = json.loads(summary.read_text())
+        outcome.paths = data.get("paths", [])
+        outcome.fidelity = data.get("fidelity_differing_lines")
+
+    if rc is None:
+        outcome.status = f"FAIL: timed out after {MODEL_TIMEOUT_S} s"
+    elif expected:
+        missing = [e for e in expected if not any(e in f for f in findings)]
+        if rc == 2 and not missing:
+            outcome.passed = True
+            outcome.status = "unsupported as expected: " + ", ".join(expected)
+        elif rc == 0:
+            outcome.status = f"FAIL: expected unsupported {expected}, but every path passes (update the model file)"
+        elif rc == 2:
+            outcome.status = f"FAIL: unsupported, but not naming {missing}"
+        else:
+            outcome.status = f"FAIL: exit {rc}, expected exit 2 naming {expected}"
+    elif rc == 0:
+        outcome.passed = True
+        outcome.status = "ok"
+    elif rc == 2:
+        outcome.status = "FAIL: unsupported constructs"
+    else:
+        failed = [p["path"] for p in outcome.paths if not p.get("ok")]
+        errors = [line for line in stderr.splitlines() if line.startswith("wrapir_inductor: error:")]
+        outcome.status = "FAIL: " + (", ".join(failed) if failed else _short(errors[-1] if errors else f"exit {rc}"))
+    for line in findings[:20]:
+        print(f"  {_short(line, 300)}")
+    if not outcome.passed:
+        tail = [line for line in stderr.splitlines() if line.strip()][-5:]
+        for line in tail:
+            print(f"  stderr: {_short(line, 300)}")
+    return outcome
+
+
+def table(outcomes: list[Outcome]) -> str:
+    rows = ["| model | result | python | +reuse | +pools | +arena | peak bytes: Inductor / reuse / pools / arena "
+            "| max-live lower bound | differing call() lines | seconds |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for o in outcomes:
+        by_path = {p["path"]: p for p in o.paths}
+        cells = []
+        for path in ("python", "python+reuse", "python+pools", "python+arena"):
+            p = by_path.get(path)
+            if p is None:
+                cells.append("-")
+            elif p["ok"]:
+                cells.append(f"ok {p['max_abs_err']:.2g}")
+            else:
+                cells.append("FAIL")
+        peaks = " / ".join(str(by_path[p]["peak_bytes"]) if p in by_path else "-"
+                           for p in ("python", "python+reuse", "python+pools", "python+arena"))
+        bound = next((str(p["lower_bound_bytes"]) for p in o.paths if p.get("lower_bound_bytes")), "-")
+        result = "ok" if o.status == "ok" else ("unsupported" if o.passed else "**FAIL**")
+        fidelity = "-" if o.fidelity is None else str(o.fidelity)
+        rows.append(f"| `{o.name}` | {result} | {' | '.join(cells)} | {peaks} | {bound} | {fidelity} "
+                    f"| {o.seconds:.0f} |")
+    return "\n".join(rows) + "\n"
+
+
+def corpus(directory: Path, device: str, wrapir: str, out: Path, only: list[str] | None) -> int:
+    models = sorted(p for p in directory.glob("*.py") if not p.name.startswith("_"))
+    if only:
+        unknown = set(only) - {p.stem for p in models}
+        if unknown:
+            print(f"wrapir_inductor: error: no model {sorted(unknown)} in {directory}", file=sys.stderr)
+            return 1
+        models = [p for p in models if p.stem in only]
+    if not models:
+        print(f"wrapir_inductor: error: no models (*.py) in {directory}", file=sys.stderr)
+        return 1
+    out.mkdir(parents=True, exist_ok=True)
+    outcomes = []
+    start = time.monotonic()
+    for i, path in enumerate(models, 1):
+        print(f"\n========== model {path.stem} ({i}/{len(models)}) ==========", flush=True)
+        outcome = run_model(path, device, wrapir, out)
+        print(f"{path.stem}: {outcome.status} ({outcome.seconds:.0f} s)", flush=True)
+        outcomes.append(outcome)
+    text = table(outcomes)
+    (out / "corpus.md").write_text(text)
+    (out / "corpus.json").write_text(json.dumps([o.__dict__ for o in outcomes], indent=1) + "\n")
+    passed = sum(o.passed for o in outcomes)
+    print("\n" + text)
+    for o in outcomes:
+        if not o.passed:
+            print(f"{o.name}: {o.status}")
+    print(f"corpus: {passed} passed, {len(outcomes) - passed} failed ({time.monotonic() - start:.0f} s, "
+          f"table in {out / 'corpus.md'})")
+    return 0 if passed == len(outcomes) else 1
