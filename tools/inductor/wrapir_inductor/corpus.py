@@ -84,26 +84,10 @@ def run_model(path: Path, device: str, wrapir: str, out: Path) -> Outcome:
 
     if rc is None:
         outcome.status = f"FAIL: timed out after {MODEL_TIMEOUT_S} s"
-    elif expected:
-        missing = [e for e in expected if not any(e in f for f in findings)]
-        if rc == 2 and not missing:
-            outcome.passed = True
-            outcome.status = "unsupported as expected: " + ", ".join(expected)
-        elif rc == 0:
-            outcome.status = f"FAIL: expected unsupported {expected}, but every path passes (update the model file)"
-        elif rc == 2:
-            outcome.status = f"FAIL: unsupported, but not naming {missing}"
-        else:
-            outcome.status = f"FAIL: exit {rc}, expected exit 2 naming {expected}"
-    elif rc == 0:
-        outcome.passed = True
-        outcome.status = "ok"
-    elif rc == 2:
-        outcome.status = "FAIL: unsupported constructs"
     else:
-        failed = [p["path"] for p in outcome.paths if not p.get("ok")]
+        failed_paths = [p["path"] for p in outcome.paths if not p.get("ok")]
         errors = [line for line in stderr.splitlines() if line.startswith("wrapir_inductor: error:")]
-        outcome.status = "FAIL: " + (", ".join(failed) if failed else _short(errors[-1] if errors else f"exit {rc}"))
+        outcome.passed, outcome.status = classify(rc, expected, findings, failed_paths, errors)
     for line in findings[:20]:
         print(f"  {_short(line, 300)}")
     if not outcome.passed:
@@ -111,6 +95,25 @@ def run_model(path: Path, device: str, wrapir: str, out: Path) -> Outcome:
         for line in tail:
             print(f"  stderr: {_short(line, 300)}")
     return outcome
+
+
+def classify(rc: int, expected: list[str], findings: list[str], failed_paths: list[str],
+             errors: list[str]) -> tuple[bool, str]:
+    """Whether a model's `check` exit code and findings meet its expectation."""
+    if expected:
+        missing = [e for e in expected if not any(e in f for f in findings)]
+        if rc == 2 and not missing:
+            return True, "unsupported as expected: " + ", ".join(expected)
+        if rc == 0:
+            return False, f"FAIL: expected unsupported {expected}, but every path passes (update the model file)"
+        if rc == 2:
+            return False, f"FAIL: unsupported, but not naming {missing}"
+        return False, f"FAIL: exit {rc}, expected exit 2 naming {expected}"
+    if rc == 0:
+        return True, "ok"
+    if rc == 2:
+        return False, "FAIL: unsupported constructs"
+    return False, "FAIL: " + (", ".join(failed_paths) if failed_paths else _short(errors[-1] if errors else f"exit {rc}"))
 
 
 def table(outcomes: list[Outcome]) -> str:
