@@ -364,7 +364,7 @@ bridge_stage() {
   for name in "$@"; do only+=(--only "$name"); done
   set +e
   PYTHONPATH="$root/tools/inductor" PYTHONUNBUFFERED=1 "$bridge_python" -m wrapir_inductor corpus \
-    "$root/tests/models" --device cpu --wrapir "$wrapir_bin" --out "$out/corpus" "${only[@]}" 2>&1 |
+    "$root/tests/models" --device cpu --wrapir "$wrapir_bin" --out "$out/corpus" --jobs "$jobs" "${only[@]}" 2>&1 |
     tee "$out/corpus.log"
   rc=${PIPESTATUS[0]}
   set -e

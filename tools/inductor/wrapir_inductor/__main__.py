@@ -69,12 +69,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--wrapir", default="wrapir", help="the wrapir tool (default: wrapir on PATH)")
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--only", action="append", metavar="NAME", help="only this model (repeatable)")
+    p.add_argument("--jobs", type=int, default=1, help="models checked at a time (default 1)")
     args = parser.parse_args(argv)
 
     if args.command == "corpus":
         from .corpus import corpus
 
-        return corpus(args.directory, args.device, args.wrapir, args.out, args.only)
+        return corpus(args.directory, args.device, args.wrapir, args.out, args.only, args.jobs)
 
     from .export import ExportError, export, load_spec
 

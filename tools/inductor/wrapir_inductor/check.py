@@ -259,17 +259,20 @@ class Result:
         self.err = float("nan")
         self.peak = "n/a"
         self.lower_bound = None
+        self.plan_peak = None
         self.why = ""
 
     def line(self) -> str:
         text = f"{self.path}: {'ok' if self.ok else 'FAIL'} max_abs_err={self.err:.3g} peak_bytes={self.peak}"
+        if self.plan_peak is not None:
+            text += f" plan_peak_bytes={self.plan_peak}"
         if self.lower_bound is not None:
             text += f" lower_bound_bytes={self.lower_bound}"
         return text + (f" ({self.why})" if self.why else "")
 
     def as_dict(self) -> dict[str, Any]:
         return {"path": self.path, "ok": self.ok, "max_abs_err": self.err, "peak_bytes": self.peak,
-                "lower_bound_bytes": self.lower_bound, "why": self.why}
+                "plan_peak_bytes": self.plan_peak, "lower_bound_bytes": self.lower_bound, "why": self.why}
 
 
 def _run_module(call, exported: Exported, inputs: Inputs) -> tuple[list, list, list]:
@@ -388,6 +391,9 @@ def check(spec: Spec, device: str, wrapir: str, out: Path | None, dynamic, confi
         else:
             result = _run_path(f"python+{strategy}", planned, exported, wrapir, work, scales)
             stats = _fields(stderr)
+            # The planner's own accounting, which (unlike `wrapir stats`)
+            # counts the tensors behind multi-output results.
+            result.plan_peak = stats.get("peak_bytes")
             result.lower_bound = stats.get("lower_bound_bytes")
         print(result.line())
         results.append(result)

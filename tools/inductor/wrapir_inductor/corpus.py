@@ -8,6 +8,7 @@ model and ends with `corpus: P passed, F failed`."""
 from __future__ import annotations
 
 import ast
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -42,6 +43,7 @@ class Outcome:
     paths: list[dict] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)
     fidelity: int | None = None
+    log: list[str] = field(default_factory=list)
 
 
 def _short(text: str, limit: int = 200) -> str:
@@ -72,8 +74,7 @@ def run_model(path: Path, device: str, wrapir: str, out: Path) -> Outcome:
             else (e.stdout or ""), ""
     outcome.seconds = time.monotonic() - start
     (work / "check.log").write_text(stdout + "\n--- stderr ---\n" + stderr)
-    for line in stdout.splitlines():
-        print(f"  {line}")
+    outcome.log = [f"  {line}" for line in stdout.splitlines()]
     findings = [line for line in stderr.splitlines() if line.startswith("wrapir_inductor: unsupported:")]
     outcome.unsupported = findings
     summary = work / "check.json"
@@ -88,12 +89,10 @@ def run_model(path: Path, device: str, wrapir: str, out: Path) -> Outcome:
         failed_paths = [p["path"] for p in outcome.paths if not p.get("ok")]
         errors = [line for line in stderr.splitlines() if line.startswith("wrapir_inductor: error:")]
         outcome.passed, outcome.status = classify(rc, expected, findings, failed_paths, errors)
-    for line in findings[:20]:
-        print(f"  {_short(line, 300)}")
+    outcome.log += [f"  {_short(line, 300)}" for line in findings[:20]]
     if not outcome.passed:
         tail = [line for line in stderr.splitlines() if line.strip()][-5:]
-        for line in tail:
-            print(f"  stderr: {_short(line, 300)}")
+        outcome.log += [f"  stderr: {_short(line, 300)}" for line in tail]
     return outcome
 
 
@@ -117,6 +116,11 @@ def classify(rc: int, expected: list[str], findings: list[str], failed_paths: li
 
 
 def table(outcomes: list[Outcome]) -> str:
+    """The corpus table: per model the result, each path's max error, the peak
+    bytes (Inductor's own plan as exported, by `wrapir stats`; wrapir's
+    reuse, pools and arena plans, by `wrapir plan`), the planner's max-live
+    lower bound, and the number of `call()` lines that differ from
+    Inductor's module."""
     rows = ["| model | result | python | +reuse | +pools | +arena | peak bytes: Inductor / reuse / pools / arena "
             "| max-live lower bound | differing call() lines | seconds |",
             "|---|---|---|---|---|---|---|---|---|---|"]
@@ -131,17 +135,19 @@ def table(outcomes: list[Outcome]) -> str:
                 cells.append(f"ok {p['max_abs_err']:.2g}")
             else:
                 cells.append("FAIL")
-        peaks = " / ".join(str(by_path[p]["peak_bytes"]) if p in by_path else "-"
-                           for p in ("python", "python+reuse", "python+pools", "python+arena"))
+        peaks = [str(by_path["python"]["peak_bytes"]) if "python" in by_path else "-"]
+        for path in ("python+reuse", "python+pools", "python+arena"):
+            p = by_path.get(path, {})
+            peaks.append(str(p.get("plan_peak_bytes") or "-"))
         bound = next((str(p["lower_bound_bytes"]) for p in o.paths if p.get("lower_bound_bytes")), "-")
         result = "ok" if o.status == "ok" else ("unsupported" if o.passed else "**FAIL**")
         fidelity = "-" if o.fidelity is None else str(o.fidelity)
-        rows.append(f"| `{o.name}` | {result} | {' | '.join(cells)} | {peaks} | {bound} | {fidelity} "
+        rows.append(f"| `{o.name}` | {result} | {' | '.join(cells)} | {' / '.join(peaks)} | {bound} | {fidelity} "
                     f"| {o.seconds:.0f} |")
     return "\n".join(rows) + "\n"
 
 
-def corpus(directory: Path, device: str, wrapir: str, out: Path, only: list[str] | None) -> int:
+def corpus(directory: Path, device: str, wrapir: str, out: Path, only: list[str] | None, jobs: int = 1) -> int:
     models = sorted(p for p in directory.glob("*.py") if not p.name.startswith("_"))
     if only:
         unknown = set(only) - {p.stem for p in models}
@@ -153,16 +159,26 @@ def corpus(directory: Path, device: str, wrapir: str, out: Path, only: list[str]
         print(f"wrapir_inductor: error: no models (*.py) in {directory}", file=sys.stderr)
         return 1
     out.mkdir(parents=True, exist_ok=True)
-    outcomes = []
     start = time.monotonic()
-    for i, path in enumerate(models, 1):
-        print(f"\n========== model {path.stem} ({i}/{len(models)}) ==========", flush=True)
-        outcome = run_model(path, device, wrapir, out)
-        print(f"{path.stem}: {outcome.status} ({outcome.seconds:.0f} s)", flush=True)
-        outcomes.append(outcome)
+    print(f"corpus: {len(models)} models, {jobs} at a time", flush=True)
+    # Each model compiles in its own process; a thread per running model
+    # waits for it. Output is printed per model as each finishes.
+    done = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {pool.submit(run_model, path, device, wrapir, out): path for path in models}
+        results = {}
+        for future in concurrent.futures.as_completed(futures):
+            outcome = future.result()
+            done += 1
+            print(f"\n========== model {outcome.name} ({done}/{len(models)}) ==========", flush=True)
+            print("\n".join(outcome.log))
+            print(f"{outcome.name}: {outcome.status} ({outcome.seconds:.0f} s)", flush=True)
+            results[outcome.name] = outcome
+    outcomes = [results[p.stem] for p in models]
     text = table(outcomes)
     (out / "corpus.md").write_text(text)
-    (out / "corpus.json").write_text(json.dumps([o.__dict__ for o in outcomes], indent=1) + "\n")
+    (out / "corpus.json").write_text(json.dumps([{k: v for k, v in o.__dict__.items() if k != "log"}
+                                                 for o in outcomes], indent=1) + "\n")
     passed = sum(o.passed for o in outcomes)
     print("\n" + text)
     for o in outcomes:
