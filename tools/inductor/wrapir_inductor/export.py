@@ -109,7 +109,6 @@ def export(spec: Spec, device: str, out: Path, dynamic: bool | None = None,
 
     torch._dynamo.reset()
     with torch.no_grad():
-        eager = spec.fn(*[x.clone() if isinstance(x, torch.Tensor) else x for x in spec.inputs])
         compiled = torch.compile(spec.fn, backend=recording_backend, dynamic=dynamic, fullgraph=True)
         try:
             with inductor_config.patch(patches), torch._dynamo.config.patch(spec.dynamo_config), \
@@ -158,6 +157,16 @@ def export(spec: Spec, device: str, out: Path, dynamic: bool | None = None,
     if codes:
         (out / "inductor_module.py").write_text(codes[0])
 
+    # Eager's outputs for exactly the values saved as inputs: compiling ran the
+    # model once, and a model that updates a buffer in place (or its
+    # inputs) changed them; eager runs on that state, which is then put back.
+    saved = [v.detach().clone() if isinstance(v, torch.Tensor) else None for v in graph_inputs]
+    with torch.no_grad():
+        eager = spec.fn(*[x.clone() if isinstance(x, torch.Tensor) else x for x in spec.inputs])
+        eager = torch.utils._pytree.tree_map(lambda v: v.detach().clone() if isinstance(v, torch.Tensor) else v, eager)
+        for value, before in zip(graph_inputs, saved):
+            if before is not None:
+                value.copy_(before)
     tensors = {n: v for n, v in zip(translation.graph_input_names, graph_inputs) if isinstance(v, torch.Tensor)}
     scalars = {n: v for n, v in zip(translation.graph_input_names, graph_inputs) if not isinstance(v, torch.Tensor)}
     _save_tensors(out / "inputs.safetensors", tensors, {"scalars": json.dumps({k: int(v) for k, v in scalars.items()})})
