@@ -4,6 +4,11 @@ output projection, residual, LayerNorm, GELU MLP, residual."""
 import torch
 import torch.nn.functional as F
 
+# SDPA's result (a fallback kernel's output) is checked with
+# `assert_alignment(buf6, 16, ...)`, which wrapir cannot express yet
+# (issue 13 §3). With --config alignment_asserts=False every path passes.
+expect_unsupported = ["assert_alignment"]
+
 
 class Block(torch.nn.Module):
     def __init__(self, width=64, heads=4):

@@ -609,6 +609,8 @@ class Translator:
                                            "(wrapir's AssertSizeStride has no op name yet)"})
             return
         stripped = text.strip()
+        if re.fullmatch(r"assert_alignment\(\w+, \d+(, .*)?\)", stripped):
+            raise Unsupported("assert_alignment (wrapir has no line kind for it yet, issue 13 §3)")
         if re.fullmatch(r"if not \(.*\):", stripped) or re.fullmatch(r"raise RuntimeError\(.*\)", stripped):
             self.after_scalar_assert = True
             raise Unsupported("scalar runtime assert (ir.AssertScalar, written as text; wrapir has no line kind "
