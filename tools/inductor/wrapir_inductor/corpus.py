@@ -91,7 +91,8 @@ def run_model(path: Path, device: str, wrapir: str, out: Path) -> Outcome:
         outcome.passed, outcome.status = classify(rc, expected, findings, failed_paths, errors)
     outcome.log += [f"  {_short(line, 300)}" for line in findings[:20]]
     if not outcome.passed:
-        tail = [line for line in stderr.splitlines() if line.strip()][-5:]
+        noise = ("UserWarning", "warn_once(", "No CUDA runtime is found")
+        tail = [line for line in stderr.splitlines() if line.strip() and not any(n in line for n in noise)][-5:]
         outcome.log += [f"  stderr: {_short(line, 300)}" for line in tail]
     return outcome
 
