@@ -27,6 +27,18 @@ class Aliasing(unittest.TestCase):
         self.assertIn("aliases nothing, eager's input 0", why)
 
 
+    def test_results_carved_from_one_pool_may_share_it_without_overlapping(self):
+        pool = torch.ones(64)
+        want = [torch.ones(16), torch.ones(16)]
+        disjoint = [pool[0:16], pool[32:48]]
+        ok, _, why = _compare(disjoint, want, [], [], _aliases(disjoint, []), _aliases(want, []))
+        self.assertTrue(ok, why)
+        overlapping = [pool[0:16], pool[8:24]]
+        ok, _, why = _compare(overlapping, want, [], [], _aliases(overlapping, []), _aliases(want, []))
+        self.assertFalse(ok)
+        self.assertIn("overlaps output 0", why)
+
+
 class Values(unittest.TestCase):
     def test_a_mutated_input_must_end_equal_to_eager(self):
         out = torch.ones(3)
