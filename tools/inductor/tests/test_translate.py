@@ -81,3 +81,42 @@ class CallBody(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RawText(unittest.TestCase):
+    """Text lines are named precisely when they are not translated."""
+
+    def translator(self):
+        from types import SimpleNamespace
+
+        from wrapir_inductor.translate import Translator
+
+        graph = SimpleNamespace(graph_inputs={}, try_get_buffer=lambda name: None)
+        return Translator(SimpleNamespace(lines=[]), graph, False)
+
+    def unsupported(self, t, text):
+        with self.assertRaises(Unsupported) as caught:
+            t.raw_text(text)
+        return str(caught.exception)
+
+    def test_assert_alignment_is_named(self):
+        why = self.unsupported(self.translator(), "assert_alignment(buf6, 16, 'torch.ops.aten.foo.default')")
+        self.assertIn("assert_alignment", why)
+
+    def test_a_scalar_assert_is_named_with_its_none_binding(self):
+        t = self.translator()
+        self.assertIn("scalar runtime assert", self.unsupported(t, "if not (u0 >= 1):"))
+        t.previous_was_scalar_assert = t.after_scalar_assert
+        self.assertIn("scalar runtime assert", self.unsupported(t, "    raise RuntimeError('u0 >= 1')"))
+        t.previous_was_scalar_assert = t.after_scalar_assert
+        self.assertIn("scalar runtime assert", self.unsupported(t, "buf1 = None"))
+        # Elsewhere `bufN = None` is just unknown text.
+        t.previous_was_scalar_assert = False
+        self.assertIn("raw text line", self.unsupported(t, "buf1 = None"))
+
+    def test_comments_and_blank_lines_are_kept(self):
+        t = self.translator()
+        t.raw_text("# buffer buf1 (op: x) is assumed to be not aligned")
+        t.raw_text("   ")
+        self.assertEqual(t.body, [{"kind": "Comment", "text": "buffer buf1 (op: x) is assumed to be not aligned"}])
+        self.assertEqual(t.provenance, [{"line": None, "blank": True}])

@@ -1,4 +1,5 @@
 """python3 -m wrapir_inductor export|check SPEC --device cpu ...
+python3 -m wrapir_inductor corpus DIR --device cpu --wrapir PATH --out DIR [--only NAME]...
 
 Exit codes: 0 done; 2 unsupported constructs (each named on stderr);
 1 any other error (one line)."""
@@ -62,7 +63,19 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--out", type=Path, required=(name == "export"))
         if name == "check":
             p.add_argument("--wrapir", default="wrapir", help="the wrapir tool (default: wrapir on PATH)")
+    p = sub.add_parser("corpus", help="check every DIR/*.py:model against its expectation")
+    p.add_argument("directory", type=Path)
+    p.add_argument("--device", choices=["cpu", "cuda"], required=True)
+    p.add_argument("--wrapir", default="wrapir", help="the wrapir tool (default: wrapir on PATH)")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--only", action="append", metavar="NAME", help="only this model (repeatable)")
+    p.add_argument("--jobs", type=int, default=1, help="models checked at a time (default 1)")
     args = parser.parse_args(argv)
+
+    if args.command == "corpus":
+        from .corpus import corpus
+
+        return corpus(args.directory, args.device, args.wrapir, args.out, args.only, args.jobs)
 
     from .export import ExportError, export, load_spec
 

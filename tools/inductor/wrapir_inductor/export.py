@@ -26,6 +26,10 @@ class Spec:
     inputs: tuple
     dynamic: bool = False
     config: dict[str, Any] = field(default_factory=dict)
+    dynamo_config: dict[str, Any] = field(default_factory=dict)
+    # Constructs export must report (exit 2) for this model; module-level
+    # `expect_unsupported` of its file. Empty: every path must pass.
+    expect_unsupported: list[str] = field(default_factory=list)
 
     @property
     def model_name(self) -> str:
@@ -51,10 +55,14 @@ def load_spec(text: str) -> Spec:
         raise ExportError(f"SPEC {text!r}: {name}() must return (fn, inputs) or (fn, inputs, options)")
     fn, inputs = made[0], tuple(made[1])
     options = made[2] if len(made) == 3 else {}
-    unknown = set(options) - {"dynamic", "config"}
+    unknown = set(options) - {"dynamic", "config", "dynamo_config"}
     if unknown:
-        raise ExportError(f"SPEC {text!r}: unknown options {sorted(unknown)} (expected dynamic, config)")
-    return Spec(text, fn, inputs, bool(options.get("dynamic", False)), dict(options.get("config", {})))
+        raise ExportError(f"SPEC {text!r}: unknown options {sorted(unknown)} (expected dynamic, config, dynamo_config)")
+    expected = getattr(module, "expect_unsupported", [])
+    if isinstance(expected, str) or not all(isinstance(e, str) for e in expected):
+        raise ExportError(f"SPEC {text!r}: expect_unsupported must be a list of strings")
+    return Spec(text, fn, inputs, bool(options.get("dynamic", False)), dict(options.get("config", {})),
+                dict(options.get("dynamo_config", {})), list(expected))
 
 
 @dataclass
@@ -101,10 +109,10 @@ def export(spec: Spec, device: str, out: Path, dynamic: bool | None = None,
 
     torch._dynamo.reset()
     with torch.no_grad():
-        eager = spec.fn(*[x.clone() if isinstance(x, torch.Tensor) else x for x in spec.inputs])
         compiled = torch.compile(spec.fn, backend=recording_backend, dynamic=dynamic, fullgraph=True)
         try:
-            with inductor_config.patch(patches), capturing(device, translate) as session:
+            with inductor_config.patch(patches), torch._dynamo.config.patch(spec.dynamo_config), \
+                    capturing(device, translate) as session:
                 _, codes = run_and_get_code(compiled, *spec.inputs)
         except Exception as e:  # compilation failed: Inductor's own error
             raise ExportError(f"torch.compile failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
@@ -149,6 +157,16 @@ def export(spec: Spec, device: str, out: Path, dynamic: bool | None = None,
     if codes:
         (out / "inductor_module.py").write_text(codes[0])
 
+    # Eager's outputs for exactly the values saved as inputs: compiling ran the
+    # model once, and a model that updates a buffer in place (or its
+    # inputs) changed them; eager runs on that state, which is then put back.
+    saved = [v.detach().clone() if isinstance(v, torch.Tensor) else None for v in graph_inputs]
+    with torch.no_grad():
+        eager = spec.fn(*[x.clone() if isinstance(x, torch.Tensor) else x for x in spec.inputs])
+        eager = torch.utils._pytree.tree_map(lambda v: v.detach().clone() if isinstance(v, torch.Tensor) else v, eager)
+        for value, before in zip(graph_inputs, saved):
+            if before is not None:
+                value.copy_(before)
     tensors = {n: v for n, v in zip(translation.graph_input_names, graph_inputs) if isinstance(v, torch.Tensor)}
     scalars = {n: v for n, v in zip(translation.graph_input_names, graph_inputs) if not isinstance(v, torch.Tensor)}
     _save_tensors(out / "inputs.safetensors", tensors, {"scalars": json.dumps({k: int(v) for k, v in scalars.items()})})

@@ -148,6 +148,8 @@ class Translator:
         self.body: list[dict[str, Any]] = []
         self.class_counts: dict[str, int] = {}
         self.line_index: int | None = None
+        self.after_scalar_assert = False  # this line is part of a scalar runtime assert
+        self.previous_was_scalar_assert = False
         self.input_shape_symbols: dict[str, tuple[str, str, int]] = {}
         # Symbols passed to call() themselves (graph inputs named arg0_1 whose value is s0).
         self.input_symbols = {str(v) for v in graph.graph_inputs.values() if isinstance(v, sympy.Symbol)}
@@ -351,6 +353,12 @@ class Translator:
             self.dealloc_from_pool(line)
         elif isinstance(line, W.UnbackedSymbolDefsLine):
             self.unbacked_symbol_defs(line)
+        elif isinstance(line, W.DynamicScalarLine):
+            self.dynamic_scalar(line.node)
+        elif isinstance(line, W.ScatterFallbackLine):
+            self.scatter_fallback(line.node)
+        elif isinstance(line, W.IndexPutFallbackLine):
+            self.index_put_fallback(line)
         elif isinstance(line, W.EnterDeviceContextManagerLine):
             self.emit({"kind": "EnterDeviceContext", "device": f"{self.graph.device_type}:{line.device_idx}"})
         elif isinstance(line, W.ExitDeviceContextManagerLine):
@@ -513,6 +521,61 @@ class Translator:
         self.emit({"kind": "UnbackedSymbolDefs", "source": self.buffer_by_name(line.output_name),
                    "bindings": bindings})
 
+    def dynamic_scalar(self, node) -> None:
+        """`u0 = buf.item()` (with `1 if ... else 0` or an exact division on its key path)."""
+        from torch.fx.experimental.symbolic_shapes import ConvertIntKey, DivideByKey
+
+        (data,) = node.inputs
+        path = []
+        for step in node.keypath:
+            if isinstance(step, ConvertIntKey):
+                path.append({"kind": "convert_to_int"})
+            elif isinstance(step, DivideByKey):
+                path.append({"kind": "divide_by", "value": int(step.divisor)})
+            else:
+                raise Unsupported(f"key path step {step!r} of {node.sym}")
+        if len(path) > 1:
+            raise Unsupported(f"key path {node.keypath!r} of {node.sym} has more than one step")
+        self.declare_unbacked(node.sym)
+        source = self.arg(data)
+        if "view" in source:
+            raise Unsupported(f"{node.sym} is read from a view of {source['buffer']}")
+        # Inductor also binds the node's own name to None (`buf0 = None`); it
+        # names no storage, so wrapir declares no buffer for it.
+        self.emit({"kind": "DynamicScalar", "symbol": str(node.sym), "source": source["buffer"], "path": path})
+
+    def scatter_fallback(self, node) -> None:
+        """`aten.scatter_(x,dim,index,src[, reduce=...])` on a live buffer."""
+        if node.src_is_tensor:
+            x, index, src = node.inputs
+            src_arg = self.arg(src)
+        else:
+            x, index = node.inputs
+            src_arg = self.arg(node.constant_args[1])
+        self_arg = self.arg(x)
+        if "view" in self_arg:
+            raise Unsupported(f"scatter into a view of {self_arg['buffer']}")
+        kernel = node.python_kernel_name or ""
+        kwargs = []
+        if kernel.startswith("aten.scatter_reduce"):
+            kwargs = [{"name": k, "value": self.arg(v)} for k, v in node.kwargs.items()]
+        elif node.kwargs.get("reduce"):
+            kwargs = [{"name": "reduce", "value": self.arg(node.kwargs["reduce"])}]
+        self.emit({"kind": "ScatterFallback", "kernel": operator_name(kernel), "self": self_arg["buffer"],
+                   "dim": int(node.constant_args[0]), "index": self.arg(index), "src": src_arg, "kwargs": kwargs})
+
+    def index_put_fallback(self, line) -> None:
+        """`aten.index_put_(x, [indices], values, accumulate)` on a live buffer."""
+        node = line.node
+        x, values = node.inputs[:2]
+        self_arg = self.arg(x)
+        if "view" in self_arg:
+            raise Unsupported(f"index_put into a view of {self_arg['buffer']}")
+        (accumulate,) = node.constant_args
+        self.emit({"kind": "IndexPutFallback", "kernel": operator_name(node.get_kernel_name()),
+                   "self": self_arg["buffer"], "indices": [None if i is None else self.arg(i) for i in line.indices],
+                   "values": self.arg(values), "accumulate": bool(accumulate)})
+
     def declare_unbacked(self, sym) -> None:
         name = str(sym)
         if name in self.symbols:
@@ -545,6 +608,15 @@ class Translator:
                                    "what": f"assert_size_stride({name}, ...): the op name {m.group(4)} "
                                            "(wrapir's AssertSizeStride has no op name yet)"})
             return
+        stripped = text.strip()
+        if re.fullmatch(r"assert_alignment\(\w+, \d+(, .*)?\)", stripped):
+            raise Unsupported("assert_alignment (wrapir has no line kind for it yet, issue 13 §3)")
+        if re.fullmatch(r"if not \(.*\):", stripped) or re.fullmatch(r"raise RuntimeError\(.*\)", stripped):
+            self.after_scalar_assert = True
+            raise Unsupported("scalar runtime assert (ir.AssertScalar, written as text; wrapir has no line kind "
+                              "for it yet, issue 13 §3)")
+        if self.previous_was_scalar_assert and re.fullmatch(r"\w+ = None", stripped):
+            raise Unsupported("scalar runtime assert: the name of its ir.AssertScalar node bound to None")
         raise Unsupported("raw text line (not a WrapperLine)")
 
     # ---- the graph -----------------------------------------------------------
@@ -580,6 +652,8 @@ class Translator:
             self.line_index = index
             cls = type(line).__name__
             self.class_counts[cls] = self.class_counts.get(cls, 0) + 1
+            # Only the line right after a scalar assert's text may be its `bufN = None`.
+            self.previous_was_scalar_assert, self.after_scalar_assert = self.after_scalar_assert, False
             try:
                 self.translate_line(line)
             except Unsupported as e:
