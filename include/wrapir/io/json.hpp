@@ -379,6 +379,8 @@ template <class T>
 inline constexpr bool is_optional_v = false;
 template <class T>
 inline constexpr bool is_optional_v<std::optional<T>> = true;
+template <class T>
+inline constexpr bool is_optional_v<ir::OptionalBox<T>> = true;
 
 using ir::enum_choices;
 using ir::enum_from_name;
@@ -727,6 +729,15 @@ class Encoder {
 
   template <class T>
   void put(const std::optional<T>& o) {
+    if (o) put(*o);
+    else w_.null();
+  }
+  template <class T>
+  void put(const ir::Box<T>& b) {
+    put(*b);
+  }
+  template <class T>
+  void put(const ir::OptionalBox<T>& o) {
     if (o) put(*o);
     else w_.null();
   }
@@ -1988,6 +1999,14 @@ class Decoder {
     if (field) each_graph_id(*field, path, f);
   }
   template <class T, class F>
+  static void each_graph_id(ir::Box<T>& field, const Path& path, F& f) {
+    each_graph_id(*field, path, f);
+  }
+  template <class T, class F>
+  static void each_graph_id(ir::OptionalBox<T>& field, const Path& path, F& f) {
+    if (field) each_graph_id(*field, path, f);
+  }
+  template <class T, class F>
   static void each_graph_id(std::vector<T>& field, const Path& path, F& f) {
     for (std::size_t i = 0; i < field.size(); ++i) each_graph_id(field[i], path[i], f);
   }
@@ -2023,6 +2042,18 @@ class Decoder {
 
   template <class T>
   void get(const Node& v, std::optional<T>& out, const Path& path) {
+    if (v.is(NodeKind::null)) {
+      out.reset();
+      return;
+    }
+    get(v, out.emplace(), path);
+  }
+  template <class T>
+  void get(const Node& v, ir::Box<T>& out, const Path& path) {
+    get(v, *out, path);
+  }
+  template <class T>
+  void get(const Node& v, ir::OptionalBox<T>& out, const Path& path) {
     if (v.is(NodeKind::null)) {
       out.reset();
       return;

@@ -514,6 +514,18 @@ class Reader {
       read(*o);
     }
   }
+  template <class T>
+  void read(ir::Box<T>& b) {
+    read(*b);
+  }
+  template <class T>
+  void read(ir::OptionalBox<T>& o) {
+    if (accept_word("none")) {
+      o.reset();
+    } else {
+      read(o.emplace());
+    }
+  }
 
   template <class T>
   void read(std::vector<T>& items) {
