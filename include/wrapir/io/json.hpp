@@ -52,6 +52,7 @@
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/expr/parse.hpp>
 #include <wrapir/expr/print_python.hpp>
+#include <wrapir/io/detail/expression_budget.hpp>
 #include <wrapir/ir/arg.hpp>
 #include <wrapir/ir/buffer.hpp>
 #include <wrapir/ir/device.hpp>
@@ -135,6 +136,12 @@ struct JsonLoadOptions {
   std::size_t max_depth = 256;
   /// `expr::ParseOptions::max_depth` for each expression string.
   std::size_t max_expression_depth = 256;
+  /// The work all the expression strings of the document may take together,
+  /// in node lookups (`expr::ParseOptions::max_lookups` bounds each one);
+  /// absent: 2^21 plus one per byte of the document, which only documents
+  /// that nest large subexpressions deeply again and again exceed
+  /// (io/detail/expression_budget.hpp).
+  std::optional<std::uint64_t> max_expression_lookups{};
 };
 
 /// Appends the JSON form of `program` to `out`.
@@ -1323,8 +1330,14 @@ struct IdTable<ir::GraphId> {
 ///    symbols that such a context has already.
 class Decoder {
  public:
-  Decoder(expr::Context& ctx, const JsonLoadOptions& options, LoadStatistics* statistics = nullptr)
-      : ctx_(ctx), options_(options), statistics_(statistics) {}
+  /// For a document of `document_bytes` bytes (what the expressions' shared
+  /// work budget is measured by).
+  Decoder(expr::Context& ctx, const JsonLoadOptions& options, std::size_t document_bytes,
+          LoadStatistics* statistics = nullptr)
+      : ctx_(ctx),
+        options_(options),
+        statistics_(statistics),
+        budget_(document_bytes, options.max_expression_lookups, "JsonLoadOptions::max_expression_lookups") {}
 
   /// The final pass over the tape whose first node is `tape[0]`.
   void document(const Node* tape, ir::Program& out) {
@@ -1819,7 +1832,7 @@ class Decoder {
     check_symbols_declared(text, path);
     expr::ParseOptions options;
     options.max_depth = options_.max_expression_depth;
-    auto parsed = expr::parse(ctx_, text, options);
+    auto parsed = budget_.parse(ctx_, text, options);
     if (!parsed) fail(path, "invalid expression " + ir::quote_for_diagnostic(text) + ": " + parsed.error().to_string());
     return *parsed;
   }
@@ -1827,7 +1840,7 @@ class Decoder {
   /// Fails unless every identifier of `text` that could name a symbol is a
   /// symbol of the program being loaded. Reserved words and function names
   /// are left to the expression parser, which refuses misused ones.
-  void check_symbols_declared(std::string_view text, const Path& path) const {
+  void check_symbols_declared(std::string_view text, const Path& path) {
     auto ident_start = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
     auto ident_char = [&](char c) { return ident_start(c) || (c >= '0' && c <= '9'); };
     std::size_t i = 0;
@@ -1861,7 +1874,7 @@ class Decoder {
         expr::Context scratch;
         expr::ParseOptions options;
         options.max_depth = options_.max_expression_depth;
-        auto parsed = expr::parse(scratch, text, options);
+        auto parsed = budget_.parse(scratch, text, options);
         if (!parsed)
           fail(path, "invalid expression " + ir::quote_for_diagnostic(text) + ": " + parsed.error().to_string());
         fail(path, "expression " + ir::quote_for_diagnostic(text) + " uses the symbol " +
@@ -2185,6 +2198,7 @@ class Decoder {
   expr::Context& ctx_;
   const JsonLoadOptions& options_;
   LoadStatistics* statistics_;
+  io::detail::ExpressionBudget budget_;
   Scope* scope_ = nullptr;
   /// While the parser is in the document: the read-ahead of the table
   /// entry being read ahead, if one is, and its index in its table; that of
@@ -2610,7 +2624,7 @@ inline Result<ir::Program> load_program(std::string_view text, const JsonLoadOpt
   try {
     return wrapir::detail::catch_failure([&] {
       std::shared_ptr<expr::Context> context = options.context ? options.context : std::make_shared<expr::Context>();
-      Decoder decoder(*context, options, statistics);
+      Decoder decoder(*context, options, text.size(), statistics);
       Result<TapeBuilder> tape = parse_tape(text, options.max_depth, decoder);
       if (!tape) wrapir::detail::fail(tape.error());
       ir::Program program{"program", context};
