@@ -354,6 +354,14 @@ struct Fixture {
     sample(v.emplace());
   }
   template <class T>
+  void sample(OptionalBox<T>& v) const {
+    sample(v.emplace());
+  }
+  template <class T>
+  void sample(Box<T>& v) const {
+    sample(*v);
+  }
+  template <class T>
   void sample(std::vector<T>& v) const {
     v.resize(2);
     sample(v[0]);

@@ -330,6 +330,14 @@ struct Sampler {
     fill(*o);
   }
   template <class T>
+  void fill(ir::OptionalBox<T>& o) {
+    fill(o.emplace());
+  }
+  template <class T>
+  void fill(ir::Box<T>& b) {
+    fill(*b);
+  }
+  template <class T>
   void fill(std::vector<T>& v) {
     v.resize(2);
     for (T& x : v) fill(x);

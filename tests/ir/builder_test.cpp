@@ -60,7 +60,7 @@ TEST_CASE("ir/builder: allocate, launch and free in a few calls") {
                                                  {false, wrapir::i32}});
   CHECK(call.device == wrapir::cuda_device(0));
   CHECK(std::holds_alternative<KernelDefinition>(p.body[0]));
-  CHECK(std::get<KernelDefinition>(p.body[0]).metadata.block[0].value == 1024);
+  CHECK(std::get<KernelDefinition>(p.body[0]).metadata->block[0].value == 1024);
 }
 
 TEST_CASE("ir/builder: fresh names skip names already in the program") {

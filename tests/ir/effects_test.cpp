@@ -108,7 +108,7 @@ TEST_CASE("ir/effects: kernel arguments are read and written, with the symbols a
   CHECK(events(MultiKernelDefinition{KernelId{5}, {KernelId{1}, KernelId{2}}, {}, {}}) ==
         Strings{"kernel k5", "uses k1", "uses k2"});
   KernelDefinition def{KernelId{1}, SourceText{"src"}, {}};
-  def.metadata.constants = {NamedArg{"XBLOCK", Arg{std::int64_t{1024}}}, NamedArg{"n", Arg{s1}}};
+  def.metadata->constants = {NamedArg{"XBLOCK", Arg{std::int64_t{1024}}}, NamedArg{"n", Arg{s1}}};
   CHECK(events(def) == Strings{"kernel k1", "symbols s1"});
   CHECK(events(SymbolicCallArg{x, s0}) == Strings{"symbols s0", "define x"});
 }

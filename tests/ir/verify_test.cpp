@@ -1349,6 +1349,8 @@ class Corrupter {
                        : LaunchGrid{TypedGrid{static_cast<GridType>(200), {NamedExpr{"bad name", Expr{}}}, {}}};
     } else if constexpr (std::is_same_v<U, KernelSource>) {
       field = below(2) ? KernelSource{BinaryRef{"x", "y"}} : KernelSource{SourceText{"z"}};
+    } else if constexpr (std::is_same_v<U, wrapir::ir::Box<KernelMetadata>>) {
+      corrupt(*field);
     } else if constexpr (std::is_same_v<U, KernelMetadata>) {
       field.num_warps = -1;
       field.grid_type = static_cast<GridType>(99);

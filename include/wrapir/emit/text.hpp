@@ -358,6 +358,15 @@ class Writer {
     if (o) write(*o);
     else out_ += "none";
   }
+  template <class T>
+  void write(const ir::OptionalBox<T>& o) {
+    if (o) write(*o);
+    else out_ += "none";
+  }
+  template <class T>
+  void write(const ir::Box<T>& b) {
+    write(*b);
+  }
 
   template <class T>
   void write(const std::vector<T>& items) {

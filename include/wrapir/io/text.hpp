@@ -45,6 +45,7 @@
 #include <wrapir/emit/text.hpp>
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/expr/parse.hpp>
+#include <wrapir/io/detail/expression_budget.hpp>
 #include <wrapir/ir/arg.hpp>
 #include <wrapir/ir/buffer.hpp>
 #include <wrapir/ir/device.hpp>
@@ -89,6 +90,10 @@ struct TextParseOptions {
   std::size_t max_length = std::size_t{64} << 20;
   /// The nesting limit of each expression (`expr::ParseOptions::max_depth`).
   std::size_t max_expression_depth = 256;
+  /// The work all the expressions of the text may take together, in node
+  /// lookups; absent: 2^21 plus one per byte of text
+  /// (io/detail/expression_budget.hpp).
+  std::optional<std::uint64_t> max_expression_lookups{};
 };
 
 /// The program `text` denotes, or a diagnostic "line L, column C: ...".
@@ -178,8 +183,8 @@ struct Attribute {
 class Reader {
  public:
   Reader(std::string_view line, std::size_t line_no, std::size_t pos, Frame& frame, expr::Context& ctx,
-         const TextParseOptions& options) noexcept
-      : line_(line), line_no_(line_no), pos_(pos), frame_(frame), ctx_(ctx), options_(options) {}
+         const TextParseOptions& options, io::detail::ExpressionBudget& budget) noexcept
+      : line_(line), line_no_(line_no), pos_(pos), frame_(frame), ctx_(ctx), options_(options), budget_(budget) {}
 
   // ---- low-level -----------------------------------------------------------
 
@@ -294,7 +299,7 @@ class Reader {
     parse_options.max_length = text.size();
     Result<expr::Expr> parsed = expr::Expr{};
     try {
-      parsed = expr::parse(ctx_, text, parse_options);
+      parsed = budget_.parse(ctx_, text, parse_options);
     } catch (const expr::Error& err) {
       fail(start, std::string("invalid expression: ") + err.what());
     }
@@ -512,6 +517,18 @@ class Reader {
     } else {
       o.emplace();
       read(*o);
+    }
+  }
+  template <class T>
+  void read(ir::Box<T>& b) {
+    read(*b);
+  }
+  template <class T>
+  void read(ir::OptionalBox<T>& o) {
+    if (accept_word("none")) {
+      o.reset();
+    } else {
+      read(o.emplace());
     }
   }
 
@@ -815,6 +832,7 @@ class Reader {
   Frame& frame_;
   expr::Context& ctx_;
   const TextParseOptions& options_;
+  io::detail::ExpressionBudget& budget_;  // shared by the whole document
   std::size_t depth_ = 0;
 };
 
@@ -824,8 +842,10 @@ class Reader {
 class ProgramParser {
  public:
   ProgramParser(std::string_view text, TextParseOptions options)
-      : text_(text), options_(std::move(options)),
-        ctx_(options_.context ? options_.context : std::make_shared<expr::Context>()) {}
+      : text_(text),
+        options_(std::move(options)),
+        ctx_(options_.context ? options_.context : std::make_shared<expr::Context>()),
+        budget_(text.size(), options_.max_expression_lookups, "TextParseOptions::max_expression_lookups") {}
 
   Result<ir::Program> run() {
     if (text_.size() > options_.max_length)
@@ -886,10 +906,10 @@ class ProgramParser {
       return;
     }
     Frame& frame = frames_.back();
-    Reader r{line, line_no, pos, frame, *ctx_, options_};
+    Reader r{line, line_no, pos, frame, *ctx_, options_, budget_};
     if (line[pos] == '}') {
       ++pos;
-      Reader closing{line, line_no, pos, frame, *ctx_, options_};
+      Reader closing{line, line_no, pos, frame, *ctx_, options_, budget_};
       closing.expect_end("'}'");
       close(r);
       return;
@@ -910,7 +930,7 @@ class ProgramParser {
 
   void read_header(std::string_view line, std::size_t line_no, std::size_t pos) {
     Frame scratch{ir::Program{"program", ctx_}};
-    Reader r{line, line_no, pos, scratch, *ctx_, options_};
+    Reader r{line, line_no, pos, scratch, *ctx_, options_, budget_};
     if (!r.accept_word("program")) r.fail(pos, "expected 'program NAME {', found " + r.found());
     const std::string name{r.checked_name("program")};
     r.expect('{', "after the program name");
@@ -1167,6 +1187,7 @@ class ProgramParser {
   std::string_view text_;
   TextParseOptions options_;
   std::shared_ptr<expr::Context> ctx_;
+  io::detail::ExpressionBudget budget_;
   std::vector<Frame> frames_;
   std::optional<ir::Program> result_;
   std::size_t keyword_at_ = 0;  // where the current line's first word starts

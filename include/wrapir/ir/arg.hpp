@@ -13,6 +13,7 @@
 #include <wrapir/ir/dtype.hpp>
 #include <wrapir/ir/ids.hpp>
 #include <wrapir/ir/names.hpp>
+#include <wrapir/ir/box.hpp>
 
 #include <boost/hana/adapt_struct.hpp>
 #include <boost/variant2/variant.hpp>
@@ -43,7 +44,7 @@ struct View {
 /// A buffer passed to a call: the buffer itself, or a view of its storage.
 struct BufferArg {
   BufferId buffer{};
-  std::optional<View> view{};
+  OptionalBox<View> view{};  // boxed: most arguments have no view
 
   friend bool operator==(const BufferArg&, const BufferArg&) = default;
 };

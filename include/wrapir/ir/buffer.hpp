@@ -5,6 +5,7 @@
 
 #include <wrapir/ir/device.hpp>
 #include <wrapir/ir/layout.hpp>
+#include <wrapir/ir/box.hpp>
 
 #include <boost/hana/adapt_struct.hpp>
 
@@ -79,7 +80,7 @@ struct BufferDecl {
   /// (and reuse planners may reuse it).
   bool donated = false;
   /// Present exactly for role `comm`.
-  std::optional<CommBufferInfo> comm{};
+  OptionalBox<CommBufferInfo> comm{};  // boxed: rare, and a buffer table can be long
   /// The buffer holds a tuple, list or dict of results of an extern kernel
   /// (Inductor's MultiOutputLayout), not a tensor: only MultiOutput and
   /// UnbackedSymbolDefs read it; it is never allocated, reused, passed to a

@@ -246,6 +246,10 @@ struct Walker {
     if (o) access(*o, a);
   }
   template <class T>
+  void access(const Box<T>& b, Access a) const {
+    access(*b, a);
+  }
+  template <class T>
   void access(const std::vector<T>& xs, Access a) const {
     for (const T& x : xs) access(x, a);
   }

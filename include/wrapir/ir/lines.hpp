@@ -32,6 +32,7 @@
 
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/ir/arg.hpp>
+#include <wrapir/ir/box.hpp>
 #include <wrapir/ir/detail/effect_decls.hpp>
 #include <wrapir/ir/device.hpp>
 #include <wrapir/ir/ids.hpp>
@@ -259,7 +260,7 @@ struct KernelDefinition {
   static constexpr std::string_view kind = "KernelDefinition";
   KernelId kernel{};
   KernelSource source{};
-  KernelMetadata metadata{};
+  Box<KernelMetadata> metadata{};  // boxed: rare and large, it set the size of every line
   // The metadata's constants are arguments bound here: read here.
   static constexpr auto effects() {
     return std::tuple{DefinesKernel{&KernelDefinition::kernel, KernelForm::plain},

@@ -151,6 +151,14 @@ struct FieldHash {
     return o ? hash_mix(1, of(*o)) : 0;
   }
   template <class T>
+  static std::size_t of(const OptionalBox<T>& o) noexcept {
+    return o ? hash_mix(1, of(*o)) : 0;
+  }
+  template <class T>
+  static std::size_t of(const Box<T>& b) noexcept {
+    return of(*b);
+  }
+  template <class T>
   static std::size_t of(const std::vector<T>& v) noexcept {
     std::size_t h = v.size();
     for (const T& x : v) h = hash_mix(h, of(x));

@@ -1,0 +1,133 @@
+#pragma once
+/// \file
+/// Values on the heap, for the rare large members of the records a program
+/// holds millions of, so that those records (and the variants `Arg` and
+/// `Line` that hold them) are sized by their common small members.
+///
+/// - `OptionalBox<T>`: a `std::optional<T>` whose value lives on the heap,
+///   one pointer where it is absent (the view of a buffer argument, the
+///   group of a comm buffer): a `std::optional<View>` made every argument
+///   80 bytes, an `OptionalBox` 40. It has the part of `std::optional`'s
+///   interface that code reading and building those members uses, so that
+///   `if (arg.view)`, `arg.view->sizes`, `*arg.view`, `arg.view =
+///   std::nullopt` and `arg.view = View{...}` read as they did.
+/// - `Box<T>`: always a `T`, on the heap (a kernel definition's metadata,
+///   104 bytes, which made every line 232 bytes). Read it through `->` or
+///   `*`, or pass it where a `const T&` is expected.
+///
+/// Both have value semantics: copies copy the value, `==` compares values.
+
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+namespace wrapir::ir {
+
+template <class T>
+class OptionalBox {
+ public:
+  using value_type = T;
+
+  OptionalBox() noexcept = default;
+  OptionalBox(std::nullopt_t) noexcept {}                                      // NOLINT: implicit like optional
+  OptionalBox(T value) : value_(std::make_unique<T>(std::move(value))) {}      // NOLINT
+  OptionalBox(std::optional<T> value)                                          // NOLINT
+      : value_(value ? std::make_unique<T>(std::move(*value)) : nullptr) {}
+  OptionalBox(const OptionalBox& o) : value_(o.value_ ? std::make_unique<T>(*o.value_) : nullptr) {}
+  OptionalBox(OptionalBox&&) noexcept = default;
+  OptionalBox& operator=(const OptionalBox& o) {
+    if (this != &o) value_ = o.value_ ? std::make_unique<T>(*o.value_) : nullptr;
+    return *this;
+  }
+  OptionalBox& operator=(OptionalBox&&) noexcept = default;
+  OptionalBox& operator=(std::nullopt_t) noexcept {
+    value_.reset();
+    return *this;
+  }
+  ~OptionalBox() = default;
+
+  [[nodiscard]] bool has_value() const noexcept { return value_ != nullptr; }
+  explicit operator bool() const noexcept { return has_value(); }
+
+  [[nodiscard]] T& operator*() noexcept { return *value_; }
+  [[nodiscard]] const T& operator*() const noexcept { return *value_; }
+  [[nodiscard]] T* operator->() noexcept { return value_.get(); }
+  [[nodiscard]] const T* operator->() const noexcept { return value_.get(); }
+
+  /// The value; throws `std::bad_optional_access` when there is none.
+  [[nodiscard]] T& value() {
+    if (!value_) throw std::bad_optional_access{};
+    return *value_;
+  }
+  [[nodiscard]] const T& value() const {
+    if (!value_) throw std::bad_optional_access{};
+    return *value_;
+  }
+  template <class U>
+  [[nodiscard]] T value_or(U&& fallback) const {
+    return value_ ? *value_ : static_cast<T>(std::forward<U>(fallback));
+  }
+
+  void reset() noexcept { value_.reset(); }
+  template <class... A>
+  T& emplace(A&&... args) {
+    value_ = std::make_unique<T>(std::forward<A>(args)...);
+    return *value_;
+  }
+
+  /// The value as a `std::optional` (a copy).
+  [[nodiscard]] std::optional<T> to_optional() const { return value_ ? std::optional<T>(*value_) : std::nullopt; }
+
+  friend bool operator==(const OptionalBox& a, const OptionalBox& b) {
+    if (!a.value_ || !b.value_) return !a.value_ && !b.value_;
+    return *a.value_ == *b.value_;
+  }
+  friend bool operator==(const OptionalBox& a, std::nullopt_t) noexcept { return !a.value_; }
+  friend bool operator==(const OptionalBox& a, const T& b) { return a.value_ && *a.value_ == b; }
+
+ private:
+  std::unique_ptr<T> value_{};
+};
+
+/// Always a `T`, held on the heap; a moved-from `Box` holds a fresh `T{}`
+/// again once assigned to, and reading one is a bug (as for any moved-from
+/// value, its value is unspecified: here, absent).
+template <class T>
+class Box {
+ public:
+  using value_type = T;
+
+  Box() : value_(std::make_unique<T>()) {}
+  Box(T value) : value_(std::make_unique<T>(std::move(value))) {}  // NOLINT: implicit like the value
+  Box(const Box& o) : value_(std::make_unique<T>(*o)) {}
+  Box(Box&&) noexcept = default;
+  Box& operator=(const Box& o) {
+    if (this != &o) value_ = std::make_unique<T>(*o);
+    return *this;
+  }
+  Box& operator=(Box&&) noexcept = default;
+  Box& operator=(T value) {
+    value_ = std::make_unique<T>(std::move(value));
+    return *this;
+  }
+  ~Box() = default;
+
+  [[nodiscard]] T& operator*() noexcept { return *value_; }
+  [[nodiscard]] const T& operator*() const noexcept { return *value_; }
+  [[nodiscard]] T* operator->() noexcept { return value_.get(); }
+  [[nodiscard]] const T* operator->() const noexcept { return value_.get(); }
+  operator const T&() const noexcept { return *value_; }  // NOLINT: reads like the value
+
+  friend bool operator==(const Box& a, const Box& b) { return *a == *b; }
+
+ private:
+  std::unique_ptr<T> value_;
+};
+
+template <class T>
+inline constexpr bool is_optional_box_v = false;
+template <class T>
+inline constexpr bool is_optional_box_v<OptionalBox<T>> = true;
+
+}  // namespace wrapir::ir
