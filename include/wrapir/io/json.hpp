@@ -54,6 +54,7 @@
 #include <wrapir/expr/print_python.hpp>
 #include <wrapir/ir/arg.hpp>
 #include <wrapir/ir/buffer.hpp>
+#include <wrapir/ir/detail/reflect_hana.hpp>
 #include <wrapir/ir/device.hpp>
 #include <wrapir/ir/dtype.hpp>
 #include <wrapir/ir/enum_names.hpp>

@@ -1,10 +1,10 @@
 #pragma once
 /// \file
 /// Generic machinery over the line structs and the records they hold,
-/// written once through their Boost.Hana reflection: field iteration,
-/// equality and hashing.
+/// written once through their reflection (`WRAPIR_REFLECT`,
+/// `ir/detail/reflection.hpp`): field iteration, equality and hashing.
 ///
-/// Line kinds are adapted at the end of ir/lines.hpp; records (View,
+/// Line kinds are reflected at the end of ir/lines.hpp; records (View,
 /// KernelMetadata, ExplicitGrid, KeyStep, ...) beside their definitions.
 /// `for_each_field(value, f)` calls `f(name, field)` for each field in
 /// declaration order; the JSON codec and the text form are built on it, so
@@ -15,16 +15,10 @@
 
 #include <wrapir/detail/hash.hpp>
 #include <wrapir/ir/buffer.hpp>
-#include <wrapir/ir/detail/field_count.hpp>
 #include <wrapir/ir/line.hpp>
 
-#include <boost/hana/accessors.hpp>
-#include <boost/hana/concept/struct.hpp>
-#include <boost/hana/first.hpp>
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/length.hpp>
-#include <boost/hana/second.hpp>
-#include <boost/hana/string.hpp>
+#include <wrapir/ir/detail/reflection.hpp>
+
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
@@ -42,10 +36,10 @@
 
 namespace wrapir::ir {
 
-/// Whether `T` is reflected: a line kind or a record adapted with
-/// `BOOST_HANA_ADAPT_STRUCT` beside its definition.
+/// Whether `T` is reflected: a line kind or a record listed with
+/// `WRAPIR_REFLECT` beside its definition.
 template <class T>
-concept Reflected = boost::hana::Struct<T>::value;
+concept Reflected = detail::reflection<T>::reflected;
 
 /// Calls `f(std::string_view field_name, field)` for every field of the
 /// reflected `value` (a line or a record), in declaration order; `field` is
@@ -53,59 +47,38 @@ concept Reflected = boost::hana::Struct<T>::value;
 template <class T, class F>
   requires Reflected<std::remove_const_t<T>>
 constexpr void for_each_field(T& value, F&& f) {
-  boost::hana::for_each(boost::hana::accessors<std::remove_const_t<T>>(), [&](auto accessor) {
-    constexpr auto name = boost::hana::first(accessor);
-    f(std::string_view{boost::hana::to<const char*>(name)}, boost::hana::second(accessor)(value));
+  using R = detail::reflection<std::remove_const_t<T>>;
+  R::members([&](auto... member) {
+    [[maybe_unused]] std::size_t i = 0;
+    (f(R::names[i++], value.*member), ...);
   });
 }
 
 /// The number of fields of the reflected `T`.
 template <Reflected T>
-inline constexpr std::size_t field_count = decltype(boost::hana::length(boost::hana::accessors<T>()))::value;
+inline constexpr std::size_t field_count = detail::reflection<T>::count;
 
 /// The field names of the reflected `T`, in declaration order.
 template <Reflected T>
 [[nodiscard]] std::vector<std::string_view> field_names() {
-  std::vector<std::string_view> names;
-  names.reserve(field_count<T>);
-  boost::hana::for_each(boost::hana::accessors<T>(), [&](auto accessor) {
-    names.emplace_back(boost::hana::to<const char*>(boost::hana::first(accessor)));
-  });
-  return names;
+  const auto& names = detail::reflection<T>::names;
+  return std::vector<std::string_view>(names.begin(), names.end());
 }
 
 /// The records that lines hold, reflected beside their definitions: with
 /// the line kinds, everything the codecs walk field by field. (Devices and
 /// parameter types print as one token everywhere, and table entries have
 /// forms of their own; adapters cost compile time in every translation
-/// unit, so those are not adapted.)
+/// unit, so those are not reflected.)
 using ReflectedRecords =
     boost::mp11::mp_append<RecordKinds,
                            boost::mp11::mp_list<View, BufferArg, SourceText, BinaryRef, LauncherGrid, ExplicitGrid,
                                                 TypedGrid, KernelMetadata, KeyStep, CommBufferInfo>>;
 
-namespace detail {
-
-template <class... Ts>
-constexpr bool all_fields_reflected(boost::mp11::mp_list<Ts...>) {
-  return ((field_count<Ts> == aggregate_field_count<Ts>()) && ...);
-}
-
-}  // namespace detail
-
-// A field left out of a BOOST_HANA_ADAPT_STRUCT is invisible to equality,
-// hashing, JSON and the text form.
-static_assert(detail::all_fields_reflected(ReflectedRecords{}),
-              "a record has a field that its BOOST_HANA_ADAPT_STRUCT does not list");
-
 /// Field-wise equality of two lines of one kind.
 template <LineKind T>
 [[nodiscard]] bool operator==(const T& a, const T& b) {
-  bool equal = true;
-  boost::hana::for_each(boost::hana::accessors<T>(), [&](auto accessor) {
-    if (equal) equal = boost::hana::second(accessor)(a) == boost::hana::second(accessor)(b);
-  });
-  return equal;
+  return detail::reflection<T>::members([&](auto... member) { return ((a.*member == b.*member) && ...); });
 }
 
 namespace detail {
