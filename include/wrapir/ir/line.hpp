@@ -9,6 +9,7 @@
 /// effects does not compile here, and every exhaustive emitter fails to
 /// compile until it handles the new kind.
 
+#include <wrapir/detail/config.hpp>
 #include <wrapir/ir/lines.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -98,7 +99,7 @@ static_assert(detail::all_declare_effects(LineKinds{}),
               "a line kind declares no effects (see the notes above for which)");
 
 /// The kind name of the line `l` holds (`"KernelCall"`).
-[[nodiscard]] inline std::string_view kind_name(const Line& l) noexcept { return line_kind_names[l.index()]; }
+[[nodiscard]] WRAPIR_DECL std::string_view kind_name(const Line& l) noexcept;
 
 /// The index of the kind called `name`, if there is one.
 [[nodiscard]] constexpr std::optional<std::size_t> line_kind_from_name(std::string_view name) noexcept {
@@ -116,3 +117,7 @@ using ir::Line;
 // Equality and hashing of lines (generic, through reflection) come with the
 // variant, so `Line == Line` always works.
 #include <wrapir/ir/reflect.hpp>  // IWYU pragma: export
+
+#if !defined(WRAPIR_SEPARATE_COMPILATION)
+#include <wrapir/ir/impl/line.ipp>
+#endif
