@@ -12,4 +12,8 @@
 #include <wrapir/detail/config.hpp>
 
 // One line per heavy header that has moved its definitions to an .ipp:
+#include <wrapir/expr/impl/expr.ipp>
+#include <wrapir/ir/impl/builder.ipp>
+#include <wrapir/ir/impl/line.ipp>
+#include <wrapir/ir/impl/program.ipp>
 #include <wrapir/io/impl/json.ipp>

@@ -2,8 +2,15 @@
 // names derived from it, and the generic equality, hashing and field
 // iteration written once over the reflected line structs.
 
+#include <wrapir/ir/detail/field_count.hpp>
+#include <wrapir/ir/detail/reflect_hana.hpp>
 #include <wrapir/ir/line.hpp>
 #include <wrapir/ir/reflect.hpp>
+
+#include <boost/hana/first.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/length.hpp>
+#include <boost/hana/second.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 #include <doctest/doctest.h>
@@ -17,6 +24,44 @@
 
 using namespace wrapir::ir;
 namespace mp = boost::mp11;
+
+// Exhaustive checks over every kind and record, compiled once here rather
+// than in every translation unit that includes the IR.
+namespace {
+
+template <class... Ts>
+constexpr bool all_fields_reflected(mp::mp_list<Ts...>) {
+  return ((field_count<Ts> == detail::aggregate_field_count<Ts>()) && ...);
+}
+
+constexpr bool kind_names_unique() {
+  for (std::size_t i = 0; i < line_kind_names.size(); ++i)
+    for (std::size_t j = i + 1; j < line_kind_names.size(); ++j)
+      if (line_kind_names[i] == line_kind_names[j]) return false;
+  return true;
+}
+
+}  // namespace
+
+// A field left out of WRAPIR_REFLECT is invisible to equality, hashing,
+// JSON and the text form.
+static_assert(all_fields_reflected(LineKinds{}), "a line struct has a field that its WRAPIR_REFLECT does not list");
+static_assert(all_fields_reflected(ReflectedRecords{}), "a record has a field that its WRAPIR_REFLECT does not list");
+static_assert(kind_names_unique(), "two line kinds have the same name");
+
+// The check itself can fail: a struct with a field its reflection leaves out.
+namespace reflect_probe {
+struct TwoFields {
+  int a = 0;
+  int b = 0;
+};
+}  // namespace reflect_probe
+WRAPIR_REFLECT(reflect_probe::TwoFields, a);
+static_assert(field_count<reflect_probe::TwoFields> == 1);
+static_assert(detail::aggregate_field_count<reflect_probe::TwoFields>() == 2);
+static_assert(!all_fields_reflected(mp::mp_list<reflect_probe::TwoFields>{}));
+static_assert(!Reflected<int>);
+static_assert(Reflected<Null> && field_count<Null> == 0);
 
 TEST_CASE("ir/line: the variant, the kind list and the kind names agree") {
   static_assert(std::variant_size_v<wrapir::Line> == line_kind_count);
@@ -66,6 +111,22 @@ TEST_CASE("ir/reflect: for_each_field visits the fields in declaration order") {
     }
   });
   CHECK(call.stream == 7);
+}
+
+TEST_CASE("ir/reflect: reflected structs are Boost.Hana Structs (ir/detail/reflect_hana.hpp)") {
+  KernelCall call{};
+  call.stream = 5;
+  std::vector<std::string_view> names;
+  boost::hana::for_each(boost::hana::accessors<KernelCall>(), [&](auto accessor) {
+    using FieldName = std::remove_cvref_t<decltype(boost::hana::first(accessor))>;
+    constexpr std::string_view name = boost::hana::to<const char*>(FieldName{});
+    names.push_back(name);
+    auto& field = boost::hana::second(accessor)(call);
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(field)>, std::uint32_t>) field = 9;
+  });
+  CHECK(names == field_names<KernelCall>());
+  CHECK(call.stream == 9);
+  static_assert(decltype(boost::hana::length(boost::hana::accessors<Null>()))::value == 0);
 }
 
 TEST_CASE("ir/reflect: equality and hashing look at every field") {

@@ -15,7 +15,7 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/box.hpp>
 
-#include <boost/hana/adapt_struct.hpp>
+#include <wrapir/ir/detail/reflection.hpp>
 #include <boost/variant2/variant.hpp>
 
 #include <bit>
@@ -137,5 +137,5 @@ struct NamedArg {
 // ir/reflect.hpp). NamedArg is adapted with the other value records at the
 // end of ir/lines.hpp; Arg, ArgList and None are variant plumbing that each
 // codec spells per alternative.
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::View, sizes, strides, offset);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::BufferArg, buffer, view);
+WRAPIR_REFLECT(wrapir::ir::View, sizes, strides, offset);
+WRAPIR_REFLECT(wrapir::ir::BufferArg, buffer, view);

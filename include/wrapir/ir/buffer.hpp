@@ -7,7 +7,7 @@
 #include <wrapir/ir/layout.hpp>
 #include <wrapir/ir/box.hpp>
 
-#include <boost/hana/adapt_struct.hpp>
+#include <wrapir/ir/detail/reflection.hpp>
 
 #include <array>
 #include <cstddef>
@@ -111,4 +111,4 @@ struct PoolDecl {
 // Reflection (see ir/reflect.hpp). The table entries have forms of their own
 // in JSON and the text form (defaults left out, the layout inline), so they
 // are not walked field by field and not adapted.
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::CommBufferInfo, type, group);
+WRAPIR_REFLECT(wrapir::ir::CommBufferInfo, type, group);

@@ -16,7 +16,7 @@
 #include <wrapir/ir/dtype.hpp>
 #include <wrapir/ir/names.hpp>
 
-#include <boost/hana/adapt_struct.hpp>
+#include <wrapir/ir/detail/reflection.hpp>
 #include <boost/variant2/variant.hpp>
 
 #include <array>
@@ -281,12 +281,12 @@ struct KernelMetadata {
 // (one string, `*fp32`, in every codec) and the kernel table's entries
 // (their own forms in JSON and text) are not walked, so not adapted: each
 // adapter costs every translation unit that includes it.
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::SourceText, text);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::BinaryRef, path, entry);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::LauncherGrid);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ExplicitGrid, x, y, z);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::TypedGrid, type, numels, block);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::KernelMetadata, constants, num_warps, num_stages, shared_memory_bytes, grid_type,
-                        block);
+WRAPIR_REFLECT(wrapir::ir::SourceText, text);
+WRAPIR_REFLECT(wrapir::ir::BinaryRef, path, entry);
+WRAPIR_REFLECT(wrapir::ir::LauncherGrid);
+WRAPIR_REFLECT(wrapir::ir::ExplicitGrid, x, y, z);
+WRAPIR_REFLECT(wrapir::ir::TypedGrid, type, numels, block);
+WRAPIR_REFLECT(wrapir::ir::KernelMetadata, constants, num_warps, num_stages, shared_memory_bytes, grid_type,
+               block);
 // NamedExpr, BlockSize and ArgSlice are adapted with the other value records
 // at the end of ir/lines.hpp.

@@ -9,11 +9,9 @@
 /// effects does not compile here, and every exhaustive emitter fails to
 /// compile until it handles the new kind.
 
-#include <wrapir/ir/detail/field_count.hpp>
+#include <wrapir/detail/config.hpp>
 #include <wrapir/ir/lines.hpp>
 
-#include <boost/hana/accessors.hpp>
-#include <boost/hana/length.hpp>
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
@@ -68,25 +66,6 @@ constexpr std::array<std::string_view, sizeof...(Ts)> kind_names(boost::mp11::mp
   return {Ts::kind...};
 }
 
-constexpr bool names_unique(const std::array<std::string_view, line_kind_count>& names) {
-  for (std::size_t i = 0; i < names.size(); ++i)
-    for (std::size_t j = i + 1; j < names.size(); ++j)
-      if (names[i] == names[j]) return false;
-  return true;
-}
-
-// Every field of a line must be reflected, or equality, hashing, JSON and
-// the text form would silently ignore it.
-template <class T>
-constexpr bool reflects_every_field() {
-  return decltype(boost::hana::length(boost::hana::accessors<T>()))::value == aggregate_field_count<T>();
-}
-
-template <class... Ts>
-constexpr bool all_reflected(boost::mp11::mp_list<Ts...>) {
-  return (reflects_every_field<Ts>() && ...);
-}
-
 /// Whether line kind `T` declares what it does (`ir/lines.hpp`, read by
 /// `ir/effects.hpp`).
 template <class T>
@@ -113,17 +92,14 @@ constexpr bool all_declare_effects(boost::mp11::mp_list<Ts...>) {
 /// The kind names, indexed like `Line`.
 inline constexpr std::array<std::string_view, line_kind_count> line_kind_names = detail::kind_names(LineKinds{});
 
-static_assert(detail::names_unique(line_kind_names), "two line kinds have the same name");
-static_assert(std::is_same_v<std::variant_alternative_t<0, Line>, Allocate>);
-static_assert(detail::all_reflected(LineKinds{}),
-              "a line struct has a field that BOOST_HANA_ADAPT_STRUCT in ir/lines.hpp does not list");
-static_assert(detail::all_reflected(RecordKinds{}),
-              "a value record has a field that BOOST_HANA_ADAPT_STRUCT in ir/lines.hpp does not list");
+// Unique kind names and complete field lists are checked once, in
+// tests/ir/line_test.cpp, not in every translation unit; a kind without
+// effects must not compile anywhere.
 static_assert(detail::all_declare_effects(LineKinds{}),
               "a line kind declares no effects (see the notes above for which)");
 
 /// The kind name of the line `l` holds (`"KernelCall"`).
-[[nodiscard]] inline std::string_view kind_name(const Line& l) noexcept { return line_kind_names[l.index()]; }
+[[nodiscard]] WRAPIR_DECL std::string_view kind_name(const Line& l) noexcept;
 
 /// The index of the kind called `name`, if there is one.
 [[nodiscard]] constexpr std::optional<std::size_t> line_kind_from_name(std::string_view name) noexcept {
@@ -141,3 +117,7 @@ using ir::Line;
 // Equality and hashing of lines (generic, through reflection) come with the
 // variant, so `Line == Line` always works.
 #include <wrapir/ir/reflect.hpp>  // IWYU pragma: export
+
+#if !defined(WRAPIR_SEPARATE_COMPILATION)
+#include <wrapir/ir/impl/line.ipp>
+#endif

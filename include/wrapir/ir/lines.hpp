@@ -9,8 +9,7 @@
 /// symbolic values by expressions of the program's context. `kind` is the
 /// name the text form, JSON and diagnostics use.
 ///
-/// The structs are reflected with Boost.Hana (`BOOST_HANA_ADAPT_STRUCT`, at
-/// the end of this file) so that equality, hashing, field iteration, the
+/// The structs are reflected (`WRAPIR_REFLECT`, at the end of this file) so that equality, hashing, field iteration, the
 /// text form and JSON are written once for all of them (`ir/reflect.hpp`).
 /// `ir/line.hpp` lists them, in this order, as the closed variant `Line`.
 ///
@@ -40,7 +39,7 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/symbol.hpp>
 
-#include <boost/hana/adapt_struct.hpp>
+#include <wrapir/ir/detail/reflection.hpp>
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
@@ -598,53 +597,53 @@ struct Comment {
 // Reflection: the fields of every line kind, in declaration order. A field
 // left out here is invisible to equality, hashing, JSON and the text form, so
 // a test checks each struct's reflected size against its `sizeof` layout.
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Allocate, buffer);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::FreeIfNotReused, buffer, reused);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Reuse, old_buffer, new_buffer, delete_old);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Free, buffer);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Null);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::PoolCreate, pool);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::AllocFromPool, buffer, pool, offset_bytes);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::DeallocFromPool, buffer, pool, releases_pool);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::CommBufferAllocate, buffer);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::CommBufferFree, buffer);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::WorkspaceAllocate, workspace, zero_mode, inner_name);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::WorkspaceFree, workspace);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::DeviceCopy, destination, source, non_blocking);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Reinterpret, view, base);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::KernelDefinition, kernel, source, metadata);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::KernelCall, kernel, args, arg_types, grid, device, stream);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::SymbolicCallArg, symbol, value);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::MultiKernelDefinition, kernel, candidates, arg_index, shape_keys);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::MultiKernelCall, kernel, args, arg_types, device, stream);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ExternKernelAlloc, result, kernel, args, kwargs);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ExternKernelOut, kernel, args, kwargs, out);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ExternKernelMultiOut, result, kernel, args, kwargs, outs);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::MultiOutput, result, source, path);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ScatterFallback, kernel, self, dim, index, src, kwargs);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::IndexPutFallback, kernel, self, indices, values, accumulate);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::DynamicScalar, symbol, source, path);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::UnbackedSymbolDefs, source, bindings);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::AssertSizeStride, buffer, sizes, strides);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::EnterSubgraph, graph);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ExitSubgraph);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Conditional, predicate, true_graph, false_graph, operands, outputs);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::WhileLoop, cond_graph, body_graph, carried, additional, outputs);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::EnterDeviceContext, device);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ExitDeviceContext);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::EnterStreamContext, stream);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ExitStreamContext);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::GetRawStream, device, stream);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::Comment, text);
+WRAPIR_REFLECT(wrapir::ir::Allocate, buffer);
+WRAPIR_REFLECT(wrapir::ir::FreeIfNotReused, buffer, reused);
+WRAPIR_REFLECT(wrapir::ir::Reuse, old_buffer, new_buffer, delete_old);
+WRAPIR_REFLECT(wrapir::ir::Free, buffer);
+WRAPIR_REFLECT(wrapir::ir::Null);
+WRAPIR_REFLECT(wrapir::ir::PoolCreate, pool);
+WRAPIR_REFLECT(wrapir::ir::AllocFromPool, buffer, pool, offset_bytes);
+WRAPIR_REFLECT(wrapir::ir::DeallocFromPool, buffer, pool, releases_pool);
+WRAPIR_REFLECT(wrapir::ir::CommBufferAllocate, buffer);
+WRAPIR_REFLECT(wrapir::ir::CommBufferFree, buffer);
+WRAPIR_REFLECT(wrapir::ir::WorkspaceAllocate, workspace, zero_mode, inner_name);
+WRAPIR_REFLECT(wrapir::ir::WorkspaceFree, workspace);
+WRAPIR_REFLECT(wrapir::ir::DeviceCopy, destination, source, non_blocking);
+WRAPIR_REFLECT(wrapir::ir::Reinterpret, view, base);
+WRAPIR_REFLECT(wrapir::ir::KernelDefinition, kernel, source, metadata);
+WRAPIR_REFLECT(wrapir::ir::KernelCall, kernel, args, arg_types, grid, device, stream);
+WRAPIR_REFLECT(wrapir::ir::SymbolicCallArg, symbol, value);
+WRAPIR_REFLECT(wrapir::ir::MultiKernelDefinition, kernel, candidates, arg_index, shape_keys);
+WRAPIR_REFLECT(wrapir::ir::MultiKernelCall, kernel, args, arg_types, device, stream);
+WRAPIR_REFLECT(wrapir::ir::ExternKernelAlloc, result, kernel, args, kwargs);
+WRAPIR_REFLECT(wrapir::ir::ExternKernelOut, kernel, args, kwargs, out);
+WRAPIR_REFLECT(wrapir::ir::ExternKernelMultiOut, result, kernel, args, kwargs, outs);
+WRAPIR_REFLECT(wrapir::ir::MultiOutput, result, source, path);
+WRAPIR_REFLECT(wrapir::ir::ScatterFallback, kernel, self, dim, index, src, kwargs);
+WRAPIR_REFLECT(wrapir::ir::IndexPutFallback, kernel, self, indices, values, accumulate);
+WRAPIR_REFLECT(wrapir::ir::DynamicScalar, symbol, source, path);
+WRAPIR_REFLECT(wrapir::ir::UnbackedSymbolDefs, source, bindings);
+WRAPIR_REFLECT(wrapir::ir::AssertSizeStride, buffer, sizes, strides);
+WRAPIR_REFLECT(wrapir::ir::EnterSubgraph, graph);
+WRAPIR_REFLECT(wrapir::ir::ExitSubgraph);
+WRAPIR_REFLECT(wrapir::ir::Conditional, predicate, true_graph, false_graph, operands, outputs);
+WRAPIR_REFLECT(wrapir::ir::WhileLoop, cond_graph, body_graph, carried, additional, outputs);
+WRAPIR_REFLECT(wrapir::ir::EnterDeviceContext, device);
+WRAPIR_REFLECT(wrapir::ir::ExitDeviceContext);
+WRAPIR_REFLECT(wrapir::ir::EnterStreamContext, stream);
+WRAPIR_REFLECT(wrapir::ir::ExitStreamContext);
+WRAPIR_REFLECT(wrapir::ir::GetRawStream, device, stream);
+WRAPIR_REFLECT(wrapir::ir::Comment, text);
 
 // Small value records that lines hold: reflected too, so that codecs can
 // write and read them generically (every field, in declaration order).
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::NamedArg, name, value);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::NamedBuffer, name, buffer);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::NamedExpr, name, value);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::BlockSize, name, value);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::ArgSlice, start, stop);
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::SymbolBinding, symbol, path);
+WRAPIR_REFLECT(wrapir::ir::NamedArg, name, value);
+WRAPIR_REFLECT(wrapir::ir::NamedBuffer, name, buffer);
+WRAPIR_REFLECT(wrapir::ir::NamedExpr, name, value);
+WRAPIR_REFLECT(wrapir::ir::BlockSize, name, value);
+WRAPIR_REFLECT(wrapir::ir::ArgSlice, start, stop);
+WRAPIR_REFLECT(wrapir::ir::SymbolBinding, symbol, path);
 
 namespace wrapir::ir {
 

@@ -13,6 +13,7 @@
 /// program copies its tables and lines and shares the context, which is
 /// safe because expressions are immutable.
 
+#include <wrapir/detail/config.hpp>
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/ir/arg.hpp>
 #include <wrapir/ir/buffer.hpp>
@@ -60,15 +61,29 @@ struct Program {
   std::vector<Program> subgraphs;
 
   /// An empty program with a fresh expression context.
-  explicit Program(std::string program_name = "program")
-      : name(std::move(program_name)), context(std::make_shared<expr::Context>()) {}
+  explicit Program(std::string program_name = "program");
 
   /// An empty program whose expressions live in `shared` (a subgraph, or a
   /// program loaded into an existing context).
-  Program(std::string program_name, std::shared_ptr<expr::Context> shared)
-      : name(std::move(program_name)), context(std::move(shared)) {
-    if (!context) throw std::invalid_argument("wrapir::ir::Program: null expression context");
-  }
+  Program(std::string program_name, std::shared_ptr<expr::Context> shared);
+
+#if defined(WRAPIR_SEPARATE_COMPILATION)
+  // Copying, moving, destroying and comparing programs instantiate
+  // std::variant's visitation over every line kind (about a second of
+  // compile time): separately compiled mode does it once, in the library
+  // (impl/program.ipp). Header-only, they are the implicit ones, defined
+  // only in the translation units that use them.
+  Program(const Program&);
+  Program(Program&&) noexcept;
+  Program& operator=(const Program&);
+  Program& operator=(Program&&) noexcept;
+  ~Program();
+  friend bool operator==(const Program& a, const Program& b);
+#else
+  /// Same name, tables, inputs, body, outputs and subgraphs, and the same
+  /// expression context (expressions compare by identity).
+  friend bool operator==(const Program& a, const Program& b) = default;
+#endif
 
   [[nodiscard]] expr::Context& ctx() const noexcept { return *context; }
 
@@ -110,28 +125,17 @@ struct Program {
     return nullptr;
   }
 
-  /// Same name, tables, inputs, body, outputs and subgraphs, and the same
-  /// expression context (expressions compare by identity).
-  /// (A template so that only the translation units that compare programs
-  /// pay for instantiating line equality over every kind.)
-  template <class P>
-    requires std::same_as<P, Program>
-  friend bool operator==(const P& a, const P& b) {
-    return a.name == b.name && a.context == b.context && a.buffers == b.buffers && a.symbols == b.symbols &&
-           a.kernels == b.kernels && a.pools == b.pools && a.inputs == b.inputs && a.body == b.body &&
-           a.outputs == b.outputs && a.subgraphs == b.subgraphs;
-  }
 };
 
 /// The number of lines of `p` and of all its subgraphs.
-[[nodiscard]] inline std::size_t total_lines(const Program& p) noexcept {
-  std::size_t n = p.body.size();
-  for (const Program& g : p.subgraphs) n += total_lines(g);
-  return n;
-}
+[[nodiscard]] WRAPIR_DECL std::size_t total_lines(const Program& p) noexcept;
 
 }  // namespace wrapir::ir
 
 namespace wrapir {
 using ir::Program;
 }  // namespace wrapir
+
+#if !defined(WRAPIR_SEPARATE_COMPILATION)
+#include <wrapir/ir/impl/program.ipp>
+#endif

@@ -1,10 +1,10 @@
 #pragma once
 /// \file
 /// Generic machinery over the line structs and the records they hold,
-/// written once through their Boost.Hana reflection: field iteration,
-/// equality and hashing.
+/// written once through their reflection (`WRAPIR_REFLECT`,
+/// `ir/detail/reflection.hpp`): field iteration, equality and hashing.
 ///
-/// Line kinds are adapted at the end of ir/lines.hpp; records (View,
+/// Line kinds are reflected at the end of ir/lines.hpp; records (View,
 /// KernelMetadata, ExplicitGrid, KeyStep, ...) beside their definitions.
 /// `for_each_field(value, f)` calls `f(name, field)` for each field in
 /// declaration order; the JSON codec and the text form are built on it, so
@@ -14,17 +14,12 @@
 /// consistent with it.
 
 #include <wrapir/detail/hash.hpp>
+#include <wrapir/ir/box.hpp>
 #include <wrapir/ir/buffer.hpp>
-#include <wrapir/ir/detail/field_count.hpp>
 #include <wrapir/ir/line.hpp>
 
-#include <boost/hana/accessors.hpp>
-#include <boost/hana/concept/struct.hpp>
-#include <boost/hana/first.hpp>
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/length.hpp>
-#include <boost/hana/second.hpp>
-#include <boost/hana/string.hpp>
+#include <wrapir/ir/detail/reflection.hpp>
+
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
@@ -42,10 +37,10 @@
 
 namespace wrapir::ir {
 
-/// Whether `T` is reflected: a line kind or a record adapted with
-/// `BOOST_HANA_ADAPT_STRUCT` beside its definition.
+/// Whether `T` is reflected: a line kind or a record listed with
+/// `WRAPIR_REFLECT` beside its definition.
 template <class T>
-concept Reflected = boost::hana::Struct<T>::value;
+concept Reflected = detail::reflection<T>::reflected;
 
 /// Calls `f(std::string_view field_name, field)` for every field of the
 /// reflected `value` (a line or a record), in declaration order; `field` is
@@ -53,124 +48,118 @@ concept Reflected = boost::hana::Struct<T>::value;
 template <class T, class F>
   requires Reflected<std::remove_const_t<T>>
 constexpr void for_each_field(T& value, F&& f) {
-  boost::hana::for_each(boost::hana::accessors<std::remove_const_t<T>>(), [&](auto accessor) {
-    constexpr auto name = boost::hana::first(accessor);
-    f(std::string_view{boost::hana::to<const char*>(name)}, boost::hana::second(accessor)(value));
+  using R = detail::reflection<std::remove_const_t<T>>;
+  R::members([&](auto... member) {
+    [[maybe_unused]] std::size_t i = 0;
+    (f(R::names[i++], value.*member), ...);
   });
 }
 
 /// The number of fields of the reflected `T`.
 template <Reflected T>
-inline constexpr std::size_t field_count = decltype(boost::hana::length(boost::hana::accessors<T>()))::value;
+inline constexpr std::size_t field_count = detail::reflection<T>::count;
 
 /// The field names of the reflected `T`, in declaration order.
 template <Reflected T>
 [[nodiscard]] std::vector<std::string_view> field_names() {
-  std::vector<std::string_view> names;
-  names.reserve(field_count<T>);
-  boost::hana::for_each(boost::hana::accessors<T>(), [&](auto accessor) {
-    names.emplace_back(boost::hana::to<const char*>(boost::hana::first(accessor)));
-  });
-  return names;
+  const auto& names = detail::reflection<T>::names;
+  return std::vector<std::string_view>(names.begin(), names.end());
 }
 
 /// The records that lines hold, reflected beside their definitions: with
 /// the line kinds, everything the codecs walk field by field. (Devices and
 /// parameter types print as one token everywhere, and table entries have
 /// forms of their own; adapters cost compile time in every translation
-/// unit, so those are not adapted.)
+/// unit, so those are not reflected.)
 using ReflectedRecords =
     boost::mp11::mp_append<RecordKinds,
                            boost::mp11::mp_list<View, BufferArg, SourceText, BinaryRef, LauncherGrid, ExplicitGrid,
                                                 TypedGrid, KernelMetadata, KeyStep, CommBufferInfo>>;
 
-namespace detail {
-
-template <class... Ts>
-constexpr bool all_fields_reflected(boost::mp11::mp_list<Ts...>) {
-  return ((field_count<Ts> == aggregate_field_count<Ts>()) && ...);
-}
-
-}  // namespace detail
-
-// A field left out of a BOOST_HANA_ADAPT_STRUCT is invisible to equality,
-// hashing, JSON and the text form.
-static_assert(detail::all_fields_reflected(ReflectedRecords{}),
-              "a record has a field that its BOOST_HANA_ADAPT_STRUCT does not list");
-
 /// Field-wise equality of two lines of one kind.
 template <LineKind T>
 [[nodiscard]] bool operator==(const T& a, const T& b) {
-  bool equal = true;
-  boost::hana::for_each(boost::hana::accessors<T>(), [&](auto accessor) {
-    if (equal) equal = boost::hana::second(accessor)(a) == boost::hana::second(accessor)(b);
-  });
-  return equal;
+  return detail::reflection<T>::members([&](auto... member) { return ((a.*member == b.*member) && ...); });
 }
 
 namespace detail {
 
 using wrapir::detail::hash_mix;
 
-/// Hashes of field values, consistent with their `==`. The overloads are
-/// members so that they see each other whatever their order; reflected
-/// records and lines hash field by field.
-struct FieldHash {
-  static std::size_t of(const expr::Expr& e) noexcept { return e ? e.hash() : 0; }
-  template <class Tag>
-  static std::size_t of(Id<Tag> id) noexcept {
-    return std::hash<std::uint32_t>{}(id.index);
-  }
-  static std::size_t of(bool b) noexcept { return b ? 1231 : 1237; }
-  static std::size_t of(int v) noexcept { return std::hash<int>{}(v); }
-  static std::size_t of(std::int64_t v) noexcept { return std::hash<std::int64_t>{}(v); }
-  static std::size_t of(std::uint32_t v) noexcept { return std::hash<std::uint32_t>{}(v); }
-  // By bits, as Arg compares floats.
-  static std::size_t of(double v) noexcept { return std::hash<std::uint64_t>{}(std::bit_cast<std::uint64_t>(v)); }
-  static std::size_t of(const std::string& s) noexcept { return std::hash<std::string>{}(s); }
-  static std::size_t of(const Name& s) noexcept { return std::hash<std::string>{}(s.text); }
-  static std::size_t of(const OpName& s) noexcept { return std::hash<std::string>{}(s.text); }
-  template <class E>
-    requires std::is_enum_v<E>
-  static std::size_t of(E e) noexcept {
-    return static_cast<std::size_t>(e) * 31 + 7;
-  }
-  static std::size_t of(const Device& d) noexcept {
-    return hash_mix(of(d.type), d.index ? static_cast<std::size_t>(*d.index) + 1 : 0);
-  }
-  static std::size_t of(ParamType t) noexcept { return hash_mix(of(t.pointer), of(t.dtype)); }
-  static std::size_t of(None) noexcept { return 0x5eed; }
-  static std::size_t of(const ArgList& l) noexcept { return of(l.items); }
-  static std::size_t of(const Arg& a) noexcept { return of(a.value); }
-  template <class... Ts>
-  static std::size_t of(const boost::variant2::variant<Ts...>& v) noexcept {
-    return hash_mix(v.index(), boost::variant2::visit([](const auto& x) { return of(x); }, v));
-  }
-  template <class T>
-  static std::size_t of(const std::optional<T>& o) noexcept {
-    return o ? hash_mix(1, of(*o)) : 0;
-  }
-  template <class T>
-  static std::size_t of(const OptionalBox<T>& o) noexcept {
-    return o ? hash_mix(1, of(*o)) : 0;
-  }
-  template <class T>
-  static std::size_t of(const Box<T>& b) noexcept {
-    return of(*b);
-  }
-  template <class T>
-  static std::size_t of(const std::vector<T>& v) noexcept {
+template <class T>
+inline constexpr bool is_id = false;
+template <class Tag>
+inline constexpr bool is_id<Id<Tag>> = true;
+template <class T>
+inline constexpr bool is_variant2 = false;
+template <class... Ts>
+inline constexpr bool is_variant2<boost::variant2::variant<Ts...>> = true;
+template <class T>
+inline constexpr bool is_optional = false;
+template <class T>
+inline constexpr bool is_optional<std::optional<T>> = true;
+template <class T>
+inline constexpr bool is_optional_box = false;
+template <class T>
+inline constexpr bool is_optional_box<OptionalBox<T>> = true;
+template <class T>
+inline constexpr bool is_box = false;
+template <class T>
+inline constexpr bool is_box<Box<T>> = true;
+template <class T>
+inline constexpr bool is_vector = false;
+template <class T>
+inline constexpr bool is_vector<std::vector<T>> = true;
+
+/// The hash of a field value, consistent with its `==`; reflected records
+/// and lines hash field by field. One function template rather than an
+/// overload set of plain functions: a translation unit instantiates the
+/// hashes of the types it hashes, and nothing when it hashes nothing.
+template <class T>
+[[nodiscard]] std::size_t field_hash(const T& v) noexcept {
+  if constexpr (std::is_same_v<T, expr::Expr>) {
+    return v ? v.hash() : 0;
+  } else if constexpr (is_id<T>) {
+    return std::hash<std::uint32_t>{}(v.index);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v ? 1231 : 1237;
+  } else if constexpr (std::is_enum_v<T>) {
+    return static_cast<std::size_t>(v) * 31 + 7;
+  } else if constexpr (std::is_integral_v<T>) {
+    return std::hash<T>{}(v);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return std::hash<std::uint64_t>{}(std::bit_cast<std::uint64_t>(v));  // by bits, as Arg compares floats
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return std::hash<std::string>{}(v);
+  } else if constexpr (std::is_same_v<T, Name> || std::is_same_v<T, OpName>) {
+    return std::hash<std::string>{}(v.text);
+  } else if constexpr (std::is_same_v<T, Device>) {
+    return hash_mix(field_hash(v.type), v.index ? static_cast<std::size_t>(*v.index) + 1 : 0);
+  } else if constexpr (std::is_same_v<T, ParamType>) {
+    return hash_mix(field_hash(v.pointer), field_hash(v.dtype));
+  } else if constexpr (std::is_same_v<T, None>) {
+    return 0x5eed;
+  } else if constexpr (std::is_same_v<T, ArgList>) {
+    return field_hash(v.items);
+  } else if constexpr (std::is_same_v<T, Arg>) {
+    return field_hash(v.value);
+  } else if constexpr (is_variant2<T>) {
+    return hash_mix(v.index(), boost::variant2::visit([](const auto& x) { return field_hash(x); }, v));
+  } else if constexpr (is_optional<T> || is_optional_box<T>) {
+    return v ? hash_mix(1, field_hash(*v)) : 0;
+  } else if constexpr (is_box<T>) {
+    return field_hash(*v);
+  } else if constexpr (is_vector<T>) {
     std::size_t h = v.size();
-    for (const T& x : v) h = hash_mix(h, of(x));
+    for (const auto& x : v) h = hash_mix(h, field_hash(x));
     return h;
-  }
-  template <Reflected T>
-  static std::size_t of(const T& record) noexcept {
+  } else {
+    static_assert(Reflected<T>, "field_hash: a field type with no hash (add it here)");
     std::size_t h = field_count<T>;
-    for_each_field(record, [&](std::string_view, const auto& field) { h = hash_mix(h, of(field)); });
+    for_each_field(v, [&](std::string_view, const auto& field) { h = hash_mix(h, field_hash(field)); });
     return h;
   }
-};
+}
 
 }  // namespace detail
 
@@ -178,7 +167,7 @@ struct FieldHash {
 /// expression identities, so it is stable within one process only.
 template <LineKind T>
 [[nodiscard]] std::size_t hash_value(const T& line) noexcept {
-  return wrapir::detail::hash_mix(line_kind_index<T>, detail::FieldHash::of(line));
+  return wrapir::detail::hash_mix(line_kind_index<T>, detail::field_hash(line));
 }
 // A template so that only the translation units that hash whole lines pay
 // for instantiating a visit over every kind.

@@ -11,7 +11,7 @@
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/ir/ids.hpp>
 
-#include <boost/hana/adapt_struct.hpp>
+#include <wrapir/ir/detail/reflection.hpp>
 
 #include <array>
 #include <cstddef>
@@ -102,4 +102,4 @@ struct SymbolDecl {
 // Reflection (see ir/reflect.hpp). SymbolBinding is adapted with the other
 // value records at the end of ir/lines.hpp; SymbolDecl, a table entry, has
 // forms of its own in JSON and the text form.
-BOOST_HANA_ADAPT_STRUCT(wrapir::ir::KeyStep, kind, value, key);
+WRAPIR_REFLECT(wrapir::ir::KeyStep, kind, value, key);

@@ -8,6 +8,7 @@
 
 #include <wrapir/io/json.hpp>
 #include <wrapir/io/detail/json_writer.hpp>
+#include <wrapir/ir/detail/reflect_hana.hpp>
 
 namespace wrapir::io::detail::json {
 
