@@ -668,6 +668,23 @@ TEST_CASE("emit/python: string arguments and keys are escaped literals") {
   CHECK(emit_error(bad).find("is not valid UTF-8") != std::string::npos);
 }
 
+TEST_CASE("emit/python: a kernel constant's view is bounds-checked like every argument (regression, issue 12 effects)") {
+  // What a line touches comes from the effects table, which includes a
+  // definition's metadata constants; the hand-written field walk skipped
+  // them, so a view the verifier refuses passed the emitter.
+  ir::Program p{"constant_view"};
+  ir::Builder b{p};
+  auto& ctx = p.ctx();
+  const auto buf = b.empty({ctx.integer(8)}, wrapir::f32);  // 32 bytes
+  ir::KernelMetadata metadata = grid1d();
+  metadata.constants.push_back(ir::NamedArg{
+      ir::Name{"table"}, ir::Arg{ir::BufferArg{buf, ir::View{{ctx.integer(9)}, {ctx.integer(1)}, ctx.integer(0)}}}});
+  const auto k = b.triton_kernel("triton_k_0", "def k(): pass\n", unary_signature, metadata);
+  b.call(k, {buf, buf, 8});
+  CHECK(emit_error(p).find("(KernelDefinition) of program 'constant_view': a view of buf0 reaches past the storage "
+                           "it views: its extent of 36 bytes exceeds the 32 bytes") != std::string::npos);
+}
+
 // ---------------------------------------------------------------------------
 // Diagnostics
 
