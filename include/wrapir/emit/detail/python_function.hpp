@@ -55,10 +55,11 @@ class FunctionEmitter {
     kind_ = T::kind;
     try {
       // What the line touches comes from its effects (ir/effects.hpp), the
-      // table every consumer reads, not from a walk of its fields.
-      if (options_.size_asserts == SizeAsserts::deferred && pending_asserts_ > 0)
-        ir::for_each_effect(line, InputAsserter{*this});
-      ir::for_each_effect(line, ViewGuarder{*this});
+      // table every consumer reads, not from a walk of its fields: pending
+      // inputs are asserted, then the views it passes are guarded.
+      line_views_.clear();
+      ir::for_each_effect(line, LineUses{*this});
+      for (const auto& [buffer, view] : line_views_) guard_view(buffer, *view);
       render(line);
     } catch (const expr::Error& e) {
       fail(e.what());
@@ -208,13 +209,19 @@ class FunctionEmitter {
   /// Deferred asserts: asserts `b` here when it is an input not asserted yet.
   void assert_input_before_use(ir::BufferId b);
 
-  /// An effects visitor: every buffer a line names (as `ir::for_each_buffer_named`
-  /// does, but on the line's own kind) is asserted before the line when it is
-  /// a pending input.
-  struct InputAsserter {
+  /// The effects visitor run before each line (one walk, instantiated once
+  /// per line kind): every buffer the line names (as
+  /// `ir::for_each_buffer_named` does, but on the line's own kind) is
+  /// asserted first when it is a pending input (deferred asserts), and every
+  /// view of a buffer it passes is collected into `line_views_` to be
+  /// guarded.
+  struct LineUses {
     FunctionEmitter& emitter;
     void operator()(const ir::effect::Allocated& e) const { emitter.assert_input_before_use(e.buffer); }
-    void operator()(const ir::effect::Accessed& e) const { emitter.assert_input_before_use(e.buffer); }
+    void operator()(const ir::effect::Accessed& e) const {
+      emitter.assert_input_before_use(e.buffer);
+      if (e.view) emitter.line_views_.emplace_back(e.buffer, e.view);
+    }
     void operator()(const ir::effect::Released& e) const { emitter.assert_input_before_use(e.buffer); }
     void operator()(const ir::effect::Reused& e) const {
       emitter.assert_input_before_use(e.old_buffer);
@@ -232,6 +239,7 @@ class FunctionEmitter {
     template <class Other>
     void operator()(const Other&) const {}
   };
+
 
   // ---- streams ----------------------------------------------------------------
 
@@ -321,16 +329,6 @@ class FunctionEmitter {
     if (a.view) guard_view(a.buffer, *a.view);
   }
 
-  /// An effects visitor: every view of a buffer a line passes is guarded
-  /// before the line.
-  struct ViewGuarder {
-    FunctionEmitter& emitter;
-    void operator()(const ir::effect::Accessed& e) const {
-      if (e.view) emitter.guard_view(e.buffer, *e.view);
-    }
-    template <class Other>
-    void operator()(const Other&) const {}
-  };
 
   // ---- debug printer ----------------------------------------------------------
 
@@ -369,6 +367,8 @@ class FunctionEmitter {
   /// The room (ir/view_extent.hpp) of each buffer a Reinterpret defined.
   std::vector<expr::Expr> view_room_;
   std::size_t pending_asserts_ = 0;
+  /// The views the current line passes (`LineUses`), reused line to line.
+  std::vector<std::pair<ir::BufferId, const ir::View*>> line_views_;
 };
 
 }  // namespace wrapir::python::detail

@@ -147,6 +147,7 @@ inline void FunctionEmitter::write_input_assert(const ir::BufferDecl& b) {
 }
 
 inline void FunctionEmitter::assert_input_before_use(ir::BufferId b) {
+  // Only deferred asserts leave entries unset (write_prologue).
   if (b.index >= asserted_.size() || asserted_[b.index]) return;
   asserted_[b.index] = 1;
   --pending_asserts_;
