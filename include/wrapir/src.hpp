@@ -17,3 +17,4 @@
 #include <wrapir/ir/impl/line.ipp>
 #include <wrapir/ir/impl/program.ipp>
 #include <wrapir/io/impl/json.ipp>
+#include <wrapir/emit/impl/python.ipp>

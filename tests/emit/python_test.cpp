@@ -668,6 +668,56 @@ TEST_CASE("emit/python: string arguments and keys are escaped literals") {
   CHECK(emit_error(bad).find("is not valid UTF-8") != std::string::npos);
 }
 
+TEST_CASE("emit/python: bidi and C1 controls never reach generated code raw (regression, issue 12 one escaper)") {
+  // U+202E and U+2066 reorder how a line is displayed (Trojan Source): code
+  // around them reads differently from what it does. Each target escapes
+  // them with the one escaper: string literals as \uXXXX, comments as bytes,
+  // and a kernel source leaves the raw triple-quoted form for the escaped
+  // literal.
+  const std::string rlo = "\xe2\x80\xae";
+  const std::string lri = "\xe2\x81\xa6";
+  const std::string nel = "\xc2\x85";
+  ir::Program p{"bidi"};
+  ir::Builder b{p};
+  auto& ctx = p.ctx();
+  const auto x = b.input("arg0_1", {ctx.integer(4)}, wrapir::f32);
+  const auto out = b.empty({ctx.integer(4)}, wrapir::f32);
+  const auto k = b.triton_kernel("triton_k_0", "def k():\n    s = 'admin" + rlo + "'\n", unary_signature);
+  b.call(k, {x, out, 4});
+  b.comment("ok " + lri + "x" + nel);
+  b.extern_alloc("aten.foo.default", {x, std::string("user") + rlo + " \xc3\xa9"},
+                 ir::Layout::contiguous(ctx, {ctx.integer(4)}, wrapir::f32, wrapir::cuda_device(0)));
+  b.output(out);
+  const std::string module = emit_ok(p);
+  CHECK(module.find(rlo) == std::string::npos);
+  CHECK(module.find(lri) == std::string::npos);
+  CHECK(module.find(nel) == std::string::npos);
+  CHECK(module.find(R"('def k():\n    s = \'admin\u202e\'\n')") != std::string::npos);
+  CHECK(module.find(R"(# ok \xe2\x81\xa6x\xc2\x85)" "\n") != std::string::npos);
+  CHECK(module.find(R"('user\u202e )" "\xc3\xa9'") != std::string::npos);  // other UTF-8 is kept
+  // Diagnostics quote names the same way.
+  ir::Program bad = p;
+  bad.kernels[0].name = "evil" + rlo;
+  CHECK(emit_error(bad).find(R"('evil\xe2\x80\xae')") != std::string::npos);
+}
+
+TEST_CASE("emit/python: a kernel constant's view is bounds-checked like every argument (regression, issue 12 effects)") {
+  // What a line touches comes from the effects table, which includes a
+  // definition's metadata constants; the hand-written field walk skipped
+  // them, so a view the verifier refuses passed the emitter.
+  ir::Program p{"constant_view"};
+  ir::Builder b{p};
+  auto& ctx = p.ctx();
+  const auto buf = b.empty({ctx.integer(8)}, wrapir::f32);  // 32 bytes
+  ir::KernelMetadata metadata = grid1d();
+  metadata.constants.push_back(ir::NamedArg{
+      ir::Name{"table"}, ir::Arg{ir::BufferArg{buf, ir::View{{ctx.integer(9)}, {ctx.integer(1)}, ctx.integer(0)}}}});
+  const auto k = b.triton_kernel("triton_k_0", "def k(): pass\n", unary_signature, metadata);
+  b.call(k, {buf, buf, 8});
+  CHECK(emit_error(p).find("(KernelDefinition) of program 'constant_view': a view of buf0 reaches past the storage "
+                           "it views: its extent of 36 bytes exceeds the 32 bytes") != std::string::npos);
+}
+
 // ---------------------------------------------------------------------------
 // Diagnostics
 

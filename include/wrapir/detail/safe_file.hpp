@@ -29,6 +29,7 @@
 /// std::filesystem before opening (not atomic with the open) and creates
 /// temporaries exclusively with `fopen(..., "wbx")`.
 
+#include <wrapir/detail/escape.hpp>
 #include <wrapir/detail/utf8.hpp>
 #include <wrapir/diagnostic.hpp>
 
@@ -59,53 +60,8 @@
 
 namespace wrapir::detail {
 
-/// `text` safe to print on one line: C0 and C1 control characters, DEL,
-/// bytes that are not well-formed UTF-8, and the Unicode controls that
-/// reorder or break displayed text (U+2028, U+2029, U+202A–U+202E,
-/// U+2066–U+2069) become `\xHH` per byte, and with `escape_backslash` a
-/// backslash becomes `\\` (so that the escapes are unambiguous). Other UTF-8
-/// is kept, so a name in any script stays legible.
-[[nodiscard]] inline std::string printable(std::string_view text, bool escape_backslash) {
-  static constexpr std::string_view digits = "0123456789abcdef";
-  std::string out;
-  out.reserve(text.size());
-  auto escape = [&](std::string_view bytes) {
-    for (const char c : bytes) {
-      const auto byte = static_cast<unsigned char>(c);
-      out += "\\x";
-      out += digits[byte >> 4];
-      out += digits[byte & 0xf];
-    }
-  };
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t length = utf8_sequence_length(text, i);
-    if (length == 0) {
-      escape(text.substr(i, 1));
-      ++i;
-      continue;
-    }
-    const std::string_view sequence = text.substr(i, length);
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(sequence[k]); };
-    bool control = false;
-    if (length == 1) {
-      control = byte(0) < 0x20 || byte(0) == 0x7f;
-    } else if (length == 2) {
-      control = byte(0) == 0xc2 && byte(1) < 0xa0;  // U+0080..U+009F (C1)
-    } else if (length == 3 && byte(0) == 0xe2) {
-      control = (byte(1) == 0x80 && byte(2) >= 0xa8 && byte(2) <= 0xae) ||  // U+2028..U+202E
-                (byte(1) == 0x81 && byte(2) >= 0xa6 && byte(2) <= 0xa9);    // U+2066..U+2069
-    }
-    if (control) {
-      escape(sequence);
-    } else if (escape_backslash && sequence == "\\") {
-      out += "\\\\";
-    } else {
-      out += sequence;
-    }
-    i += length;
-  }
-  return out;
-}
+// `printable(text, escape_backslash)`, the diagnostic escaper, is in
+// wrapir/detail/escape.hpp.
 
 /// A path (or any name) fit for a diagnostic line: `printable` with
 /// backslashes escaped.

@@ -219,7 +219,7 @@ constexpr void for_each_record_field(T& v, F&& f) {
 /// Appends `s` double-quoted; every byte outside printable ASCII is escaped,
 /// so the result is one line of ASCII whatever `s` holds.
 inline void append_quoted(std::string& out, std::string_view s) {
-  wrapir::detail::append_escaped(out, s, {.quote = '"', .short_escapes = true, .escape_non_ascii = true});
+  wrapir::detail::append_escaped(out, s, wrapir::detail::text_form_style);
 }
 
 /// `v` as the shortest text that reads back exactly (see

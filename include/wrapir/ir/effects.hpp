@@ -13,8 +13,8 @@
 /// - `Allocated{buffer, storage}`: defines `buffer` with new storage of kind
 ///   `storage` (an extern result or control output that is a multi-output
 ///   tuple holds no storage of its own: its elements do).
-/// - `Accessed{buffer, access}`: uses the live `buffer` (or a view of it)
-///   as `access` says. A KernelCall or MultiKernelCall `read_write`s every
+/// - `Accessed{buffer, access, view}`: uses the live `buffer` (or `view`
+///   of it, when not null) as `access` says. A KernelCall or MultiKernelCall `read_write`s every
 ///   buffer argument, and an extern operator every positional and keyword
 ///   argument: the IR has no per-parameter mutation metadata (KernelDecl
 ///   carries none, extern operators are opaque), so each buffer passed to
@@ -97,6 +97,8 @@ struct Allocated {
 struct Accessed {
   BufferId buffer;
   Access access;
+  /// The view of `buffer` the line passes (a BufferArg's), or null.
+  const View* view = nullptr;
 };
 struct Released {
   BufferId buffer;
@@ -225,7 +227,7 @@ struct Walker {
   // ---- accesses: buffers and the expressions around them ----
   void access(BufferId b, Access a) const { deliver(v, effect::Accessed{b, a}); }
   void access(const BufferArg& b, Access a) const {
-    access(b.buffer, a);
+    deliver(v, effect::Accessed{b.buffer, a, b.view ? &*b.view : nullptr});
     if (b.view) symbols(*b.view);
   }
   void access(const Arg& arg, Access a) const {

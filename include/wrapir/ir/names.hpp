@@ -14,6 +14,7 @@
 /// identifiers they must name real operators (`check_operator_path`) or a
 /// path an `OperatorRegistry` declares.
 
+#include <wrapir/detail/escape.hpp>
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/expr/expr.hpp>
 
@@ -56,30 +57,12 @@ namespace wrapir::ir {
   }
 }
 
-/// `name` quoted for a diagnostic: at most 64 characters, control characters
-/// and quotes escaped, so a hostile name cannot break the diagnostic line.
+/// `name` quoted for a diagnostic: at most 64 characters, quotes,
+/// backslashes, control characters and the Unicode controls that reorder
+/// displayed text escaped (wrapir/detail/escape.hpp, the one diagnostic
+/// quoter), so a hostile name cannot break or forge the diagnostic line.
 [[nodiscard]] inline std::string quote_for_diagnostic(std::string_view name) {
-  std::string out = "'";
-  std::size_t shown = 0;
-  for (char c : name) {
-    if (shown++ == 64) {
-      out += "...";
-      break;
-    }
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\'' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7f) {
-      constexpr char hex[] = "0123456789abcdef";
-      out += "\\x";
-      out += hex[u >> 4];
-      out += hex[u & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
+  return wrapir::detail::quote_for_diagnostic(name);
 }
 
 /// Why `name` cannot be used as the name of a `what` (e.g. "buffer"), or

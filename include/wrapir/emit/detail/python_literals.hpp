@@ -4,7 +4,9 @@
 /// sources, comments, numbers and shape tuples, appended to a std::string.
 ///
 /// Everything user-controlled that reaches generated Python goes through
-/// these functions, so that no text can end a literal or a comment early:
+/// these functions, which spell text with the one escaper
+/// (wrapir/detail/escape.hpp), so that no text can end a literal or a
+/// comment early or reorder the code around it as displayed:
 ///
 /// - `append_string_literal`: a single-quoted literal with repr-style
 ///   escapes; the result is always one line.
@@ -19,6 +21,7 @@
 /// points, so a string that is not valid UTF-8 has no faithful literal: the
 /// literal functions refuse it (return false) and the caller reports it.
 
+#include <wrapir/detail/escape.hpp>
 #include <wrapir/detail/utf8.hpp>
 #include <wrapir/emit/detail/shortest_double.hpp>
 
@@ -33,53 +36,42 @@
 namespace wrapir::python::detail {
 
 using wrapir::detail::is_valid_utf8;
-using wrapir::detail::utf8_sequence_length;
 
-inline void append_hex_escape(std::string& out, unsigned char u) {
-  constexpr char hex[] = "0123456789abcdef";
-  out += "\\x";
-  out += hex[u >> 4];
-  out += hex[u & 15];
-}
-
-/// Appends `s` as a single-quoted Python string literal (`'a\'b\n'`):
+/// Appends `s` as a single-quoted Python string literal (`'a\'b\n'`) in
+/// the one Python-literal spelling (`wrapir::detail::python_literal_style`):
 /// backslash, quote, newline, carriage return and tab get their short
-/// escapes, other control characters `\xHH`; UTF-8 text is kept as it is.
+/// escapes, other control characters `\xHH`, the Unicode controls that
+/// reorder displayed text `\uXXXX`; other UTF-8 text is kept as it is.
 /// Returns false, appending nothing, when `s` is not valid UTF-8.
 [[nodiscard]] inline bool append_string_literal(std::string& out, std::string_view s) {
   if (!is_valid_utf8(s)) return false;
   out.reserve(out.size() + s.size() + 2);
-  out += '\'';
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\'': out += "\\'"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (u < 0x20 || u == 0x7f) append_hex_escape(out, u);
-        else out += c;
-    }
-  }
-  out += '\'';
+  wrapir::detail::append_escaped(out, s, wrapir::detail::python_literal_style);
   return true;
 }
 
-/// Whether `s` reads back unchanged from `'''s'''` in a UTF-8 source file:
-/// no backslash (escapes would be interpreted), no `'''` and no trailing
-/// quote (either would end the literal early), no control characters other
-/// than newline and tab (a carriage return would be read as a newline),
+/// Whether `s` reads back unchanged from `'''s'''` in a UTF-8 source file and
+/// shows what it does: no backslash (escapes would be interpreted), no `'''`
+/// and no trailing quote (either would end the literal early), no control
+/// characters other than newline and tab (a carriage return would be read
+/// as a newline), none of the Unicode controls that reorder displayed text,
 /// valid UTF-8.
 [[nodiscard]] inline bool fits_triple_quotes(std::string_view s) noexcept {
   if (!s.empty() && s.back() == '\'') return false;
   if (s.find("'''") != std::string_view::npos) return false;
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const char c = s[i];
     const auto u = static_cast<unsigned char>(c);
-    if (c == '\\' || (u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) return false;
+    if (u < 0x80) {
+      if (c == '\\' || (u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) return false;
+      ++i;
+      continue;
+    }
+    const std::size_t n = wrapir::detail::utf8_sequence_length(s, i);
+    if (n == 0 || wrapir::detail::is_unicode_control(s.substr(i, n))) return false;
+    i += n;
   }
-  return is_valid_utf8(s);
+  return true;
 }
 
 /// Appends a kernel source: `'''source'''` as Inductor writes it when that
@@ -96,27 +88,14 @@ inline void append_hex_escape(std::string& out, unsigned char u) {
   return append_string_literal(out, s);
 }
 
-/// Appends `s` as the text of a `#` comment: tabs and UTF-8 are kept; other
-/// control characters, DEL and bytes that are not part of a UTF-8 sequence
-/// are shown as `\xHH`, so the comment cannot end its line.
+/// Appends `s` as the text of a `#` comment
+/// (`wrapir::detail::python_comment_style`): tabs, backslashes and UTF-8 are
+/// kept; other control characters, DEL, the Unicode controls that reorder
+/// displayed text and bytes that are not part of a UTF-8 sequence are shown
+/// as `\xHH`, so the comment cannot end its line or disguise the code
+/// around it.
 inline void append_comment_text(std::string& out, std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    const auto u = static_cast<unsigned char>(s[i]);
-    if (u < 0x80) {
-      if ((u < 0x20 && s[i] != '\t') || u == 0x7f) append_hex_escape(out, u);
-      else out += s[i];
-      ++i;
-      continue;
-    }
-    const std::size_t n = utf8_sequence_length(s, i);
-    if (n == 0) {
-      append_hex_escape(out, u);
-      ++i;
-    } else {
-      out.append(s.substr(i, n));
-      i += n;
-    }
-  }
+  wrapir::detail::append_escaped(out, s, wrapir::detail::python_comment_style);
 }
 
 template <class I>

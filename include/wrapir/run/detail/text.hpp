@@ -17,12 +17,12 @@
 
 namespace wrapir::run::detail {
 
-/// `name` in single quotes, with quotes, backslashes and control or non-ASCII
-/// bytes escaped, so that a hostile name cannot forge or break a diagnostic line.
+/// `name` in single quotes as every diagnostic quotes it
+/// (`wrapir::detail::diagnostic_style`), so that a hostile name cannot forge
+/// or break a diagnostic line.
 [[nodiscard]] inline std::string quoted(std::string_view name) {
   std::string out;
-  wrapir::detail::append_escaped(out, name,
-                                 {.quote = '\'', .short_escapes = false, .escape_non_ascii = true});
+  wrapir::detail::append_escaped(out, name, wrapir::detail::diagnostic_style);
   return out;
 }
 
