@@ -25,7 +25,7 @@
 /// with one `Diagnostic` whose message starts with the JSON path of the
 /// culprit (`$.program.body[3].buffer: unknown buffer 'buf9'`), or, for text
 /// that is not JSON, its line and column. Every string that becomes a name in
-/// generated code is validated (`ir::check_name`, `ir::check_qualified_name`);
+/// generated code is validated (`ir::check_name`, `ir::check_operator_name`);
 /// unknown fields, duplicate keys, duplicate names and undeclared symbols are
 /// errors; nesting and size are bounded (`JsonLoadOptions`). A failed load
 /// returns no program at all. It may leave new symbols and expressions in a

@@ -18,7 +18,7 @@
 /// codec of its type, so a new line kind needs no code here.
 ///
 /// Checks made while reading: every name is a valid name (`ir::check_name`,
-/// operator paths `ir::check_qualified_name`) and unique within its program
+/// operator paths `ir::check_operator_name`) and unique within its program
 /// (across its tables and subgraphs); every reference names an entry of the
 /// program's own tables; every symbol an expression mentions is declared in
 /// the program's symbol table (symbols are created from that table, with
@@ -332,7 +332,7 @@ class Reader {
     const std::size_t at = (skip_space(), pos_);
     const std::string_view name = name_token();
     if (name.empty()) fail(at, "expected an operator name such as aten.mm.default, found " + found());
-    if (auto err = ir::check_qualified_name(name, "operator")) fail(at, *err);
+    if (auto err = ir::check_operator_name(name)) fail(at, *err);
     n.text = std::string(name);
   }
 

@@ -622,7 +622,7 @@ class Decoder {
   }
   void get(const Node& v, ir::OpName& out, const Path& path) {
     const std::string_view s = as_string(v, path);
-    if (auto err = ir::check_qualified_name(s, "operator")) fail(path, *std::move(err));
+    if (auto err = ir::check_operator_name(s)) fail(path, *std::move(err));
     out.text = std::string(s);
   }
   void get(const Node& v, expr::Expr& out, const Path& path) { out = expression(v, path); }
