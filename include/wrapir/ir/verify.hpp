@@ -31,6 +31,12 @@
 ///   `input` and `input_shape` are defined from the start; `unbacked` ones
 ///   from their DynamicScalar or UnbackedSymbolDefs line on, `computed` ones
 ///   from their SymbolicCallArg line on. A symbol is defined once.
+/// - What each line defines and ends is read from the effects table
+///   (ir/effects.hpp), never restated here: a buffer is defined by the
+///   events Allocated (with its Storage kind), Reused, Aliased, Selected and
+///   Carved, and ended by Released (with its Release kind) and Reused; pools
+///   by PoolCreated and PoolReturned; scopes by ScopeEntered and
+///   ScopeExited. The role rules below key off those events' kinds.
 /// - A buffer becomes live at the line that defines it: Allocate, Reuse
 ///   (`new_buffer`), AllocFromPool, Reinterpret (`view`), ExternKernelAlloc
 ///   and ExternKernelMultiOut (`result`), MultiOutput (`result`),
@@ -104,6 +110,7 @@
 #include <wrapir/ir/buffer.hpp>
 #include <wrapir/ir/device.hpp>
 #include <wrapir/ir/dtype.hpp>
+#include <wrapir/ir/effects.hpp>
 #include <wrapir/ir/ids.hpp>
 #include <wrapir/ir/kernel.hpp>
 #include <wrapir/ir/layout.hpp>
@@ -311,20 +318,18 @@ struct KernelTrack {
   std::size_t defined_at = no_line;
 };
 
-enum class Scope : std::uint8_t { subgraph, device, stream };
-
 struct OpenScope {
-  Scope scope;
+  ScopeKind scope;
   std::size_t line;
 };
 
-[[nodiscard]] constexpr std::string_view enter_name(Scope s) noexcept {
-  return s == Scope::subgraph ? EnterSubgraph::kind
-                              : (s == Scope::device ? EnterDeviceContext::kind : EnterStreamContext::kind);
+[[nodiscard]] constexpr std::string_view enter_name(ScopeKind s) noexcept {
+  return s == ScopeKind::subgraph ? EnterSubgraph::kind
+                                  : (s == ScopeKind::device ? EnterDeviceContext::kind : EnterStreamContext::kind);
 }
-[[nodiscard]] constexpr std::string_view exit_name(Scope s) noexcept {
-  return s == Scope::subgraph ? ExitSubgraph::kind
-                              : (s == Scope::device ? ExitDeviceContext::kind : ExitStreamContext::kind);
+[[nodiscard]] constexpr std::string_view exit_name(ScopeKind s) noexcept {
+  return s == ScopeKind::subgraph ? ExitSubgraph::kind
+                                  : (s == ScopeKind::device ? ExitDeviceContext::kind : ExitStreamContext::kind);
 }
 
 /// Where an expression or argument is used, for messages: `text`, then
@@ -336,11 +341,25 @@ struct Where {
   std::uint32_t buffer = no_id;
 };
 
-/// Which lines may define a buffer.
-enum class Definer : std::uint8_t { plain, reuse_of_comm, result, comm, workspace };
+/// How a line defines a buffer, as its effect in the table says
+/// (ir/effects.hpp): the role rules key off it, never off line kinds.
+struct Definition {
+  enum class By : std::uint8_t { storage, reuse, view, element, pool_region };
+  By by;
+  /// For `By::storage` (effect::Allocated): the kind of new storage.
+  Storage storage = Storage::allocate;
+  /// For `By::reuse` (effect::Reused): the storage is a comm buffer's.
+  bool of_comm = false;
 
-/// Which lines end a buffer.
-enum class Ender : std::uint8_t { free_if_not_reused, free, comm_free, workspace_free, pool_dealloc };
+  [[nodiscard]] static constexpr Definition allocated(Storage s) noexcept { return {By::storage, s, false}; }
+  [[nodiscard]] constexpr bool creates(Storage s) const noexcept { return by == By::storage && storage == s; }
+  [[nodiscard]] constexpr bool reuses_comm() const noexcept { return by == By::reuse && of_comm; }
+  /// An extern operator's result or an element of one: what may hold a
+  /// multi-output result.
+  [[nodiscard]] constexpr bool is_result() const noexcept {
+    return creates(Storage::extern_result) || by == By::element;
+  }
+};
 
 /// Why a buffer is not usable: what happened (`life`), at which line, to
 /// which buffer (itself or a view's base), and who took the storage or
@@ -669,7 +688,7 @@ class ProgramVerifier {
 
   /// The line defines `b`. Returns whether it did: false when `b` is not
   /// in the table, or is an input or constant (live from the start).
-  bool define_buffer(BufferId b, Definer how) {
+  bool define_buffer(BufferId b, Definition how) {
     if (report_missing(b)) return false;
     const BufferDecl& d = p_.buffers[b.index];
     BufferTrack& t = buffers_[b.index];
@@ -678,22 +697,22 @@ class ProgramVerifier {
       case BufferRole::input: report(buffer_subject(b), "is a graph input, which no line defines"); return false;
       case BufferRole::constant: report(buffer_subject(b), "is a constant, which no line defines"); return false;
       case BufferRole::workspace:
-        if (how != Definer::workspace)
+        if (!how.creates(Storage::workspace))
           report(buffer_subject(b), "is a workspace, which only WorkspaceAllocate defines");
         break;
       case BufferRole::comm:
-        if (how != Definer::comm && how != Definer::reuse_of_comm)
+        if (!how.creates(Storage::comm) && !how.reuses_comm())
           report(buffer_subject(b), "is a comm buffer, which only CommBufferAllocate defines");
         break;
       default: break;
     }
-    if (how == Definer::comm && d.role != BufferRole::comm)
+    if (how.creates(Storage::comm) && d.role != BufferRole::comm)
       report(buffer_subject(b), "is not a comm buffer (its role is " + role + ")");
-    if (how == Definer::workspace && d.role != BufferRole::workspace)
+    if (how.creates(Storage::workspace) && d.role != BufferRole::workspace)
       report(buffer_subject(b), "is not a workspace (its role is " + role + ")");
-    if (how == Definer::reuse_of_comm && d.role != BufferRole::comm)
+    if (how.reuses_comm() && d.role != BufferRole::comm)
       report(buffer_subject(b), "takes the storage of a comm buffer but is not one (its role is " + role + ")");
-    if (d.multi_output && how != Definer::result)
+    if (d.multi_output && !how.is_result())
       report(buffer_subject(b),
              "holds a multi-output result, which only ExternKernelAlloc, ExternKernelMultiOut or MultiOutput "
              "defines");
@@ -712,15 +731,22 @@ class ProgramVerifier {
     return true;
   }
 
-  /// The line ends `b`'s life.
-  void end_buffer(BufferId b, Ender how, bool reused = false) {
+  /// Whether a line can define `b` (it is in the table and is not live
+  /// from the start).
+  [[nodiscard]] bool definable(BufferId b) const noexcept {
+    return has(b) && p_.buffers[b.index].role != BufferRole::input && p_.buffers[b.index].role != BufferRole::constant;
+  }
+
+  /// The line ends `b`'s name as `how` says (effect::Released); `offered`:
+  /// its storage is offered to a later Reuse instead of freed.
+  void end_buffer(BufferId b, Release how, bool offered) {
     if (report_missing(b)) return;
     const BufferDecl& d = p_.buffers[b.index];
     BufferTrack& t = buffers_[b.index];
     const std::string role(buffer_role_name(d.role));
     switch (d.role) {
       case BufferRole::input:
-        if (how == Ender::free_if_not_reused)
+        if (how == Release::free_if_not_reused)
           report(buffer_subject(b), "frees graph input " + quote_for_diagnostic(d.name) +
                                         " with FreeIfNotReused; only Free frees a donated input");
         else if (!d.donated)
@@ -730,7 +756,7 @@ class ProgramVerifier {
         report(buffer_subject(b), "frees constant " + quote_for_diagnostic(d.name) + ", which the caller owns");
         break;
       case BufferRole::workspace:
-        if (how != Ender::workspace_free)
+        if (how != Release::workspace_free)
           report(buffer_subject(b), "is a workspace, which only WorkspaceFree frees");
         else if (t.life != Life::undefined && t.zero_mode == WorkspaceZeroMode::zero_per_graph)
           report(buffer_subject(b), "is a ZERO_PER_GRAPH workspace, which lives for the whole run and is never freed");
@@ -738,22 +764,22 @@ class ProgramVerifier {
       case BufferRole::comm:
         // Comm storage is recycled only between comm buffers: a
         // FreeIfNotReused may offer it to a Reuse, never free it.
-        if (how != Ender::comm_free && !(how == Ender::free_if_not_reused && reused))
+        if (how != Release::comm_free && !(how == Release::free_if_not_reused && offered))
           report(buffer_subject(b), "is a comm buffer, which only CommBufferFree frees");
         break;
       default: break;
     }
-    if (how == Ender::comm_free && d.role != BufferRole::comm)
+    if (how == Release::comm_free && d.role != BufferRole::comm)
       report(buffer_subject(b), "is not a comm buffer (its role is " + role + ")");
-    if (how == Ender::workspace_free && d.role != BufferRole::workspace)
+    if (how == Release::workspace_free && d.role != BufferRole::workspace)
       report(buffer_subject(b), "is not a workspace (its role is " + role + ")");
     if (t.view) {
       report(buffer_subject(b), "is a view, which owns no storage and is never freed");
       return;
     }
-    if (t.pool != no_id && how != Ender::pool_dealloc)
+    if (t.pool != no_id && how != Release::pool_dealloc)
       report(buffer_subject(b), "was carved from pool " + pool_name(t.pool) + "; DeallocFromPool ends it");
-    if (reused && d.multi_output) report(buffer_subject(b), "holds a multi-output result, which is never reused");
+    if (offered && d.multi_output) report(buffer_subject(b), "holds a multi-output result, which is never reused");
     switch (t.life) {
       case Life::undefined: report(buffer_subject(b), "freed before any line defines it"); return;
       case Life::freed:
@@ -769,7 +795,7 @@ class ProgramVerifier {
     if (t.pool != no_id && pools_[t.pool].life == PoolLife::released)
       report(buffer_subject(b), "freed after its pool " + pool_name(t.pool) + " was released at line " +
                                     std::to_string(pools_[t.pool].released_at));
-    t.life = reused ? Life::offered : Life::freed;
+    t.life = offered ? Life::offered : Life::freed;
     t.ended_at = at_;
   }
 
@@ -1010,7 +1036,7 @@ class ProgramVerifier {
         continue;
       }
       kind_ = kind_name(line);
-      std::visit([this](const auto& l) { this->on(l); }, line);
+      std::visit([this](const auto& l) { this->check_line(l); }, line);
     }
     // What the end of the body leaves open, reported at the line that
     // opened it.
@@ -1031,23 +1057,53 @@ class ProgramVerifier {
     if (!std::is_sorted(first, out_.end(), by_line)) std::stable_sort(first, out_.end(), by_line);
   }
 
-  // Memory
+  /// One line: its own fields and operands first (with their positions,
+  /// for the messages), then what it does to buffers, pools and scopes, read
+  /// from the effects table in the order the line acts, then the checks
+  /// that need what it defined.
+  template <class L>
+  void check_line(const L& l) {
+    check_fields(l);
+    for_each_effect(l, effect::Handlers{
+                           [&](const effect::Allocated& e) { define_buffer(e.buffer, Definition::allocated(e.storage)); },
+                           [&](const effect::Released& e) { end_buffer(e.buffer, e.how, e.offered); },
+                           [&](const effect::Reused& e) { reuse(e); },
+                           [&](const effect::Aliased& e) { alias(e); },
+                           [&](const effect::Selected& e) { select(e); },
+                           [&](const effect::Carved& e) { carve(e); },
+                           [&](const effect::PoolCreated& e) { create_pool(e.pool); },
+                           [&](const effect::PoolReturned& e) { return_to_pool(e); },
+                           [&](const effect::ScopeEntered& e) {
+                             if (e.graph) report_missing(*e.graph);
+                             open_scope(e.kind);
+                           },
+                           [&](const effect::ScopeExited& e) { close_scope(e.kind); },
+                           // Accesses, symbols, kernels and subgraph calls are
+                           // checked with the line's fields, where their
+                           // positions are known for the messages.
+                           [](const auto&) {},
+                       });
+    check_results(l);
+  }
 
-  void on(const Allocate& l) { define_buffer(l.buffer, Definer::plain); }
+  /// Checks of a line that need what its effects defined; most kinds have
+  /// none.
+  template <class L>
+  void check_results(const L&) {}
 
-  void on(const FreeIfNotReused& l) { end_buffer(l.buffer, Ender::free_if_not_reused, l.reused); }
+  // ---- what lines do to storage (effects) -------------------------------------
 
-  void on(const Reuse& l) {
-    const bool old_known = !report_missing(l.old_buffer);
-    if (old_known && l.old_buffer == l.new_buffer) {
-      report(buffer_subject(l.old_buffer), "reuses its own storage");
+  void reuse(const effect::Reused& e) {
+    const bool old_known = !report_missing(e.old_buffer);
+    if (old_known && e.old_buffer == e.new_buffer) {
+      report(buffer_subject(e.old_buffer), "reuses its own storage");
       return;
     }
     bool old_comm = false;
     if (old_known) {
-      const BufferDecl& d = p_.buffers[l.old_buffer.index];
-      BufferTrack& t = buffers_[l.old_buffer.index];
-      const auto subject = [&] { return buffer_subject(l.old_buffer); };
+      const BufferDecl& d = p_.buffers[e.old_buffer.index];
+      BufferTrack& t = buffers_[e.old_buffer.index];
+      const auto subject = [&] { return buffer_subject(e.old_buffer); };
       old_comm = d.role == BufferRole::comm;
       if (d.role == BufferRole::input && !d.donated)
         report(subject(), "its storage is reused, but it is a graph input that was not donated");
@@ -1067,22 +1123,22 @@ class ProgramVerifier {
                               std::to_string(t.ended_at));
           break;
         case Life::live:
-          if (const auto d2 = death(l.old_buffer.index))
-            report(subject(), "its storage is reused after " + event(*d2, l.old_buffer.index));
+          if (const auto d2 = death(e.old_buffer.index))
+            report(subject(), "its storage is reused after " + event(*d2, e.old_buffer.index));
           break;
         case Life::offered: break;
       }
     }
-    if (!define_buffer(l.new_buffer, old_comm ? Definer::reuse_of_comm : Definer::plain)) return;
+    if (!define_buffer(e.new_buffer, Definition{Definition::By::reuse, Storage::allocate, old_comm})) return;
     if (!old_known) return;
-    check_reuse_key(l.old_buffer, l.new_buffer);
-    BufferTrack& old_track = buffers_[l.old_buffer.index];
+    check_reuse_key(e.old_buffer, e.new_buffer);
+    BufferTrack& old_track = buffers_[e.old_buffer.index];
     if (!old_track.view && (old_track.life == Life::live || old_track.life == Life::offered)) {
-      buffers_[l.new_buffer.index].pool = old_track.pool;
+      buffers_[e.new_buffer.index].pool = old_track.pool;
       old_track.life = Life::taken;
       old_track.ended_at = at_;
-      old_track.taken_by = l.new_buffer.index;
-      old_track.kept_bound = !l.delete_old;
+      old_track.taken_by = e.new_buffer.index;
+      old_track.kept_bound = !e.delete_old;
     }
   }
 
@@ -1130,16 +1186,13 @@ class ProgramVerifier {
     }
   }
 
-  void on(const Free& l) { end_buffer(l.buffer, Ender::free); }
-
-  void on(const Null&) {}
-
-  void on(const PoolCreate& l) {
-    if (report_missing(l.pool)) return;
-    PoolTrack& t = pools_[l.pool.index];
+  /// Creating a pool evaluates its size.
+  void create_pool(PoolId q) {
+    if (report_missing(q)) return;
+    PoolTrack& t = pools_[q.index];
     if (t.life != PoolLife::not_created)
-      report(pool_subject(l.pool), "created twice: it was already created at line " + std::to_string(t.created_at));
-    check_expr(p_.pools[l.pool.index].size_bytes, Where{"the size of the pool"});
+      report(pool_subject(q), "created twice: it was already created at line " + std::to_string(t.created_at));
+    check_expr(p_.pools[q.index].size_bytes, Where{"the size of the pool"});
     if (t.life == PoolLife::not_created) {
       t.life = PoolLife::live;
       t.created_at = at_;
@@ -1161,42 +1214,22 @@ class ProgramVerifier {
     return true;
   }
 
-  void on(const AllocFromPool& l) {
-    use_pool(l.pool);
-    const bool offset_ok = check_expr(l.offset_bytes, Where{"the byte offset"});
-    if (offset_ok && expr::bounds(l.offset_bytes).known_negative())
-      report("", "the byte offset " + printed(l.offset_bytes) + " is negative");
-    if (!define_buffer(l.buffer, Definer::plain) || !has(l.pool)) return;
-    // Carved from the pool even when the pool is not usable here, so that
-    // one mistake gives one finding.
-    buffers_[l.buffer.index].pool = l.pool.index;
-    const Device& buffer_device = p_.buffers[l.buffer.index].layout.device;
-    const Device& pool_device = p_.pools[l.pool.index].device;
-    if (buffer_device != pool_device)
-      report(buffer_subject(l.buffer), "is on " + to_string(buffer_device) + " but pool " +
-                                           pool_name(l.pool.index) + " is on " + to_string(pool_device));
-    const expr::Expr pool_bytes = p_.pools[l.pool.index].size_bytes;
-    // A negative offset was reported above.
-    if (!buffers_[l.buffer.index].layout_ok || !offset_ok || expr::bounds(l.offset_bytes).known_negative() ||
-        !pool_bytes || &pool_bytes.context() != ctx_)
-      return;
-    check_extent(check_pool_slice(p_.buffers[l.buffer.index].layout, l.offset_bytes, pool_bytes),
-                 buffer_subject(l.buffer), "the slice of pool " + pool_name(l.pool.index));
+  /// A region of a live pool (carved even from a pool that is not usable
+  /// here, so that one mistake gives one finding).
+  void carve(const effect::Carved& e) {
+    use_pool(e.pool);
+    if (!define_buffer(e.buffer, Definition{Definition::By::pool_region}) || !has(e.pool)) return;
+    buffers_[e.buffer.index].pool = e.pool.index;
   }
 
-  void on(const DeallocFromPool& l) {
-    const bool pool_known = !report_missing(l.pool);
-    if (has(l.buffer) && pool_known && !buffers_[l.buffer.index].view &&
-        buffers_[l.buffer.index].life != Life::undefined && buffers_[l.buffer.index].pool != l.pool.index)
-      report(buffer_subject(l.buffer), "was not carved from pool " + pool_name(l.pool.index));
-    end_buffer(l.buffer, Ender::pool_dealloc);
-    if (!pool_known) return;
-    PoolTrack& t = pools_[l.pool.index];
-    if (l.releases_pool) {
+  void return_to_pool(const effect::PoolReturned& e) {
+    if (!has(e.pool)) return;  // reported with the line's fields
+    PoolTrack& t = pools_[e.pool.index];
+    if (e.releases_pool) {
       if (t.life == PoolLife::not_created)
-        report(pool_subject(l.pool), "released before its PoolCreate");
+        report(pool_subject(e.pool), "released before its PoolCreate");
       else if (t.life == PoolLife::released)
-        report(pool_subject(l.pool), "released twice: it was already released at line " +
+        report(pool_subject(e.pool), "released twice: it was already released at line " +
                                          std::to_string(t.released_at));
       else {
         t.life = PoolLife::released;
@@ -1205,18 +1238,98 @@ class ProgramVerifier {
     }
   }
 
-  void on(const CommBufferAllocate& l) { define_buffer(l.buffer, Definer::comm); }
+  /// A view is usable while its base is, and stays inside its base's storage.
+  void alias(const effect::Aliased& e) {
+    if (e.view == e.base && has(e.view)) {
+      report(buffer_subject(e.view), "is a view of itself");
+      return;
+    }
+    const bool base_ok = use_buffer(e.base);
+    if (!define_buffer(e.view, Definition{Definition::By::view})) return;
+    BufferTrack& t = buffers_[e.view.index];
+    t.view = true;
+    if (!base_ok) return;
+    t.base = e.base.index;
+    const Layout& v = p_.buffers[e.view.index].layout;
+    const Layout& b = p_.buffers[e.base.index].layout;
+    if (v.dtype != b.dtype)
+      report(buffer_subject(e.view), "has dtype " + std::string(name(v.dtype)) + " but its base " +
+                                         buffer_name(e.base.index) + " has dtype " + std::string(name(b.dtype)));
+    if (v.device != b.device)
+      report(buffer_subject(e.view), "is on " + to_string(v.device) + " but its base " + buffer_name(e.base.index) +
+                                         " is on " + to_string(b.device));
+    if (!buffers_[e.view.index].layout_ok || p_.buffers[e.view.index].multi_output) return;
+    const expr::Expr room = room_of(e.base.index);
+    if (!room) return;
+    const ViewExtent extent = check_view_extent(v, room);
+    check_extent(extent, buffer_subject(e.view), "the view of " + buffer_name(e.base.index));
+    if (extent.fit == ViewFit::exceeds) return;
+    try {
+      t.room = view_room_bytes(v, room);
+    } catch (const expr::Error&) {
+    }
+  }
 
-  void on(const CommBufferFree& l) { end_buffer(l.buffer, Ender::comm_free); }
+  /// An element of a multi-output result.
+  void select(const effect::Selected& e) {
+    if (use_buffer(e.tuple, true) && !p_.buffers[e.tuple.index].multi_output)
+      report(buffer_subject(e.tuple), "is not a multi-output result, which MultiOutput reads");
+    define_buffer(e.element, Definition{Definition::By::element});
+  }
 
-  void on(const WorkspaceAllocate& l) {
+  // ---- each kind's own fields --------------------------------------------------
+
+  // Memory
+
+  void check_fields(const Allocate&) {}
+  void check_fields(const FreeIfNotReused&) {}
+  void check_fields(const Reuse&) {}
+  void check_fields(const Free&) {}
+  void check_fields(const Null&) {}
+  void check_fields(const PoolCreate&) {}
+
+  void check_fields(const AllocFromPool& l) {
+    if (check_expr(l.offset_bytes, Where{"the byte offset"}) && expr::bounds(l.offset_bytes).known_negative())
+      report("", "the byte offset " + printed(l.offset_bytes) + " is negative");
+  }
+
+  void check_results(const AllocFromPool& l) {
+    if (!definable(l.buffer) || !has(l.pool)) return;
+    const Device& buffer_device = p_.buffers[l.buffer.index].layout.device;
+    const Device& pool_device = p_.pools[l.pool.index].device;
+    if (buffer_device != pool_device)
+      report(buffer_subject(l.buffer), "is on " + to_string(buffer_device) + " but pool " +
+                                           pool_name(l.pool.index) + " is on " + to_string(pool_device));
+    const expr::Expr pool_bytes = p_.pools[l.pool.index].size_bytes;
+    // A malformed or negative offset was reported with the fields.
+    const bool offset_ok = l.offset_bytes && (!ctx_ || &l.offset_bytes.context() == ctx_);
+    if (!buffers_[l.buffer.index].layout_ok || !offset_ok || expr::bounds(l.offset_bytes).known_negative() ||
+        !pool_bytes || &pool_bytes.context() != ctx_)
+      return;
+    check_extent(check_pool_slice(p_.buffers[l.buffer.index].layout, l.offset_bytes, pool_bytes),
+                 buffer_subject(l.buffer), "the slice of pool " + pool_name(l.pool.index));
+  }
+
+  void check_fields(const DeallocFromPool& l) {
+    const bool pool_known = !report_missing(l.pool);
+    if (has(l.buffer) && pool_known && !buffers_[l.buffer.index].view &&
+        buffers_[l.buffer.index].life != Life::undefined && buffers_[l.buffer.index].pool != l.pool.index)
+      report(buffer_subject(l.buffer), "was not carved from pool " + pool_name(l.pool.index));
+  }
+
+  void check_fields(const CommBufferAllocate&) {}
+  void check_fields(const CommBufferFree&) {}
+
+  void check_fields(const WorkspaceAllocate& l) {
     if (static_cast<std::size_t>(l.zero_mode) >= workspace_zero_mode_count)
       report("", "zero mode " + enum_value(l.zero_mode) + " is not a WorkspaceZeroMode");
     check_name_field(l.inner_name.text, "workspace inner");
-    if (define_buffer(l.workspace, Definer::workspace)) buffers_[l.workspace.index].zero_mode = l.zero_mode;
+  }
+  void check_results(const WorkspaceAllocate& l) {
+    if (definable(l.workspace)) buffers_[l.workspace.index].zero_mode = l.zero_mode;
   }
 
-  void on(const WorkspaceFree& l) { end_buffer(l.workspace, Ender::workspace_free); }
+  void check_fields(const WorkspaceFree&) {}
 
   [[nodiscard]] std::span<const expr::Expr> sizes_of(const BufferArg& a) const {
     if (a.view) return a.view->sizes;
@@ -1225,7 +1338,7 @@ class ProgramVerifier {
   }
   [[nodiscard]] bool rank_known(const BufferArg& a) const { return a.view || layout_of(a.buffer); }
 
-  void on(const DeviceCopy& l) {
+  void check_fields(const DeviceCopy& l) {
     const bool dst_ok = use_buffer_arg(l.destination, Where{"the destination"});
     const bool src_ok = use_buffer_arg(l.source, Where{"the source"});
     if (!dst_ok || !src_ok || !rank_known(l.destination) || !rank_known(l.source)) return;
@@ -1243,36 +1356,7 @@ class ProgramVerifier {
 
   // Views
 
-  void on(const Reinterpret& l) {
-    if (l.view == l.base && has(l.view)) {
-      report(buffer_subject(l.view), "is a view of itself");
-      return;
-    }
-    const bool base_ok = use_buffer(l.base);
-    if (!define_buffer(l.view, Definer::plain)) return;
-    BufferTrack& t = buffers_[l.view.index];
-    t.view = true;
-    if (!base_ok) return;
-    t.base = l.base.index;
-    const Layout& v = p_.buffers[l.view.index].layout;
-    const Layout& b = p_.buffers[l.base.index].layout;
-    if (v.dtype != b.dtype)
-      report(buffer_subject(l.view), "has dtype " + std::string(name(v.dtype)) + " but its base " +
-                                         buffer_name(l.base.index) + " has dtype " + std::string(name(b.dtype)));
-    if (v.device != b.device)
-      report(buffer_subject(l.view), "is on " + to_string(v.device) + " but its base " + buffer_name(l.base.index) +
-                                         " is on " + to_string(b.device));
-    if (!buffers_[l.view.index].layout_ok || p_.buffers[l.view.index].multi_output) return;
-    const expr::Expr room = room_of(l.base.index);
-    if (!room) return;
-    const ViewExtent extent = check_view_extent(v, room);
-    check_extent(extent, buffer_subject(l.view), "the view of " + buffer_name(l.base.index));
-    if (extent.fit == ViewFit::exceeds) return;
-    try {
-      t.room = view_room_bytes(v, room);
-    } catch (const expr::Error&) {
-    }
-  }
+  void check_fields(const Reinterpret&) {}
 
   // Kernels
 
@@ -1291,7 +1375,7 @@ class ProgramVerifier {
     for (const BlockSize& b : m.block) check_name_field(b.name.text, "block size");
   }
 
-  void on(const KernelDefinition& l) {
+  void check_fields(const KernelDefinition& l) {
     if (!report_missing(l.kernel)) {
       const KernelTrack& t = kernels_[l.kernel.index];
       if (t.def != KernelDef::none)
@@ -1384,19 +1468,19 @@ class ProgramVerifier {
       report(subject(), "is not a multi-kernel; KernelCall calls it");
   }
 
-  void on(const KernelCall& l) {
+  void check_fields(const KernelCall& l) {
     check_called(l.kernel, KernelDef::plain);
     check_call_args(l.kernel, l.args, l.arg_types);
     check_grid(l.grid);
     check_device(l.device, "device");
   }
 
-  void on(const SymbolicCallArg& l) {
+  void check_fields(const SymbolicCallArg& l) {
     check_expr(l.value, Where{"the value"});
     define_symbol(l.symbol, SymbolOrigin::computed, Where{"the symbol"});
   }
 
-  void on(const MultiKernelDefinition& l) {
+  void check_fields(const MultiKernelDefinition& l) {
     const bool known = !report_missing(l.kernel);
     const auto subject = [&] { return known ? kernel_subject(l.kernel) : std::string(); };
     if (known && kernels_[l.kernel.index].def != KernelDef::none)
@@ -1460,7 +1544,7 @@ class ProgramVerifier {
                             ") of candidate " + kernel_name(c.index));
   }
 
-  void on(const MultiKernelCall& l) {
+  void check_fields(const MultiKernelCall& l) {
     check_called(l.kernel, KernelDef::multi);
     check_call_args(l.kernel, l.args, l.arg_types);
     check_device(l.device, "device");
@@ -1472,21 +1556,20 @@ class ProgramVerifier {
     for (std::size_t i = 0; i < args.size(); ++i) use_arg(args[i], Where{"argument", i});
   }
 
-  void on(const ExternKernelAlloc& l) {
+  void check_fields(const ExternKernelAlloc& l) {
     check_op_name(l.kernel);
     use_args(l.args);
     use_named_args(l.kwargs);
-    if (l.result) define_buffer(*l.result, Definer::result);
   }
 
-  void on(const ExternKernelOut& l) {
+  void check_fields(const ExternKernelOut& l) {
     check_op_name(l.kernel);
     use_args(l.args);
     use_named_args(l.kwargs);
     use_buffer_arg(l.out, Where{"the out argument"});
   }
 
-  void on(const ExternKernelMultiOut& l) {
+  void check_fields(const ExternKernelMultiOut& l) {
     check_op_name(l.kernel);
     use_args(l.args);
     use_named_args(l.kwargs);
@@ -1494,7 +1577,6 @@ class ProgramVerifier {
       check_name_field(l.outs[i].name.text, "out argument");
       use_buffer_arg(l.outs[i].buffer, Where{"out argument", i});
     }
-    if (l.result) define_buffer(*l.result, Definer::result);
   }
 
   /// Why `path` is not a valid key path, if it is not; with
@@ -1518,14 +1600,12 @@ class ProgramVerifier {
     return std::nullopt;
   }
 
-  void on(const MultiOutput& l) {
-    if (use_buffer(l.source, true) && !p_.buffers[l.source.index].multi_output)
-      report(buffer_subject(l.source), "is not a multi-output result, which MultiOutput reads");
+  void check_fields(const MultiOutput&) {}
+  void check_results(const MultiOutput& l) {
     if (auto problem = path_problem(l.path, true)) report("", "path " + *problem);
-    define_buffer(l.result, Definer::result);
   }
 
-  void on(const ScatterFallback& l) {
+  void check_fields(const ScatterFallback& l) {
     check_op_name(l.kernel);
     use_buffer(l.self);
     use_buffer_arg(l.index, Where{"the index"});
@@ -1533,7 +1613,7 @@ class ProgramVerifier {
     use_named_args(l.kwargs);
   }
 
-  void on(const IndexPutFallback& l) {
+  void check_fields(const IndexPutFallback& l) {
     check_op_name(l.kernel);
     use_buffer(l.self);
     for (std::size_t i = 0; i < l.indices.size(); ++i)
@@ -1541,7 +1621,7 @@ class ProgramVerifier {
     use_buffer_arg(l.values, Where{"the values"});
   }
 
-  void on(const DynamicScalar& l) {
+  void check_fields(const DynamicScalar& l) {
     if (use_buffer(l.source)) {
       if (const Layout* layout = layout_of(l.source)) {
         for (const expr::Expr s : layout->sizes)
@@ -1560,7 +1640,7 @@ class ProgramVerifier {
     define_symbol(l.symbol, SymbolOrigin::unbacked, Where{"the symbol"});
   }
 
-  void on(const UnbackedSymbolDefs& l) {
+  void check_fields(const UnbackedSymbolDefs& l) {
     use_buffer(l.source, true);
     for (std::size_t i = 0; i < l.bindings.size(); ++i) {
       if (auto problem = path_problem(l.bindings[i].path, false))
@@ -1569,7 +1649,7 @@ class ProgramVerifier {
     }
   }
 
-  void on(const AssertSizeStride& l) {
+  void check_fields(const AssertSizeStride& l) {
     use_buffer(l.buffer);
     if (l.sizes.size() != l.strides.size())
       report("", "asserts " + std::to_string(l.sizes.size()) + " sizes but " + std::to_string(l.strides.size()) +
@@ -1583,9 +1663,9 @@ class ProgramVerifier {
 
   // Control
 
-  void open_scope(Scope s) { scopes_.push_back(OpenScope{s, at_}); }
+  void open_scope(ScopeKind s) { scopes_.push_back(OpenScope{s, at_}); }
 
-  void close_scope(Scope s) {
+  void close_scope(ScopeKind s) {
     if (scopes_.empty()) {
       report("", "closes no open scope: there is no " + std::string(enter_name(s)) + " before it");
       return;
@@ -1597,11 +1677,8 @@ class ProgramVerifier {
                      "; only " + std::string(exit_name(top.scope)) + " closes it");
   }
 
-  void on(const EnterSubgraph& l) {
-    report_missing(l.graph);
-    open_scope(Scope::subgraph);
-  }
-  void on(const ExitSubgraph&) { close_scope(Scope::subgraph); }
+  void check_fields(const EnterSubgraph&) {}
+  void check_fields(const ExitSubgraph&) {}
 
   /// The arguments a subgraph call passes: buffers or symbolic integers.
   void use_operands(const std::vector<Arg>& operands, const char* what) {
@@ -1669,11 +1746,7 @@ class ProgramVerifier {
     return "a buffer";
   }
 
-  void define_outputs(const std::vector<BufferId>& outputs) {
-    for (const BufferId b : outputs) define_buffer(b, Definer::plain);
-  }
-
-  void on(const Conditional& l) {
+  void check_fields(const Conditional& l) {
     if (const BufferArg* b = l.predicate.get_if<BufferArg>()) {
       if (use_buffer_arg(*b, Where{"the predicate"})) {
         const Layout& layout = p_.buffers[b->buffer.index].layout;
@@ -1720,10 +1793,9 @@ class ProgramVerifier {
                               std::string(name(p_.buffers[l.outputs[i].index].layout.dtype)));
       }
     }
-    define_outputs(l.outputs);
   }
 
-  void on(const WhileLoop& l) {
+  void check_fields(const WhileLoop& l) {
     use_operands(l.carried, "carried value");
     use_operands(l.additional, "additional value");
     std::vector<const Arg*> operands;
@@ -1788,26 +1860,21 @@ class ProgramVerifier {
                                                    std::to_string(i) + " has dtype " + std::string(name(want)));
       }
     }
-    define_outputs(l.outputs);
   }
 
-  void on(const EnterDeviceContext& l) {
-    check_device(l.device, "device");
-    open_scope(Scope::device);
-  }
-  void on(const ExitDeviceContext&) { close_scope(Scope::device); }
+  void check_fields(const EnterDeviceContext& l) { check_device(l.device, "device"); }
+  void check_fields(const ExitDeviceContext&) {}
 
-  void on(const EnterStreamContext& l) {
+  void check_fields(const EnterStreamContext& l) {
     if (l.stream == 0) report("", "enters stream 0, the default stream; side streams are numbered from 1");
-    open_scope(Scope::stream);
   }
-  void on(const ExitStreamContext&) { close_scope(Scope::stream); }
+  void check_fields(const ExitStreamContext&) {}
 
-  void on(const GetRawStream& l) { check_device(l.device, "device"); }
+  void check_fields(const GetRawStream& l) { check_device(l.device, "device"); }
 
   // Misc
 
-  void on(const Comment& l) {
+  void check_fields(const Comment& l) {
     if (!is_single_line_text(l.text))
       report("", "the text " + quote_for_diagnostic(l.text) +
                      " has a line break or control character; a comment is one line");
