@@ -12,3 +12,4 @@
 #include <wrapir/detail/config.hpp>
 
 // One line per heavy header that has moved its definitions to an .ipp:
+#include <wrapir/ir/impl/verify.ipp>
