@@ -21,6 +21,10 @@
 /// It runs one forward pass over each program's body with per-id state
 /// vectors, so its cost is linear in the number of lines (free symbols of
 /// compound expressions are computed once per expression and cached).
+/// What a line makes it build is bounded too: a view's room derives from
+/// its base's, so views of views more than 256 levels deep are a finding
+/// and their bounds are not checked (a hostile chain at distinct symbolic
+/// offsets would otherwise cost time quadratic in its depth).
 ///
 /// The verifier is compiled like the other heavy parts (see
 /// <wrapir/detail/config.hpp>): this header declares the API; the

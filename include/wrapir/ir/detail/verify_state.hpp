@@ -33,6 +33,11 @@ inline constexpr std::uint32_t no_id = static_cast<std::uint32_t>(-1);
 /// that hostile input cannot exhaust the stack.
 inline constexpr int max_arg_depth = 64;
 inline constexpr int max_graph_depth = 256;
+/// A view's room derives from its base's (ir/view_extent.hpp), so a chain
+/// of views at distinct symbolic offsets grows one expression per level:
+/// views of views deeper than this are reported and their bounds not
+/// checked, so that a hostile chain cannot make verification quadratic.
+inline constexpr std::uint16_t max_view_depth = 256;
 
 /// A name as findings show it: bare when it is a valid name, else quoted
 /// and escaped so that it cannot break the finding's line.
@@ -111,6 +116,7 @@ struct BufferTrack {
   std::uint32_t base = no_id;  // views: the buffer whose storage they alias
   std::uint32_t pool = no_id;  // carved from this pool
   WorkspaceZeroMode zero_mode = WorkspaceZeroMode::uninitialized;
+  std::uint16_t view_depth = 0;  // views: 1 for a view of a buffer, its base's + 1 for a view of a view
   expr::Expr room{};  // views: the bytes from their first element to the end of the storage; null if unknown
 };
 

@@ -182,6 +182,7 @@ WRAPIR_DECL bool ProgramVerifier::define_buffer(BufferId b, Definition how) {
   t.view = false;
   t.base = no_id;
   t.pool = no_id;
+  t.view_depth = 0;
   t.room = expr::Expr{};
   return true;
 }

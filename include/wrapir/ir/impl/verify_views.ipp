@@ -8,6 +8,7 @@
 #include <wrapir/ir/detail/verifier.hpp>
 #include <wrapir/expr/bounds.hpp>
 
+#include <algorithm>
 #include <span>
 #include <string>
 
@@ -67,6 +68,8 @@ WRAPIR_DECL void ProgramVerifier::alias(const effect::Aliased& e) {
   t.view = true;
   if (!base_ok) return;
   t.base = e.base.index;
+  const BufferTrack& base_track = buffers_[e.base.index];
+  t.view_depth = base_track.view ? static_cast<std::uint16_t>(std::min(base_track.view_depth, max_view_depth) + 1) : 1;
   const Layout& v = p_.buffers[e.view.index].layout;
   const Layout& b = p_.buffers[e.base.index].layout;
   if (v.dtype != b.dtype)
@@ -75,6 +78,11 @@ WRAPIR_DECL void ProgramVerifier::alias(const effect::Aliased& e) {
   if (v.device != b.device)
     report(buffer_subject(e.view), "is on " + to_string(v.device) + " but its base " + buffer_name(e.base.index) +
                                        " is on " + to_string(b.device));
+  if (t.view_depth > max_view_depth) {
+    report(buffer_subject(e.view), "is a view of a view more than " + std::to_string(max_view_depth) +
+                                       " levels deep; its bounds are not checked");
+    return;
+  }
   if (!buffers_[e.view.index].layout_ok || p_.buffers[e.view.index].multi_output) return;
   const expr::Expr room = room_of(e.base.index);
   if (!room) return;
