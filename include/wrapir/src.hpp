@@ -18,3 +18,4 @@
 #include <wrapir/ir/impl/program.ipp>
 #include <wrapir/io/impl/json.ipp>
 #include <wrapir/emit/impl/python.ipp>
+#include <wrapir/ir/impl/verify.ipp>
