@@ -91,6 +91,7 @@
 #include <unordered_set>
 #include <utility>
 #include <vector>
+#include <wrapir/detail/hash.hpp>
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/expr/eval.hpp>
 #include <wrapir/expr/expr.hpp>
@@ -103,6 +104,7 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
 #include <wrapir/pass/detail/pool_lines.hpp>
+#include <wrapir/pass/detail/radix_sort.hpp>
 #include <wrapir/pass/detail/skyline.hpp>
 #include <wrapir/pass/detail/prefetch.hpp>
 #include <wrapir/pass/liveness.hpp>
@@ -962,6 +964,7 @@ inline void prune_offset_forms(std::vector<OffsetForm>& forms, const OffsetTerms
   forms = std::move(kept);
 }
 
+/// The Max of `forms` as an expression.
 [[nodiscard]] inline expr::Expr max_of_forms(expr::Context& ctx, const std::vector<OffsetForm>& forms,
                                              const OffsetTerms& known) {
   std::vector<expr::Expr> parts;
@@ -969,6 +972,64 @@ inline void prune_offset_forms(std::vector<OffsetForm>& forms, const OffsetTerms
   for (const OffsetForm& f : forms) parts.push_back(f.to_expr(ctx, known));
   return expr::max(parts);
 }
+
+/// Sets of offset forms, interned by content (forms in order), with what
+/// `symbolic_placement` derives from them memoized: a program's blocks
+/// mostly stack the same few sizes (a chain alternates two offsets), and
+/// building, pruning and printing the same sets once per block (a vector
+/// per form, a Max to intern) was most of a 333k-block placement. A
+/// derivation's result depends only on its key (the sets and sizes it
+/// reads), so a memoized one is the set computing it again would give.
+class FormSets {
+ public:
+  using Key = std::vector<std::uint64_t>;
+
+  /// The id of `forms`' content.
+  [[nodiscard]] std::uint32_t intern(std::vector<OffsetForm>&& forms) {
+    content_.clear();
+    for (const OffsetForm& f : forms) {
+      content_.push_back(static_cast<std::uint64_t>(f.constant));
+      for (const std::uint32_t t : f.terms) content_.push_back(t);
+      content_.push_back(end_of_form);
+    }
+    const auto [it, fresh] = ids_.try_emplace(content_, static_cast<std::uint32_t>(sets_.size()));
+    if (fresh) {
+      sets_.push_back(std::move(forms));
+      exprs_.emplace_back();
+    }
+    return it->second;
+  }
+  [[nodiscard]] const std::vector<OffsetForm>& operator[](std::uint32_t id) const { return sets_[id]; }
+
+  /// The Max of set `id` as an expression.
+  [[nodiscard]] expr::Expr max_of(std::uint32_t id, expr::Context& ctx, const OffsetTerms& known) {
+    if (!exprs_[id]) exprs_[id] = max_of_forms(ctx, sets_[id], known);
+    return exprs_[id];
+  }
+
+  /// The memoized result of the derivation `key`, or null.
+  [[nodiscard]] const std::uint32_t* derived(const Key& key) const {
+    const auto it = derived_.find(key);
+    return it == derived_.end() ? nullptr : &it->second;
+  }
+  void derive(const Key& key, std::uint32_t id) { derived_.emplace(key, id); }
+
+ private:
+  // Constants and term ids are below 2^63: this value ends a form.
+  static constexpr std::uint64_t end_of_form = ~std::uint64_t{0};
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const noexcept {
+      std::size_t h = k.size();
+      for (const std::uint64_t v : k) h = wrapir::detail::hash_mix(h, static_cast<std::size_t>(v));
+      return h;
+    }
+  };
+  std::vector<std::vector<OffsetForm>> sets_;
+  std::vector<expr::Expr> exprs_;
+  Key content_;
+  std::unordered_map<Key, std::uint32_t, KeyHash> ids_;
+  std::unordered_map<Key, std::uint32_t, KeyHash> derived_;
+};
 
 }  // namespace detail
 
@@ -993,13 +1054,20 @@ struct SymbolicPlacement {
 /// pair of time-overlapping blocks, so meant for program-sized traces.
 [[nodiscard]] inline SymbolicPlacement symbolic_placement(const AllocationTrace& trace, const Placement& hint_placement,
                                                           std::span<const expr::Expr> symbolic_bytes,
-                                                          std::int64_t alignment = planner_alignment) {
+                                                          std::int64_t alignment = planner_alignment);
+
+namespace detail {
+
+/// `symbolic_placement` of a placement known to be valid (the arena
+/// planner's own): checking it again was a tenth of a large program's plan.
+[[nodiscard]] inline SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace,
+                                                             const Placement& hint_placement,
+                                                             std::span<const expr::Expr> symbolic_bytes,
+                                                             std::int64_t alignment) {
   const auto& blocks = trace.allocations;
   if (symbolic_bytes.size() != blocks.size())
     throw std::invalid_argument("symbolic_placement: " + std::to_string(symbolic_bytes.size()) +
                                 " symbolic sizes for " + std::to_string(blocks.size()) + " blocks");
-  if (auto bad = check_placement(trace, hint_placement, alignment))
-    throw std::invalid_argument("symbolic_placement: the placement at the hints is invalid: " + *bad);
   SymbolicPlacement out;
   for (const ArenaExtent& a : hint_placement.arenas) out.arena_device.push_back(a.device);
   if (blocks.empty()) {
@@ -1017,19 +1085,29 @@ struct SymbolicPlacement {
                                   " has 0 bytes at the hints but the size " + expr::to_string(symbolic_bytes[i]));
   }
   // Blocks by hint offset: every block below another comes first.
+  // Offsets are not negative (the placement is valid), and the sort is
+  // stable, so equal offsets keep the blocks in trace order.
+  std::vector<detail::KeyedIndex> offset_order(blocks.size()), scratch;
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    offset_order[i] = {static_cast<std::uint64_t>(hint_placement.blocks[i].offset), static_cast<std::uint32_t>(i)};
+  detail::radix_sort(offset_order, scratch);
   std::vector<std::size_t> by_offset(blocks.size());
-  std::iota(by_offset.begin(), by_offset.end(), std::size_t{0});
-  std::sort(by_offset.begin(), by_offset.end(), [&](std::size_t x, std::size_t y) {
-    return hint_placement.blocks[x].offset != hint_placement.blocks[y].offset
-               ? hint_placement.blocks[x].offset < hint_placement.blocks[y].offset
-               : x < y;
-  });
+  for (std::size_t k = 0; k < blocks.size(); ++k) by_offset[k] = offset_order[k].index;
+  std::vector<detail::KeyedIndex>().swap(offset_order);
+  std::vector<detail::KeyedIndex>().swap(scratch);
   out.arena_of.resize(blocks.size());
   out.offsets.assign(blocks.size(), ctx.integer(0));
-  std::vector<std::vector<detail::OffsetForm>> forms(blocks.size());
-  std::vector<std::vector<detail::OffsetForm>> arena_tops(hint_placement.arenas.size());
-  std::vector<expr::Expr> aligned(blocks.size());
   detail::OffsetTerms known;
+  FormSets sets;
+  // Per block its forms, per arena the forms of its size, as sets.
+  const std::uint32_t lone_zero = sets.intern({detail::OffsetForm{}});
+  constexpr std::uint32_t no_tops = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> form_set(blocks.size(), lone_zero);
+  std::vector<std::uint32_t> arena_tops(hint_placement.arenas.size(), no_tops);
+  std::vector<expr::Expr> aligned(blocks.size());
+  // `align(size)` per distinct size: interning it once per block cost as
+  // much as the rest of the block.
+  std::unordered_map<const expr::Node*, expr::Expr> aligned_size;
   // Per arena, the block placed last at each time step. The placed blocks
   // under block i that overlap it in time and that no block placed after
   // them (and under i) overlaps in time are exactly those on top somewhere
@@ -1058,11 +1136,13 @@ struct SymbolicPlacement {
     }
     later_lifetimes.emplace_hint(it, lo, hi);
   };
+  const auto node_key = [](const expr::Expr& e) { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(e.node())); };
+  FormSets::Key key;
   for (const std::size_t i : by_offset) {
     const TracedAllocation& a = blocks[i];
     const std::size_t arena = hint_placement.blocks[i].arena;
     out.arena_of[i] = arena;
-    std::vector<detail::OffsetForm>& mine = forms[i];
+    std::uint32_t mine = lone_zero;
     if (a.bytes > 0) {
       under.clear();
       skylines[arena].paint(a.begin, a.end, static_cast<std::uint32_t>(i), under);
@@ -1078,22 +1158,64 @@ struct SymbolicPlacement {
         if (!overlaps_later(b)) uncovered.push_back(under[x]);
         add_later(b);
       }
-      for (std::size_t x = uncovered.size(); x-- > 0;) {
-        const std::size_t j = uncovered[x];
-        for (const detail::OffsetForm& f : forms[j])
-          mine.push_back(f.plus(aligned[j], detail::align_up_checked(blocks[j].bytes, alignment, blocks[j]), known));
+      if (!uncovered.empty()) {
+        key.assign(1, 0);  // a block's forms
+        for (std::size_t x = uncovered.size(); x-- > 0;) {
+          const std::size_t j = uncovered[x];
+          key.push_back(form_set[j]);
+          key.push_back(node_key(aligned[j]));
+          key.push_back(static_cast<std::uint64_t>(detail::align_up_checked(blocks[j].bytes, alignment, blocks[j])));
+        }
+        if (const std::uint32_t* known_set = sets.derived(key)) {
+          mine = *known_set;
+        } else {
+          std::vector<detail::OffsetForm> forms;
+          for (std::size_t x = uncovered.size(); x-- > 0;) {
+            const std::size_t j = uncovered[x];
+            const std::int64_t hint = detail::align_up_checked(blocks[j].bytes, alignment, blocks[j]);
+            for (const detail::OffsetForm& f : sets[form_set[j]]) forms.push_back(f.plus(aligned[j], hint, known));
+          }
+          detail::prune_offset_forms(forms, known);
+          if (forms.empty()) forms.push_back(detail::OffsetForm{});
+          mine = sets.intern(std::move(forms));
+          sets.derive(key, mine);
+        }
       }
-      detail::prune_offset_forms(mine, known);
-      aligned[i] = expr::align(symbolic_bytes[i], alignment);
+      auto [at, fresh] = aligned_size.try_emplace(symbolic_bytes[i].node());
+      if (fresh) at->second = expr::align(symbolic_bytes[i], alignment);
+      aligned[i] = at->second;
     }
-    if (mine.empty()) mine.push_back(detail::OffsetForm{});
-    out.offsets[i] = detail::max_of_forms(ctx, mine, known);
-    for (const detail::OffsetForm& f : mine) arena_tops[arena].push_back(f.plus(symbolic_bytes[i], a.bytes, known));
-    detail::prune_offset_forms(arena_tops[arena], known);
+    form_set[i] = mine;
+    out.offsets[i] = sets.max_of(mine, ctx, known);
+    // The arena's tops: its forms so far and this block's plus its size.
+    key.assign({1, arena_tops[arena], mine, node_key(symbolic_bytes[i]), static_cast<std::uint64_t>(a.bytes)});
+    if (const std::uint32_t* known_set = sets.derived(key)) {
+      arena_tops[arena] = *known_set;
+    } else {
+      std::vector<detail::OffsetForm> tops;
+      if (arena_tops[arena] != no_tops) tops = sets[arena_tops[arena]];
+      for (const detail::OffsetForm& f : sets[mine]) tops.push_back(f.plus(symbolic_bytes[i], a.bytes, known));
+      detail::prune_offset_forms(tops, known);
+      const std::uint32_t made = sets.intern(std::move(tops));
+      sets.derive(key, made);
+      arena_tops[arena] = made;
+    }
   }
-  for (auto& tops : arena_tops)
-    out.arena_bytes.push_back(tops.empty() ? ctx.integer(0) : detail::max_of_forms(ctx, tops, known));
+  for (const std::uint32_t tops : arena_tops)
+    out.arena_bytes.push_back(tops == no_tops ? ctx.integer(0) : sets.max_of(tops, ctx, known));
   return out;
+}
+
+}  // namespace detail
+
+inline SymbolicPlacement symbolic_placement(const AllocationTrace& trace, const Placement& hint_placement,
+                                            std::span<const expr::Expr> symbolic_bytes, std::int64_t alignment) {
+  if (symbolic_bytes.size() != trace.allocations.size())
+    throw std::invalid_argument("symbolic_placement: " + std::to_string(symbolic_bytes.size()) +
+                                " symbolic sizes for " + std::to_string(trace.allocations.size()) + " blocks");
+  if (auto bad = check_placement(trace, hint_placement, alignment))
+    throw std::invalid_argument("symbolic_placement: the placement at the hints is invalid: " + *bad);
+  return detail::symbolic_placement_of(trace, hint_placement, symbolic_bytes, alignment);
 }
 
 /// `placement` at `bindings`, to check or to run it; a diagnostic when an
@@ -1133,86 +1255,138 @@ struct SymbolicPlacement {
   return false;
 }
 
-/// wrapir's arena planner on `program` (see the file comment), with its
-/// statistics (`PlanStats::arenas` counts the arenas). A diagnostic when the
-/// program cannot be traced, a size cannot be built, or the name prefix
-/// does not make valid names.
-[[nodiscard]] inline Result<PlanResult> plan_arena(const ir::Program& program, const ArenaOptions& options = {});
+/// wrapir's arena planner on `program` (see the file comment), planned in
+/// place and returned, with its statistics (`PlanStats::arenas` counts the
+/// arenas): the overload for a caller that no longer needs the unplanned
+/// program, which saves a copy of it. A diagnostic when the program cannot
+/// be traced, a size cannot be built, or the name prefix does not make
+/// valid names; after one, `program` may be partly planned.
+[[nodiscard]] inline Result<PlanResult> plan_arena(ir::Program&& program, const ArenaOptions& options = {});
+
+/// `plan_arena` of a copy of `program`.
+[[nodiscard]] inline Result<PlanResult> plan_arena(const ir::Program& program, const ArenaOptions& options = {}) {
+  return plan_arena(ir::Program(program), options);
+}
 
 namespace detail {
 
-[[nodiscard]] inline Result<std::size_t> plan_arena_in(ir::Program& p, const ArenaOptions& options) {
+/// What planning one scope gives.
+struct ArenaScope {
   std::size_t arenas = 0;
-  for (ir::Program& g : p.subgraphs) {
-    Result<std::size_t> sub = plan_arena_in(g, options);
-    if (!sub) return Diagnostic{"subgraph " + g.name + ": " + sub.error().message};
-    arenas += sub.value();
+  /// The max-live bound of the scope's body before planning.
+  std::int64_t lower_bound = 0;
+};
+
+/// `storage_bytes_expr` of buffers whose storage sizes come from `hints`
+/// (built once per layout there), once per distinct size and item size:
+/// building and interning the product once per buffer was a third of a
+/// large program's plan.
+class StorageBytes {
+ public:
+  [[nodiscard]] Result<expr::Expr> of(const ir::Program& p, ir::BufferId b, HintEvaluator& hints) {
+    const Result<expr::Expr>& elements = hints.buffer_storage_size(p, b);
+    if (!elements) return elements.error();
+    const auto item = static_cast<std::int64_t>(ir::itemsize(p.buffer(b).layout.dtype));
+    const auto [it, fresh] = made_.try_emplace(Key{elements.value().node(), item});
+    if (!fresh) return it->second;
+    try {
+      it->second = expr::mul(elements.value(), elements.value().context().integer(item));
+    } catch (const expr::Error& e) {
+      made_.erase(it);
+      return Diagnostic{std::string("its size in bytes cannot be built: ") + e.what()};
+    }
+    return it->second;
   }
-  Result<ProgramTrace> traced = trace_program(p);
-  if (!traced) return traced.error();
-  const ProgramTrace& pt = traced.value();
+
+ private:
+  using Key = std::pair<const expr::Node*, std::int64_t>;
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const noexcept {
+      return wrapir::detail::hash_mix(std::hash<const expr::Node*>{}(k.first), static_cast<std::size_t>(k.second));
+    }
+  };
+  std::unordered_map<Key, expr::Expr, KeyHash> made_;
+};
+
+[[nodiscard]] inline Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions& options,
+                                                      HintEvaluator& hints) {
+  ArenaScope scope;
+  for (ir::Program& g : p.subgraphs) {
+    HintEvaluator sub_hints{g, TraceOptions{}};
+    Result<ArenaScope> sub = plan_arena_in(g, options, sub_hints);
+    if (!sub) return Diagnostic{"subgraph " + g.name + ": " + sub.error().message};
+    scope.arenas += sub.value().arenas;
+  }
+  // `trace_program`'s steps, without the names of the blocks not placed.
+  Result<Liveness> live = liveness_of(p);
+  if (!live) return live.error();
+  const Liveness& liveness = live.value();
+  Result<std::vector<LiveSpan>> spans_or = spans_from(p, liveness, hints);
+  if (!spans_or) return spans_or.error();
+  const std::vector<LiveSpan>& spans = spans_or.value();
+  scope.lower_bound = max_live_of(spans);
   // The blocks we place: storage created by Allocate.
+  constexpr std::size_t unplaced = std::numeric_limits<std::size_t>::max();
   AllocationTrace trace;
-  trace.steps = pt.trace.steps;
-  std::vector<std::size_t> placed_of_block(pt.trace.allocations.size(), std::numeric_limits<std::size_t>::max());
+  trace.steps = liveness.steps;
+  std::vector<std::size_t> placed_of_block(spans.size(), unplaced);
   std::vector<std::size_t> block_of_placed;
   std::vector<expr::Expr> sizes;
-  for (std::size_t i = 0; i < pt.trace.allocations.size(); ++i) {
-    if (pt.liveness.lifetimes[i].origin != StorageOrigin::allocate) continue;
-    TracedAllocation a = pt.trace.allocations[i];
-    try {
-      sizes.push_back(storage_bytes_expr(p.buffer(pt.buffers[i])));
-    } catch (const expr::Error& e) {
-      return Diagnostic{"buffer " + a.name + ": its size in bytes cannot be built: " + e.what()};
-    }
-    if (a.bytes == 0 && !sizes.back().is_integer(0)) a.bytes = 1;
+  StorageBytes storage_bytes;
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    const BufferLifetime& l = liveness.lifetimes[i];
+    if (l.origin != StorageOrigin::allocate) continue;
+    const ir::BufferDecl& d = p.buffer(l.buffer);
+    Result<expr::Expr> size = storage_bytes.of(p, l.buffer, hints);
+    if (!size) return Diagnostic{"buffer " + d.name + ": " + size.error().message};
+    sizes.push_back(size.value());
+    const LiveSpan& s = spans[i];
+    const std::int64_t bytes = s.bytes == 0 && !sizes.back().is_integer(0) ? 1 : s.bytes;
     placed_of_block[i] = block_of_placed.size();
     block_of_placed.push_back(i);
-    trace.allocations.push_back(std::move(a));
+    trace.allocations.push_back(TracedAllocation{d.name, bytes, s.begin, s.end, s.device, s.is_output});
   }
-  if (trace.allocations.empty()) return arenas;
+  if (trace.allocations.empty()) return scope;
   ArenaPlan plan;
   SymbolicPlacement symbolic;
   try {
     plan = place_in_arenas(trace, options);
-    symbolic = symbolic_placement(trace, plan.placement, sizes, options.alignment);
+    symbolic = symbolic_placement_of(trace, plan.placement, sizes, options.alignment);
   } catch (const std::invalid_argument& e) {
     return Diagnostic{e.what()};
   } catch (const expr::Error& e) {
     return Diagnostic{std::string("an arena offset cannot be built: ") + e.what()};
   }
   // One pool per arena.
-  std::unordered_set<std::string> names = names_in_use(p);
+  const std::size_t arenas = symbolic.arena_bytes.size();
+  std::unordered_set<std::string> names = names_with_prefix(p, options.name_prefix);
   std::size_t counter = 0;
   const std::size_t first_pool = p.pools.size();
-  std::vector<std::size_t> last_use(symbolic.arena_bytes.size(), 0);
-  std::vector<bool> holds_output(symbolic.arena_bytes.size(), false);
-  for (std::size_t k = 0; k < symbolic.arena_bytes.size(); ++k) {
-    ir::Device device{};
-    for (std::size_t j = 0; j < block_of_placed.size(); ++j)
-      if (symbolic.arena_of[j] == k) device = p.buffer(pt.buffers[block_of_placed[j]]).layout.device;
-    p.pools.push_back(
-        ir::PoolDecl{fresh_numbered_name(options.name_prefix, counter, names), device, symbolic.arena_bytes[k]});
-  }
+  std::vector<std::size_t> last_use(arenas, 0);
+  std::vector<bool> holds_output(arenas, false);
+  std::vector<ir::Device> device(arenas);
   for (std::size_t j = 0; j < block_of_placed.size(); ++j) {
-    const BufferLifetime& l = pt.liveness.lifetimes[block_of_placed[j]];
+    const BufferLifetime& l = liveness.lifetimes[block_of_placed[j]];
     const std::size_t k = symbolic.arena_of[j];
+    device[k] = p.buffer(l.buffer).layout.device;
     last_use[k] = std::max(last_use[k], l.last_line);
     holds_output[k] = holds_output[k] || l.is_output;
   }
+  for (std::size_t k = 0; k < arenas; ++k)
+    p.pools.push_back(
+        ir::PoolDecl{fresh_numbered_name(options.name_prefix, counter, names), device[k], symbolic.arena_bytes[k]});
   const auto placed = [&](ir::BufferId b) -> std::size_t {
-    if (!p.contains(b) || b.index >= pt.liveness.storage_of.size()) return std::numeric_limits<std::size_t>::max();
-    const std::size_t block = pt.liveness.storage_of[b.index];
-    return block < placed_of_block.size() ? placed_of_block[block] : std::numeric_limits<std::size_t>::max();
+    if (!p.contains(b) || b.index >= liveness.storage_of.size()) return unplaced;
+    const std::size_t block = liveness.storage_of[b.index];
+    return block < placed_of_block.size() ? placed_of_block[block] : unplaced;
   };
-  constexpr std::size_t unplaced = std::numeric_limits<std::size_t>::max();
   const auto pool_of_arena = [&](std::size_t k) { return ir::PoolId{static_cast<std::uint32_t>(first_pool + k)}; };
   const std::vector<PoolRelease> releases = rewrite_into_pools(
       p,
       [&](ir::BufferId b) -> std::optional<PoolSlot> {
         // Only the line that creates a placed block carves it.
         const std::size_t j = placed(b);
-        if (j == unplaced || pt.buffers[block_of_placed[j]] != b) return std::nullopt;
+        if (j == unplaced || liveness.lifetimes[block_of_placed[j]].buffer != b) return std::nullopt;
         return PoolSlot{pool_of_arena(symbolic.arena_of[j]), symbolic.offsets[j]};
       },
       [&](ir::BufferId b) -> std::optional<ir::PoolId> {
@@ -1223,27 +1397,30 @@ namespace detail {
       [](const ir::Line&) {});
   // The last DeallocFromPool of an arena releases it when no block of the
   // arena is used later and none is a program output.
-  std::vector<const PoolRelease*> last(symbolic.arena_bytes.size(), nullptr);
+  std::vector<const PoolRelease*> last(arenas, nullptr);
   for (const PoolRelease& r : releases) last[r.pool.index - first_pool] = &r;
   for (std::size_t k = 0; k < last.size(); ++k)
     if (last[k] && !holds_output[k] && last[k]->original_line >= last_use[k])
       std::get<ir::DeallocFromPool>(p.body[last[k]->body_index]).releases_pool = true;
-  return arenas + symbolic.arena_bytes.size();
+  scope.arenas += arenas;
+  return scope;
 }
 
 }  // namespace detail
 
-inline Result<PlanResult> plan_arena(const ir::Program& program, const ArenaOptions& options) {
+inline Result<PlanResult> plan_arena(ir::Program&& program, const ArenaOptions& options) {
   if (auto bad = ir::check_name(options.name_prefix + "0", "arena name"))
     return Diagnostic{"the arena name prefix " + ir::quote_for_diagnostic(options.name_prefix) +
                       " is unusable: " + *bad};
-  PlanResult result{program, {}};
-  Result<std::size_t> arenas = detail::plan_arena_in(result.program, options);
-  if (!arenas) return arenas.error();
-  Result<PlanStats> stats = measure_plan(program, result.program);
+  // The planned program has the original's buffer table, so one evaluator
+  // serves the plan and its statistics.
+  HintEvaluator hints{program, TraceOptions{}};
+  Result<detail::ArenaScope> scope = detail::plan_arena_in(program, options, hints);
+  if (!scope) return scope.error();
+  Result<PlanStats> stats = detail::measure_against(scope.value().lower_bound, program, TraceOptions{}, hints);
   if (!stats) return stats.error();
-  result.stats = stats.value();
-  result.stats.arenas = arenas.value();
+  PlanResult result{std::move(program), stats.value()};
+  result.stats.arenas = scope.value().arenas;
   return result;
 }
 

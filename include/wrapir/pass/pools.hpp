@@ -68,8 +68,10 @@
 #include <boost/variant2/variant.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -80,6 +82,7 @@
 #include <vector>
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/expr/expr.hpp>
+#include <wrapir/expr/int_math.hpp>
 #include <wrapir/expr/ops.hpp>
 #include <wrapir/ir/arg.hpp>
 #include <wrapir/ir/buffer.hpp>
@@ -142,37 +145,144 @@ struct PoolLiveRange {
   std::int64_t begin, end;
 };
 
-/// Inductor's LiveRanges: sorted, touching or overlapping ranges merged.
-using PoolLiveRanges = std::vector<PoolLiveRange>;
+/// Inductor's LiveRanges: sorted, touching or overlapping ranges merged
+/// (so no two share a begin). Most nodes hold one to a few ranges, kept in
+/// a sorted vector; a set that grows past `small_limit` moves to a map, so
+/// that adding a range costs O(log n) (a pool's root on a chain trace holds
+/// tens of thousands, and inserting into the middle of a vector made
+/// placing n blocks quadratic).
+class PoolLiveRanges {
+ public:
+  PoolLiveRanges() = default;
+  PoolLiveRanges(std::initializer_list<PoolLiveRange> ranges) {
+    for (const PoolLiveRange& r : ranges) add(r);
+  }
+  PoolLiveRanges(const PoolLiveRanges& o)
+      : small_(o.small_), large_(o.large_ ? std::make_unique<Large>(*o.large_) : nullptr) {}
+  PoolLiveRanges& operator=(const PoolLiveRanges& o) {
+    if (this != &o) *this = PoolLiveRanges(o);
+    return *this;
+  }
+  PoolLiveRanges(PoolLiveRanges&&) noexcept = default;
+  PoolLiveRanges& operator=(PoolLiveRanges&&) noexcept = default;
+  ~PoolLiveRanges() = default;
 
-inline void add_range(PoolLiveRanges& set, PoolLiveRange r) {
-  // The first range that ends at or after r begins can merge with it.
-  auto first = std::lower_bound(set.begin(), set.end(), r.begin,
-                                [](const PoolLiveRange& x, std::int64_t b) { return x.end < b; });
-  auto last = first;
-  for (; last != set.end() && last->begin <= r.end; ++last) {
-    r.begin = std::min(r.begin, last->begin);
-    r.end = std::max(r.end, last->end);
+  [[nodiscard]] std::size_t size() const noexcept { return !large_ ? small_.size() : large_->size(); }
+  [[nodiscard]] bool empty() const noexcept { return size() == 0; }
+  /// The first and the last range; the set must not be empty.
+  [[nodiscard]] PoolLiveRange front() const {
+    return !large_ ? small_.front() : PoolLiveRange{large_->begin()->first, large_->begin()->second};
   }
-  if (first == last) {
-    set.insert(first, r);
-  } else {
-    *first = r;
-    set.erase(first + 1, last);
+  [[nodiscard]] PoolLiveRange back() const {
+    return !large_ ? small_.back() : PoolLiveRange{large_->rbegin()->first, large_->rbegin()->second};
   }
+
+  /// Calls `f(range)` in increasing order.
+  template <class F>
+  void for_each(F&& f) const {
+    if (!large_) {
+      for (const PoolLiveRange& r : small_) f(r);
+    } else {
+      for (const auto& [begin, end] : *large_) f(PoolLiveRange{begin, end});
+    }
+  }
+  [[nodiscard]] std::vector<PoolLiveRange> to_vector() const {
+    std::vector<PoolLiveRange> out;
+    for_each([&](PoolLiveRange r) { out.push_back(r); });
+    return out;
+  }
+
+  /// Adds `r`, merging the ranges it touches or overlaps.
+  void add(PoolLiveRange r) {
+    if (large_) return add_large(r);
+    // The first range that ends at or after r begins can merge with it.
+    auto first = std::lower_bound(small_.begin(), small_.end(), r.begin,
+                                  [](const PoolLiveRange& x, std::int64_t b) { return x.end < b; });
+    auto last = first;
+    for (; last != small_.end() && last->begin <= r.end; ++last) {
+      r.begin = std::min(r.begin, last->begin);
+      r.end = std::max(r.end, last->end);
+    }
+    if (first != last) {
+      *first = r;
+      small_.erase(first + 1, last);
+      return;
+    }
+    if (small_.size() < small_limit) {
+      small_.insert(first, r);
+      return;
+    }
+    large_ = std::make_unique<Large>();
+    for (const PoolLiveRange& x : small_) large_->emplace_hint(large_->end(), x.begin, x.end);
+    std::vector<PoolLiveRange>().swap(small_);
+    add_large(r);
+  }
+
+  /// `tree.overlaps(block)` of Inductor for a block with one range: taking
+  /// the range that begins first (the tree's on a tie), it ends after the
+  /// other begins.
+  [[nodiscard]] bool overlaps(PoolLiveRange r) const {
+    if (!large_) {
+      auto after = std::upper_bound(small_.begin(), small_.end(), r.begin,
+                                    [](std::int64_t b, const PoolLiveRange& x) { return b < x.begin; });
+      if (after != small_.begin() && std::prev(after)->end > r.begin) return true;
+      return after != small_.end() && r.end > after->begin;
+    }
+    auto after = large_->upper_bound(r.begin);
+    if (after != large_->begin() && std::prev(after)->second > r.begin) return true;
+    return after != large_->end() && r.end > after->first;
+  }
+
+  /// The first range that ends at or after `t`; one must exist.
+  [[nodiscard]] PoolLiveRange first_ending_from(std::int64_t t) const {
+    if (!large_)
+      return *std::lower_bound(small_.begin(), small_.end(), t,
+                               [](const PoolLiveRange& x, std::int64_t b) { return x.end < b; });
+    // Ends increase with begins (the ranges are disjoint): the range
+    // holding t, else the first beginning after it.
+    auto it = large_->upper_bound(t);
+    if (it != large_->begin() && std::prev(it)->second >= t) --it;
+    return {it->first, it->second};
+  }
+
+ private:
+  static constexpr std::size_t small_limit = 8192;
+
+  void add_large(PoolLiveRange r) {
+    auto it = large_->upper_bound(r.begin);
+    if (it != large_->begin() && std::prev(it)->second >= r.begin) --it;
+    while (it != large_->end() && it->first <= r.end) {
+      r.begin = std::min(r.begin, it->first);
+      r.end = std::max(r.end, it->second);
+      it = large_->erase(it);
+    }
+    large_->emplace_hint(it, r.begin, r.end);
+  }
+
+  using Large = std::map<std::int64_t, std::int64_t>;  // begin -> end
+  std::vector<PoolLiveRange> small_;
+  std::unique_ptr<Large> large_;  // once large
+};
+
+[[noreturn]] inline void throw_pool_overflow() {
+  throw std::invalid_argument("pool planner: a pool exceeds 2^63 bytes at the size hints");
 }
 
-/// `tree.overlaps(block)` of Inductor for a block with one range: taking the
-/// range that begins first (the tree's on a tie), it ends after the other
-/// begins.
-[[nodiscard]] inline bool pool_ranges_overlap(const PoolLiveRanges& tree, PoolLiveRange r) {
-  auto after = std::upper_bound(tree.begin(), tree.end(), r.begin,
-                                [](std::int64_t b, const PoolLiveRange& x) { return b < x.begin; });
-  if (after != tree.begin() && std::prev(after)->end > r.begin) return true;
-  return after != tree.end() && r.end > after->begin;
+/// `n` rounded up to 64 bytes; throws `std::invalid_argument` when that
+/// overflows (a size hint within 63 of 2^63).
+[[nodiscard]] inline std::int64_t align64(std::int64_t n) {
+  std::int64_t up = 0;
+  if (!checked::add(n, 63, up)) throw_pool_overflow();
+  return up & -64;
 }
 
-[[nodiscard]] constexpr std::int64_t align64(std::int64_t n) noexcept { return (n + 63) & -64; }
+/// A SpatialSplit's size hint: its left side rounded up, then its right
+/// side; throws `std::invalid_argument` on overflow.
+[[nodiscard]] inline std::int64_t spatial_hint(std::int64_t left, std::int64_t right) {
+  std::int64_t sum = 0;
+  if (!checked::add(align64(left), right, sum)) throw_pool_overflow();
+  return sum;
+}
 
 /// Inductor's allocation tree for one pool set. Nodes live in one vector and
 /// refer to each other by index.
@@ -193,7 +303,24 @@ class PoolForest {
     std::int32_t device;
     std::size_t root;  // a temporal node
     bool can_expand;
+    /// At least the number of levels of its tree (see `max_tree_depth`).
+    std::size_t height = 2;
+    /// A live range `[begin, end)` whose overlapping blocks the root surely
+    /// refuses (see `summary`), or none.
+    PoolLiveRange refused{std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()};
   };
+
+  /// No tree grows deeper than this many levels: a block that would go
+  /// below it is refused there, and a pool that would grow "at the end"
+  /// past it stays as it is while a new pool takes the block (as if the
+  /// old one could not grow). Inductor has no such bound: a trace whose
+  /// blocks all overlap appends every block at the end, nesting the tree
+  /// one level deeper each time, so each block descends through all the
+  /// others (20k blocks took 86 s) and 200k overflowed the stack. Plans
+  /// differ from Inductor's only where its tree would be deeper (the
+  /// corpus and benchmark traces stay below 100 levels), and the bound
+  /// keeps symbolic pool sizes well within expression nesting limits.
+  static constexpr std::size_t max_tree_depth = 192;
 
   /// How a block finds its place: `indexed` (the planner's) or `linear`,
   /// Inductor's plain scans over every pool and every child, which the
@@ -272,13 +399,13 @@ class PoolForest {
     Node n{Kind::temporal, 0, {}, 0, std::move(children), 0, 0};
     for (const std::size_t c : n.children) {
       n.hint = std::max(n.hint, nodes_[c].hint);
-      for (const PoolLiveRange& r : nodes_[c].ranges) add_range(n.ranges, r);
+      nodes_[c].ranges.for_each([&](PoolLiveRange r) { n.ranges.add(r); });
     }
     return make(std::move(n));
   }
   std::size_t make_spatial(std::size_t left, std::size_t right) {
-    Node n{Kind::spatial, align64(nodes_[left].hint) + nodes_[right].hint, nodes_[left].ranges, 0, {}, left, right};
-    for (const PoolLiveRange& r : nodes_[right].ranges) add_range(n.ranges, r);
+    Node n{Kind::spatial, spatial_hint(nodes_[left].hint, nodes_[right].hint), nodes_[left].ranges, 0, {}, left, right};
+    nodes_[right].ranges.for_each([&](PoolLiveRange r) { n.ranges.add(r); });
     return make(std::move(n));
   }
   /// `SpatialSplit.create(node, extra)`: `node` followed by `extra` bytes
@@ -289,17 +416,20 @@ class PoolForest {
     return make_spatial(left, make_temporal({empty}));
   }
 
-  bool allocate_in(std::size_t n, std::size_t b, bool is_last) {
+  /// Places block `b` into node `n` of pool `pool`, at depth `depth`.
+  bool allocate_in(std::size_t n, std::size_t b, bool is_last, std::size_t pool, std::size_t depth) {
+    if (depth >= max_tree_depth) return false;
     switch (nodes_[n].kind) {
       case Kind::block:
       case Kind::empty:
         return false;
       case Kind::spatial: {
-        const bool done = allocate_in(nodes_[n].left, b, false) || allocate_in(nodes_[n].right, b, is_last);
+        const bool done = allocate_in(nodes_[n].left, b, false, pool, depth + 1) ||
+                          allocate_in(nodes_[n].right, b, is_last, pool, depth + 1);
         if (done) {
           Node& s = nodes_[n];
-          s.hint = align64(nodes_[s.left].hint) + nodes_[s.right].hint;
-          add_range(s.ranges, {blocks_[b].begin, blocks_[b].end});
+          s.hint = spatial_hint(nodes_[s.left].hint, nodes_[s.right].hint);
+          s.ranges.add({blocks_[b].begin, blocks_[b].end});
         }
         return done;
       }
@@ -314,10 +444,10 @@ class PoolForest {
     const std::size_t count = overlapping_children(n, range, overlapping);
     if (count > 1) return false;
     if (count == 1) {
-      if (!allocate_in(overlapping, b, is_last)) return false;
+      if (!allocate_in(overlapping, b, is_last, pool, depth + 1)) return false;
       Node& t = nodes_[n];
       t.hint = std::max(t.hint, nodes_[overlapping].hint);
-      add_range(t.ranges, range);
+      t.ranges.add(range);
       if (t.index != no_index) reindex_child(n, overlapping, range);
       return true;
     }
@@ -336,6 +466,7 @@ class PoolForest {
       // The hint is the largest of the children's (their hints only grow).
       t.hint = dropped_empty ? nodes_[child].hint : std::max(t.hint, nodes_[child].hint);
       if (t.index != no_index) index_range(n, range, child);
+      pools_[pool].height = std::max(pools_[pool].height, depth + 4);  // a padded child: three levels
     } else {
       for (std::size_t k = 0; k < nodes_[n].children.size(); ++k) {
         const std::size_t padded = pad(nodes_[n].children[k], size - slot);
@@ -346,8 +477,9 @@ class PoolForest {
       t.hint = 0;
       for (const std::size_t c : t.children) t.hint = std::max(t.hint, nodes_[c].hint);
       drop_index(n);  // every child is a new node
+      pools_[pool].height += 2;  // every subtree below n is two levels deeper
     }
-    add_range(nodes_[n].ranges, range);
+    nodes_[n].ranges.add(range);
     return true;
   }
 
@@ -360,7 +492,7 @@ class PoolForest {
   /// (which overlap a block only strictly inside it) are kept apart. A
   /// child overlaps `[b, e]` iff one of its non-empty ranges holds `b`
   /// (begins at or before it and ends after it) or one of its ranges begins
-  /// strictly inside `(b, e)`: what `pool_ranges_overlap` answers for a
+  /// strictly inside `(b, e)`: what `PoolLiveRanges::overlaps` answers for a
   /// child with merged ranges.
   struct ChildIndex {
     std::map<std::int64_t, std::pair<std::int64_t, std::size_t>> spans;  // begin -> {end, child}
@@ -386,7 +518,7 @@ class PoolForest {
       build_index(n);
     if (nodes_[n].index >= broken_index) {
       for (const std::size_t c : nodes_[n].children) {
-        if (!pool_ranges_overlap(nodes_[c].ranges, range)) continue;
+        if (!nodes_[c].ranges.overlaps(range)) continue;
         note(c);
         if (count > 1) break;
       }
@@ -410,8 +542,9 @@ class PoolForest {
       free_indexes_.pop_back();
     }
     for (const std::size_t c : nodes_[n].children)
-      for (const PoolLiveRange& r : nodes_[c].ranges)
+      nodes_[c].ranges.for_each([&](PoolLiveRange r) {
         if (nodes_[n].index < broken_index) index_range(n, r, c);
+      });
   }
   void drop_index(std::size_t n) {
     const std::uint32_t k = nodes_[n].index;
@@ -437,9 +570,7 @@ class PoolForest {
   /// `child` of `n` took a block live over `r`: its ranges that merged with
   /// `r` are replaced by the merged one.
   void reindex_child(std::size_t n, std::size_t child, PoolLiveRange r) {
-    const PoolLiveRanges& own = nodes_[child].ranges;
-    const PoolLiveRange merged = *std::lower_bound(
-        own.begin(), own.end(), r.begin, [](const PoolLiveRange& x, std::int64_t b) { return x.end < b; });
+    const PoolLiveRange merged = nodes_[child].ranges.first_ending_from(r.begin);
     ChildIndex& ix = indexes_[nodes_[n].index];
     for (auto it = ix.spans.lower_bound(merged.begin); it != ix.spans.end() && it->first <= merged.end;)
       it = it->second.second == child ? ix.spans.erase(it) : std::next(it);
@@ -458,31 +589,50 @@ class PoolForest {
     if (inserted) device_order_.push_back(device);
     return it->second;
   }
-  /// What the finder knows of pool `k`: its size, and the range of its
-  /// root's first child when that is a block (a block overlapping it
-  /// overlaps that leaf, into which nothing goes, so the root refuses it).
+  /// What the finder knows of pool `k`: its size, and `refused_`, a live
+  /// range whose overlapping blocks the root surely refuses.
   [[nodiscard]] PoolFinder::Summary summary(std::size_t k) const {
-    const Node& root = nodes_[pools_[k].root];
-    PoolFinder::Summary s{root.hint};
-    if (!root.children.empty()) {
-      const Node& first = nodes_[root.children[0]];
-      if (first.kind == Kind::block && first.ranges[0].begin < first.ranges[0].end) {
-        s.lo = first.ranges[0].begin;
-        s.hi = first.ranges[0].end;
-      }
-    }
-    return s;
+    return PoolFinder::Summary{nodes_[pools_[k].root].hint, pools_[k].refused.begin, pools_[k].refused.end};
   }
+  /// The range of the root's first child when that is a block (a block
+  /// overlapping it overlaps that leaf, into which nothing goes, so the
+  /// root refuses it), or none (begin = INT64_MAX, end = INT64_MIN).
+  [[nodiscard]] PoolLiveRange first_leaf_refusal(std::size_t root) const {
+    const Node& r = nodes_[root];
+    if (!r.children.empty()) {
+      const Node& first = nodes_[r.children[0]];
+      if (first.kind == Kind::block && first.ranges.front().begin < first.ranges.front().end)
+        return first.ranges.front();
+    }
+    return no_refusal;
+  }
+  static constexpr PoolLiveRange no_refusal{std::numeric_limits<std::int64_t>::max(),
+                                            std::numeric_limits<std::int64_t>::min()};
   void new_pool(std::size_t b, bool can_expand) {
     DevicePools& mine = pools_of(blocks_[b].device);
-    pools_.push_back({blocks_[b].device, make_temporal({make_block(b)}), can_expand});
+    const std::size_t root = make_temporal({make_block(b)});
+    pools_.push_back({blocks_[b].device, root, can_expand, 2, first_leaf_refusal(root)});
     mine.pools.push_back(pools_.size() - 1);
     mine.finder.push(summary(pools_.size() - 1));
   }
 
-  void allocate_at_end(std::size_t k, std::size_t b) {
+  /// False, leaving the pool as it is, when that would nest the tree
+  /// deeper than `max_tree_depth`.
+  [[nodiscard]] bool allocate_at_end(std::size_t k, std::size_t b) {
+    if (pools_[k].height + 2 > max_tree_depth) return false;
     const std::size_t block = make_temporal({make_block(b)});
     pools_[k].root = make_temporal({make_spatial(pools_[k].root, block)});
+    pools_[k].height += 2;
+    // The new root's one child, a SpatialSplit, refuses what both its sides
+    // do: the old root (`refused`) and the block's TemporalSplit (the
+    // block's range). A block overlapping the intersection of the two
+    // ranges overlaps both, so the new root refuses it. (Without this, a
+    // trace whose blocks all overlap made every block descend into every
+    // full pool.)
+    PoolLiveRange& r = pools_[k].refused;
+    const std::int64_t lo = std::max(r.begin, blocks_[b].begin), hi = std::min(r.end, blocks_[b].end);
+    r = lo < hi && blocks_[b].begin < blocks_[b].end ? PoolLiveRange{lo, hi} : no_refusal;
+    return true;
   }
 
   /// Inductor's order: the block goes into the first pool of its device
@@ -498,16 +648,23 @@ class PoolForest {
     const bool linear = search_ == Search::linear;
     for (std::size_t m = linear ? 0 : mine.finder.next(0, fixed, block.size_hint, block.begin, block.end); m < fixed;
          m = linear ? m + 1 : mine.finder.next(m + 1, fixed, block.size_hint, block.begin, block.end)) {
-      if (allocate_in(pools_[mine.pools[m]].root, b, false)) {
+      if (allocate_in(pools_[mine.pools[m]].root, b, false, mine.pools[m], 0)) {
+        pools_[mine.pools[m]].refused = first_leaf_refusal(pools_[mine.pools[m]].root);
         mine.finder.set(m, summary(mine.pools[m]));
         return;
       }
     }
     if (last_grows) {
       const std::size_t k = mine.pools.back();
-      if (!allocate_in(pools_[k].root, b, true)) allocate_at_end(k, b);
-      mine.finder.set(count - 1, summary(k));
-      return;
+      if (allocate_in(pools_[k].root, b, true, k, 0)) {
+        pools_[k].refused = first_leaf_refusal(pools_[k].root);
+        mine.finder.set(count - 1, summary(k));
+        return;
+      }
+      if (allocate_at_end(k, b)) {
+        mine.finder.set(count - 1, summary(k));
+        return;
+      }
     }
     new_pool(b, policy_ != PoolPolicy::none);
   }
@@ -515,9 +672,10 @@ class PoolForest {
   void allocate_output(std::size_t b) {
     DevicePools& mine = pools_of(blocks_[b].device);
     if (!mine.pools.empty() && (policy_ == PoolPolicy::outputs || policy_ == PoolPolicy::combined)) {
-      allocate_at_end(mine.pools.back(), b);
-      mine.finder.set(mine.pools.size() - 1, summary(mine.pools.back()));
-      return;
+      if (allocate_at_end(mine.pools.back(), b)) {
+        mine.finder.set(mine.pools.size() - 1, summary(mine.pools.back()));
+        return;
+      }
     }
     new_pool(b, policy_ == PoolPolicy::combined);
   }
@@ -600,15 +758,11 @@ struct IntSizes {
   const std::vector<PoolBlock>* blocks;
   [[nodiscard]] value zero() const { return 0; }
   [[nodiscard]] value of_block(std::size_t b) const { return (*blocks)[b].size_hint; }
-  [[nodiscard]] value align(value v) const {
-    if (v > std::numeric_limits<value>::max() - 63)
-      throw std::invalid_argument("pool planner: a pool exceeds 2^63 bytes");
-    return align64(v);
-  }
+  [[nodiscard]] value align(value v) const { return align64(v); }
   [[nodiscard]] value add(value a, value b) const {
-    if (a > std::numeric_limits<value>::max() - b)
-      throw std::invalid_argument("pool planner: a pool exceeds 2^63 bytes");
-    return a + b;
+    value sum = 0;
+    if (!checked::add(a, b, sum)) throw_pool_overflow();
+    return sum;
   }
   [[nodiscard]] value max(const std::vector<value>& v) const { return *std::max_element(v.begin(), v.end()); }
 };
@@ -668,16 +822,21 @@ struct PoolPlan {
 
 namespace detail {
 
-/// The names a program's tables use (pool names must differ from all).
-[[nodiscard]] inline std::unordered_set<std::string> names_in_use(const ir::Program& p) {
+/// The names of `p`'s tables that start with `prefix`: the only ones a
+/// name `<prefix><n>` can clash with. (Collecting every name of a 333k
+/// buffer table into a set took half a second.)
+[[nodiscard]] inline std::unordered_set<std::string> names_with_prefix(const ir::Program& p, std::string_view prefix) {
   std::unordered_set<std::string> names;
-  for (const ir::BufferDecl& b : p.buffers) names.insert(b.name);
-  for (const ir::KernelDecl& k : p.kernels) names.insert(k.name);
-  for (const ir::PoolDecl& q : p.pools) names.insert(q.name);
-  for (const ir::Program& g : p.subgraphs) names.insert(g.name);
+  const auto note = [&](std::string_view name) {
+    if (name.starts_with(prefix)) names.emplace(name);
+  };
+  for (const ir::BufferDecl& b : p.buffers) note(b.name);
+  for (const ir::KernelDecl& k : p.kernels) note(k.name);
+  for (const ir::PoolDecl& q : p.pools) note(q.name);
+  for (const ir::Program& g : p.subgraphs) note(g.name);
   for (const ir::SymbolDecl& s : p.symbols)
-    if (s.symbol && s.symbol.is_symbol()) names.insert(std::string(s.symbol.name()));
-  names.insert(p.name);
+    if (s.symbol && s.symbol.is_symbol()) note(s.symbol.name());
+  note(p.name);
   return names;
 }
 
@@ -711,12 +870,20 @@ namespace detail {
 
 }  // namespace detail
 
-/// Inductor's pool planner on `program` (see the file comment): the program
-/// rewritten into PoolCreate / AllocFromPool / DeallocFromPool lines, and
-/// its statistics. A diagnostic when the program cannot be traced (see
+/// Inductor's pool planner on `program` (see the file comment), planned in
+/// place and returned: the program rewritten into PoolCreate /
+/// AllocFromPool / DeallocFromPool lines, and its statistics; the overload
+/// for a caller that no longer needs the unplanned program, which saves a
+/// copy of it. A diagnostic when the program cannot be traced (see
 /// `trace_program`), a size cannot be built or evaluated at the hints, or
-/// the name prefix does not make valid names.
-[[nodiscard]] inline Result<PlanResult> plan_pools(const ir::Program& program, const PoolOptions& options = {});
+/// the name prefix does not make valid names; after one, `program` may be
+/// partly planned.
+[[nodiscard]] inline Result<PlanResult> plan_pools(ir::Program&& program, const PoolOptions& options = {});
+
+/// `plan_pools` of a copy of `program`.
+[[nodiscard]] inline Result<PlanResult> plan_pools(const ir::Program& program, const PoolOptions& options = {}) {
+  return plan_pools(ir::Program(program), options);
+}
 
 namespace detail {
 
@@ -806,16 +973,18 @@ namespace detail {
     if (b.is_output) b.end = std::max(b.end, final_step);
 
   PoolForest forest(blocks, options.policy);
-  forest.allocate_all();
   std::vector<expr::Expr> offsets;
   std::vector<std::size_t> pool_of;
   std::vector<expr::Expr> pool_bytes;
   try {
+    forest.allocate_all();
     pool_bytes = forest.finalize(sizes, offsets, pool_of);
+  } catch (const std::invalid_argument& e) {  // a size hint past 2^63
+    return Diagnostic{e.what()};
   } catch (const expr::Error& e) {
     return Diagnostic{std::string("a pool size cannot be built: ") + e.what()};
   }
-  std::unordered_set<std::string> names = names_in_use(p);
+  std::unordered_set<std::string> names = names_with_prefix(p, options.name_prefix);
   std::size_t counter = 0;
   std::vector<ir::PoolId> pool_id(forest.pools().size());
   const std::size_t first_new_pool = p.pools.size();
@@ -861,16 +1030,19 @@ namespace detail {
 
 }  // namespace detail
 
-inline Result<PlanResult> plan_pools(const ir::Program& program, const PoolOptions& options) {
+inline Result<PlanResult> plan_pools(ir::Program&& program, const PoolOptions& options) {
   if (auto bad = ir::check_name(options.name_prefix + "0", "pool name"))
     return Diagnostic{"the pool name prefix " + ir::quote_for_diagnostic(options.name_prefix) +
                       " is unusable: " + *bad};
-  PlanResult result{program, {}};
-  if (auto bad = detail::plan_pools_in(result.program, options)) return *bad;
-  Result<PlanStats> stats = measure_plan(program, result.program);
+  // The bound is the unplanned program's; the planned one keeps its buffer
+  // table, so one evaluator serves both.
+  HintEvaluator hints{program, TraceOptions{}};
+  Result<std::int64_t> bound = detail::lower_bound_of(program, hints);
+  if (auto bad = detail::plan_pools_in(program, options)) return *bad;
+  if (!bound) return bound.error();
+  Result<PlanStats> stats = detail::measure_against(bound.value(), program, TraceOptions{}, hints);
   if (!stats) return stats.error();
-  result.stats = stats.value();
-  return result;
+  return PlanResult{std::move(program), stats.value()};
 }
 
 }  // namespace wrapir::pass

@@ -39,23 +39,28 @@ struct PoolRelease {
 /// Allocate of buffer `b` goes (nullopt: not planned, the line stays);
 /// `pool_of(b)` is the pool holding the storage a free of `b` releases
 /// (nullopt: not pooled, the line stays); `keep(line)` sees every line
-/// that stays as it was, before it is kept. Returns the DeallocFromPool
-/// lines in body order, none releasing its pool yet.
+/// that stays as it was. Returns the DeallocFromPool lines in body order,
+/// none releasing its pool yet.
+///
+/// In place: every line but the PoolCreates keeps its index, so lines are
+/// replaced where they stand and the few PoolCreates are then inserted in
+/// one pass from the back. Building a second body held two copies of a
+/// million-line body at once.
 template <class Slot, class PoolOf, class Keep>
 std::vector<PoolRelease> rewrite_into_pools(ir::Program& p, Slot&& slot, PoolOf&& pool_of, Keep&& keep) {
-  std::vector<ir::Line> body;
-  body.reserve(p.body.size() + p.pools.size());
   std::vector<bool> created(p.pools.size(), false);
   std::vector<PoolRelease> releases;
+  // (line, pool): a PoolCreate goes before that line of the old body.
+  std::vector<std::pair<std::size_t, ir::PoolId>> creates;
   for (std::size_t i = 0; i < p.body.size(); ++i) {
     ir::Line& line = p.body[i];
     if (const auto* a = std::get_if<ir::Allocate>(&line)) {
       if (std::optional<PoolSlot> s = slot(a->buffer)) {
         if (!created[s->pool.index]) {
-          body.push_back(ir::PoolCreate{s->pool});
+          creates.emplace_back(i, s->pool);
           created[s->pool.index] = true;
         }
-        body.push_back(ir::AllocFromPool{a->buffer, s->pool, s->offset_bytes});
+        line = ir::AllocFromPool{a->buffer, s->pool, std::move(s->offset_bytes)};
         continue;
       }
     }
@@ -70,18 +75,31 @@ std::vector<PoolRelease> rewrite_into_pools(ir::Program& p, Slot&& slot, PoolOf&
     if (freed) {
       if (const std::optional<ir::PoolId> pool = pool_of(*freed)) {
         if (reused) {
-          body.push_back(ir::Null{});
+          line = ir::Null{};
         } else {
-          releases.push_back(PoolRelease{body.size(), i, *pool});
-          body.push_back(ir::DeallocFromPool{*freed, *pool, false});
+          releases.push_back(PoolRelease{i, i, *pool});
+          line = ir::DeallocFromPool{*freed, *pool, false};
         }
         continue;
       }
     }
     keep(line);
-    body.push_back(std::move(line));
   }
-  p.body = std::move(body);
+  if (creates.empty()) return releases;
+  // Line i moves down by the number of PoolCreates before it.
+  const std::size_t old_size = p.body.size();
+  p.body.resize(old_size + creates.size());
+  std::size_t to = p.body.size();
+  std::size_t next = creates.size();  // creates[next - 1] is the last one not yet inserted
+  for (std::size_t from = old_size; next > 0 && from-- > 0;) {  // below the first insertion nothing moves
+    p.body[--to] = std::move(p.body[from]);
+    while (next > 0 && creates[next - 1].first == from) p.body[--to] = ir::PoolCreate{creates[--next].second};
+  }
+  std::size_t shift = 0;
+  for (PoolRelease& r : releases) {
+    while (shift < creates.size() && creates[shift].first <= r.original_line) ++shift;
+    r.body_index = r.original_line + shift;
+  }
   return releases;
 }
 
