@@ -12,3 +12,6 @@
 #include <wrapir/detail/config.hpp>
 
 // One line per heavy header that has moved its definitions to an .ipp:
+#include <wrapir/pass/impl/arena.ipp>
+#include <wrapir/pass/impl/pools.ipp>
+#include <wrapir/pass/impl/symbolic_placement.ipp>

@@ -5,16 +5,26 @@
 /// pool's first one preceded by PoolCreate) and its frees become
 /// DeallocFromPool, or Null for a free that a Reuse took over. Which
 /// DeallocFromPool releases its pool is each planner's own rule, so the
-/// rewrite only reports where it put them.
+/// rewrite only reports where it put them. Also here: how both name
+/// their pools and size their blocks.
 
+#include <boost/variant2/variant.hpp>
 #include <wrapir/expr/expr.hpp>
+#include <wrapir/expr/ops.hpp>
+#include <wrapir/ir/arg.hpp>
+#include <wrapir/ir/buffer.hpp>
+#include <wrapir/ir/dtype.hpp>
 #include <wrapir/ir/ids.hpp>
+#include <wrapir/ir/layout.hpp>
 #include <wrapir/ir/line.hpp>
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/program.hpp>
 
 #include <cstddef>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -101,6 +111,52 @@ std::vector<PoolRelease> rewrite_into_pools(ir::Program& p, Slot&& slot, PoolOf&
     r.body_index = r.original_line + shift;
   }
   return releases;
+}
+
+/// The names of `p`'s tables that start with `prefix`: the only ones a
+/// name `<prefix><n>` can clash with. (Collecting every name of a 333k
+/// buffer table into a set took half a second.)
+[[nodiscard]] inline std::unordered_set<std::string> names_with_prefix(const ir::Program& p, std::string_view prefix) {
+  std::unordered_set<std::string> names;
+  const auto note = [&](std::string_view name) {
+    if (name.starts_with(prefix)) names.emplace(name);
+  };
+  for (const ir::BufferDecl& b : p.buffers) note(b.name);
+  for (const ir::KernelDecl& k : p.kernels) note(k.name);
+  for (const ir::PoolDecl& q : p.pools) note(q.name);
+  for (const ir::Program& g : p.subgraphs) note(g.name);
+  for (const ir::SymbolDecl& s : p.symbols)
+    if (s.symbol && s.symbol.is_symbol()) note(s.symbol.name());
+  note(p.name);
+  return names;
+}
+
+/// `<prefix><n>` for the next `n` (from `counter`) that names nothing yet.
+[[nodiscard]] inline std::string fresh_numbered_name(const std::string& prefix, std::size_t& counter,
+                                                     std::unordered_set<std::string>& used) {
+  for (;; ++counter) {
+    std::string name = prefix + std::to_string(counter);
+    if (used.insert(name).second) {
+      ++counter;
+      return name;
+    }
+  }
+}
+
+/// Per buffer of `p`, whether it is (the base of) a program output.
+[[nodiscard]] inline std::vector<bool> program_output_buffers(const ir::Program& p) {
+  std::vector<bool> out(p.buffers.size(), false);
+  for (const ir::ProgramOutput& o : p.outputs)
+    if (const auto* b = boost::variant2::get_if<ir::BufferArg>(&o))
+      if (b->buffer.index < out.size()) out[b->buffer.index] = true;
+  return out;
+}
+
+/// The storage bytes of `d` as an expression: storage elements times the
+/// item size.
+[[nodiscard]] inline expr::Expr storage_bytes_expr(const ir::BufferDecl& d) {
+  const expr::Expr elements = ir::storage_elements(d.layout);
+  return expr::mul(elements, elements.context().integer(static_cast<std::int64_t>(ir::itemsize(d.layout.dtype))));
 }
 
 }  // namespace wrapir::pass::detail
