@@ -116,7 +116,8 @@ int main(int argc, char** argv) {
   if (!findings.empty()) return fail("verify: " + wrapir::ir::to_string(findings.front()));
   const long verify_kib = peak_rss_kib();
 
-  auto planned = wrapir::pass::plan_arena(program);
+  // The && overload plans the loaded program in place: no copy of it.
+  auto planned = wrapir::pass::plan_arena(std::move(loaded.value()));
   auto t3 = clock::now();
   if (!planned) return fail("plan_arena: " + planned.error().message);
   const long plan_kib = peak_rss_kib();
@@ -128,7 +129,7 @@ int main(int argc, char** argv) {
 
   const auto per_line = [&](long kib) { return static_cast<double>(kib) * 1024.0 / static_cast<double>(n); };
   std::printf("lines %zu, buffers %zu, JSON %.1f MB, python %.1f MB, arena peak/bound %.4f\n", n,
-              program.buffers.size(), static_cast<double>(json_bytes) / 1e6, static_cast<double>(python.value().size()) / 1e6,
+              planned.value().program.buffers.size(), static_cast<double>(json_bytes) / 1e6, static_cast<double>(python.value().size()) / 1e6,
               static_cast<double>(planned.value().stats.peak_bytes) /
                   static_cast<double>(planned.value().stats.lower_bound_bytes));
   std::printf("%-8s %9s %14s\n", "stage", "seconds", "peak B/line");

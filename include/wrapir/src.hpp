@@ -19,3 +19,6 @@
 #include <wrapir/io/impl/json.ipp>
 #include <wrapir/emit/impl/python.ipp>
 #include <wrapir/ir/impl/verify.ipp>
+#include <wrapir/pass/impl/arena.ipp>
+#include <wrapir/pass/impl/pools.ipp>
+#include <wrapir/pass/impl/symbolic_placement.ipp>

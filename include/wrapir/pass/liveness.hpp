@@ -61,6 +61,7 @@
 /// Devices fold into the trace's int32 as `type * 256 + index`, with index
 /// 255 for a device without one (`device_key`).
 
+#include <wrapir/detail/hash.hpp>
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/expr/eval.hpp>
 #include <wrapir/expr/expr.hpp>
@@ -402,7 +403,7 @@ class HintEvaluator {
   struct KeyHash {
     std::size_t operator()(const std::vector<const expr::Node*>& k) const noexcept {
       std::size_t h = k.size();
-      for (const expr::Node* n : k) h = h * 0x100000001b3ULL ^ std::hash<const expr::Node*>{}(n);
+      for (const expr::Node* n : k) h = wrapir::detail::hash_mix(h, std::hash<const expr::Node*>{}(n));
       return h;
     }
   };

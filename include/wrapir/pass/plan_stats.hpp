@@ -344,6 +344,16 @@ inline void count_plan_lines(const ir::Program& p, const expr::Bindings& inherit
   for (const ir::Program& g : p.subgraphs) count_plan_lines(g, hints.bindings(), fallback, s);
 }
 
+/// The max-live bound of `original`'s body (`PlanStats::lower_bound_bytes`),
+/// sizes from `hints`; a diagnostic says it is about the original program.
+[[nodiscard]] inline Result<std::int64_t> lower_bound_of(const ir::Program& original, HintEvaluator& hints) {
+  Result<Liveness> live = liveness_of(original);
+  if (!live) return Diagnostic{"the original program: " + live.error().message};
+  Result<std::vector<LiveSpan>> spans = spans_from(original, live.value(), hints);
+  if (!spans) return Diagnostic{"the original program: " + spans.error().message};
+  return max_live_of(spans.value());
+}
+
 /// The statistics of `planned` with a lower bound already known; `hints`
 /// evaluates sizes of `planned`'s buffer table.
 [[nodiscard]] inline Result<PlanStats> measure_against(std::int64_t lower_bound, const ir::Program& planned,
@@ -365,13 +375,11 @@ inline void count_plan_lines(const ir::Program& p, const expr::Bindings& inherit
 /// comment). A diagnostic when either program's storage cannot be traced.
 [[nodiscard]] inline Result<PlanStats> measure_plan(const ir::Program& original, const ir::Program& planned,
                                                     const TraceOptions& options = {}) {
-  Result<Liveness> live = liveness_of(original);
-  if (!live) return Diagnostic{"the original program: " + live.error().message};
   HintEvaluator original_hints{original, options};
-  Result<std::vector<detail::LiveSpan>> bound = detail::spans_from(original, live.value(), original_hints);
-  if (!bound) return Diagnostic{"the original program: " + bound.error().message};
+  Result<std::int64_t> bound = detail::lower_bound_of(original, original_hints);
+  if (!bound) return bound.error();
   HintEvaluator hints{planned, options};
-  return detail::measure_against(detail::max_live_of(bound.value()), planned, options, hints);
+  return detail::measure_against(bound.value(), planned, options, hints);
 }
 
 }  // namespace wrapir::pass

@@ -66,6 +66,7 @@
 /// Cost: one pass over the body plus O(log n) per offer taken or refused;
 /// storage sizes are built and printed once per distinct layout.
 
+#include <wrapir/detail/hash.hpp>
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/expr/print_python.hpp>
@@ -124,14 +125,15 @@ struct ReuseKey {
 
 struct ReuseKeyHash {
   std::size_t operator()(const ReuseKey& k) const noexcept {
-    std::size_t h = static_cast<std::size_t>(k.device);
-    auto mix = [&](std::size_t v) { h = h * 0x100000001b3ULL ^ (v + 0x9e3779b97f4a7c15ULL); };
-    mix(k.dtype);
-    mix(static_cast<std::size_t>(k.aligned) | (static_cast<std::size_t>(k.comm) << 1));
-    mix(k.stream);
-    mix(k.size);
-    mix(k.group);
-    return h;
+    // The hash only spreads the map's entries (whose order nothing reads:
+    // keys get dense ids in the order they are first seen).
+    using wrapir::detail::hash_mix;
+    std::size_t h = static_cast<std::size_t>(static_cast<std::uint32_t>(k.device));
+    h = hash_mix(h, k.dtype);
+    h = hash_mix(h, static_cast<std::size_t>(k.aligned) | (static_cast<std::size_t>(k.comm) << 1));
+    h = hash_mix(h, k.stream);
+    h = hash_mix(h, k.size);
+    return hash_mix(h, k.group);
   }
 };
 

@@ -1,0 +1,261 @@
+#pragma once
+/// \file
+/// Symbolic offsets as sets of forms (pass/symbolic_placement.hpp): a
+/// constant plus sums of symbolic sizes, pruned and interned.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <stdexcept>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+#include <wrapir/detail/hash.hpp>
+#include <wrapir/expr/expr.hpp>
+#include <wrapir/expr/int_math.hpp>
+#include <wrapir/expr/ops.hpp>
+
+namespace wrapir::pass::detail {
+
+/// The symbolic sizes that offsets are sums of, numbered in first-seen
+/// order. Forms then hold sorted lists of small integers, so the set
+/// operations of pruning compare integers rather than expression trees;
+/// expressions are hash-consed, so one size is one node and one number.
+class OffsetTerms {
+ public:
+  [[nodiscard]] std::uint32_t id(expr::Expr size, std::int64_t hint) {
+    const auto [it, inserted] = ids_.try_emplace(size.node(), static_cast<std::uint32_t>(sizes_.size()));
+    if (inserted) {
+      sizes_.push_back(size);
+      hints_.push_back(hint);
+    }
+    return it->second;
+  }
+  [[nodiscard]] expr::Expr size(std::uint32_t id) const { return sizes_[id]; }
+  [[nodiscard]] std::int64_t hint(std::uint32_t id) const { return hints_[id]; }
+
+ private:
+  std::unordered_map<const expr::Node*, std::uint32_t> ids_;
+  std::vector<expr::Expr> sizes_;
+  std::vector<std::int64_t> hints_;  // each size's value at the hints
+};
+
+[[noreturn]] inline void throw_offset_overflow() {
+  throw std::invalid_argument("symbolic_placement: an offset exceeds 2^63 bytes at the hints");
+}
+
+/// A lower bound on a symbolic offset that is a sum: a constant plus
+/// symbolic terms (aligned sizes along one chain of blocks stacked below a
+/// block). A block's offset is the Max of its forms; keeping offsets as flat
+/// sets of forms, rather than nesting `Max(offset + align(size))`, keeps
+/// every expression small (nested Max would share subterms in memory but
+/// print and evaluate as trees exponential in the depth of the stacking).
+struct OffsetForm {
+  std::int64_t constant = 0;
+  std::vector<std::uint32_t> terms;  // `OffsetTerms` ids, sorted, with repeats
+  std::int64_t at_hints = 0;
+
+  [[nodiscard]] OffsetForm plus(expr::Expr size, std::int64_t hint, OffsetTerms& known) const {
+    OffsetForm f = *this;
+    if (f.at_hints > std::numeric_limits<std::int64_t>::max() - hint) throw_offset_overflow();
+    f.at_hints += hint;
+    if (size.is_integer()) {
+      f.constant += size.value();
+    } else {
+      const std::uint32_t t = known.id(size, hint);
+      f.terms.insert(std::upper_bound(f.terms.begin(), f.terms.end(), t), t);
+    }
+    return f;
+  }
+  /// Not smaller than `o` for any binding (terms are sizes: non-negative).
+  [[nodiscard]] bool dominates(const OffsetForm& o) const {
+    return constant >= o.constant && std::includes(terms.begin(), terms.end(), o.terms.begin(), o.terms.end());
+  }
+  /// `join(o).at_hints`, without building the join: pruning asks this of
+  /// every pair. Saturates, so an overflowing join is never the cheapest.
+  [[nodiscard]] std::int64_t join_at_hints(const OffsetForm& o, const OffsetTerms& known) const {
+    std::int64_t sum = std::max(constant, o.constant);
+    auto add = [&](std::uint32_t t) {
+      if (!checked::add(sum, known.hint(t), sum)) sum = std::numeric_limits<std::int64_t>::max();
+    };
+    auto a = terms.begin(), b = o.terms.begin();
+    while (a != terms.end() && b != o.terms.end()) {
+      if (*a < *b) {
+        add(*a++);
+      } else if (*b < *a) {
+        add(*b++);
+      } else {
+        add(*a++);
+        ++b;
+      }
+    }
+    for (; a != terms.end(); ++a) add(*a);
+    for (; b != o.terms.end(); ++b) add(*b);
+    return sum;
+  }
+  /// A form not smaller than either.
+  [[nodiscard]] OffsetForm join(const OffsetForm& o, const OffsetTerms& known) const {
+    OffsetForm f{std::max(constant, o.constant), {}, 0};
+    std::set_union(terms.begin(), terms.end(), o.terms.begin(), o.terms.end(), std::back_inserter(f.terms));
+    f.at_hints = f.constant;
+    for (const std::uint32_t t : f.terms)
+      if (!checked::add(f.at_hints, known.hint(t), f.at_hints)) throw_offset_overflow();
+    return f;
+  }
+  [[nodiscard]] expr::Expr to_expr(expr::Context& ctx, const OffsetTerms& known) const {
+    std::vector<expr::Expr> parts;
+    parts.reserve(terms.size() + 1);
+    for (const std::uint32_t t : terms) parts.push_back(known.size(t));
+    parts.push_back(ctx.integer(constant));
+    return expr::add(parts);
+  }
+};
+
+/// At most this many forms per offset; beyond, the two whose join is
+/// smallest at the hints are joined (safe for every binding, but no longer
+/// at most the hint placement at the hints). Programs have few distinct
+/// symbolic sizes, so the cap is rarely reached.
+inline constexpr std::size_t max_offset_forms = 32;
+
+/// Drops dominated forms, then joins the cheapest pair (the first in
+/// (a, b) order among equals) until `max_offset_forms` remain. The join
+/// costs live in a matrix over the forms' slots, with each row's cheapest
+/// entry cached: a join recomputes one row and column and the rows whose
+/// cheapest entry it touched, so k forms cost O(k^2) joins, not O(k^3).
+/// Slots keep their order and a join lands in its first slot, which keeps
+/// the choice the same as joining in a list.
+inline void prune_offset_forms(std::vector<OffsetForm>& forms, const OffsetTerms& known) {
+  std::vector<OffsetForm> kept;
+  for (OffsetForm& f : forms) {
+    bool dominated = false;
+    for (const OffsetForm& k : kept)
+      if (k.dominates(f)) {
+        dominated = true;
+        break;
+      }
+    if (dominated) continue;
+    std::erase_if(kept, [&](const OffsetForm& k) { return f.dominates(k); });
+    kept.push_back(std::move(f));
+  }
+  const std::size_t n = kept.size();
+  if (n > max_offset_forms) {
+    constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+    std::vector<std::int64_t> cost(n * n);
+    std::vector<bool> alive(n, true);
+    std::vector<std::size_t> row_best(n, none);  // per row a: the first b > a of least cost
+    auto refresh_row = [&](std::size_t a) {
+      row_best[a] = none;
+      for (std::size_t b = a + 1; b < n; ++b)
+        if (alive[b] && (row_best[a] == none || cost[a * n + b] < cost[a * n + row_best[a]])) row_best[a] = b;
+    };
+    for (std::size_t a = 0; a < n; ++a)
+      for (std::size_t b = a + 1; b < n; ++b) cost[a * n + b] = kept[a].join_at_hints(kept[b], known);
+    for (std::size_t a = 0; a < n; ++a) refresh_row(a);
+    for (std::size_t remaining = n; remaining > max_offset_forms; --remaining) {
+      std::size_t best_a = none;
+      for (std::size_t a = 0; a < n; ++a)
+        if (alive[a] && row_best[a] != none &&
+            (best_a == none || cost[a * n + row_best[a]] < cost[best_a * n + row_best[best_a]]))
+          best_a = a;
+      const std::size_t best_b = row_best[best_a];
+      kept[best_a] = kept[best_a].join(kept[best_b], known);
+      alive[best_b] = false;
+      for (std::size_t c = 0; c < n; ++c) {
+        if (!alive[c] || c == best_a) continue;
+        const std::size_t lo = std::min(c, best_a), hi = std::max(c, best_a);
+        cost[lo * n + hi] = kept[lo].join_at_hints(kept[hi], known);
+      }
+      // Rows above best_a: their entry at best_a changed, and best_b is gone.
+      for (std::size_t c = 0; c < best_a; ++c) {
+        if (!alive[c]) continue;
+        const std::size_t r = row_best[c];
+        if (r == best_a || r == best_b) {
+          refresh_row(c);
+        } else if (r == none || (cost[c * n + best_a] < cost[c * n + r] ||
+                                 (cost[c * n + best_a] == cost[c * n + r] && best_a < r))) {
+          row_best[c] = best_a;
+        }
+      }
+      refresh_row(best_a);
+      for (std::size_t c = best_a + 1; c < best_b; ++c)
+        if (alive[c] && row_best[c] == best_b) refresh_row(c);
+    }
+    std::vector<OffsetForm> survivors;
+    survivors.reserve(max_offset_forms);
+    for (std::size_t a = 0; a < n; ++a)
+      if (alive[a]) survivors.push_back(std::move(kept[a]));
+    kept = std::move(survivors);
+  }
+  forms = std::move(kept);
+}
+
+/// The Max of `forms` as an expression.
+[[nodiscard]] inline expr::Expr max_of_forms(expr::Context& ctx, const std::vector<OffsetForm>& forms,
+                                             const OffsetTerms& known) {
+  std::vector<expr::Expr> parts;
+  parts.reserve(forms.size());
+  for (const OffsetForm& f : forms) parts.push_back(f.to_expr(ctx, known));
+  return expr::max(parts);
+}
+
+/// Sets of offset forms, interned by content (forms in order), with what
+/// `symbolic_placement` derives from them memoized: a program's blocks
+/// mostly stack the same few sizes (a chain alternates two offsets), and
+/// building, pruning and printing the same sets once per block (a vector
+/// per form, a Max to intern) was most of a 333k-block placement. A
+/// derivation's result depends only on its key (the sets and sizes it
+/// reads), so a memoized one is the set computing it again would give.
+class FormSets {
+ public:
+  using Key = std::vector<std::uint64_t>;
+
+  /// The id of `forms`' content.
+  [[nodiscard]] std::uint32_t intern(std::vector<OffsetForm>&& forms) {
+    content_.clear();
+    for (const OffsetForm& f : forms) {
+      content_.push_back(static_cast<std::uint64_t>(f.constant));
+      for (const std::uint32_t t : f.terms) content_.push_back(t);
+      content_.push_back(end_of_form);
+    }
+    const auto [it, fresh] = ids_.try_emplace(content_, static_cast<std::uint32_t>(sets_.size()));
+    if (fresh) {
+      sets_.push_back(std::move(forms));
+      exprs_.emplace_back();
+    }
+    return it->second;
+  }
+  [[nodiscard]] const std::vector<OffsetForm>& operator[](std::uint32_t id) const { return sets_[id]; }
+
+  /// The Max of set `id` as an expression.
+  [[nodiscard]] expr::Expr max_of(std::uint32_t id, expr::Context& ctx, const OffsetTerms& known) {
+    if (!exprs_[id]) exprs_[id] = max_of_forms(ctx, sets_[id], known);
+    return exprs_[id];
+  }
+
+  /// The memoized result of the derivation `key`, or null.
+  [[nodiscard]] const std::uint32_t* derived(const Key& key) const {
+    const auto it = derived_.find(key);
+    return it == derived_.end() ? nullptr : &it->second;
+  }
+  void derive(const Key& key, std::uint32_t id) { derived_.emplace(key, id); }
+
+ private:
+  // Constants and term ids are below 2^63: this value ends a form.
+  static constexpr std::uint64_t end_of_form = ~std::uint64_t{0};
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const noexcept {
+      std::size_t h = k.size();
+      for (const std::uint64_t v : k) h = wrapir::detail::hash_mix(h, static_cast<std::size_t>(v));
+      return h;
+    }
+  };
+  std::vector<std::vector<OffsetForm>> sets_;
+  std::vector<expr::Expr> exprs_;
+  Key content_;
+  std::unordered_map<Key, std::uint32_t, KeyHash> ids_;
+  std::unordered_map<Key, std::uint32_t, KeyHash> derived_;
+};
+
+}  // namespace wrapir::pass::detail

@@ -1,0 +1,238 @@
+#pragma once
+/// \file
+/// Definitions of <wrapir/pass/arena.hpp> (see <wrapir/detail/config.hpp>).
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <variant>
+#include <vector>
+#include <wrapir/ir/names.hpp>
+#include <wrapir/pass/arena.hpp>
+#include <wrapir/pass/detail/arena_packer.hpp>
+#include <wrapir/pass/detail/pool_lines.hpp>
+
+namespace wrapir::pass {
+
+WRAPIR_DECL ArenaPlan place_in_arenas(const AllocationTrace& trace, const ArenaOptions& options) {
+  if (auto bad = validate_trace(trace)) throw std::invalid_argument("arena planner: " + *bad);
+  const std::int64_t alignment = options.alignment;
+  if (alignment <= 0 || (alignment & (alignment - 1)) != 0)
+    throw std::invalid_argument("arena planner: the alignment " + std::to_string(alignment) +
+                                " is not a positive power of two");
+  std::vector<ArenaOrder> orders = options.orders;
+  if (orders.empty()) orders.assign(std::begin(all_arena_orders), std::end(all_arena_orders));
+  if (!(options.stop_within >= 0) || !std::isfinite(options.stop_within))
+    throw std::invalid_argument("arena planner: stop_within must be a finite non-negative fraction, not " +
+                                std::to_string(options.stop_within));
+
+  std::map<std::int32_t, std::vector<std::size_t>> by_device;
+  for (std::size_t i = 0; i < trace.allocations.size(); ++i) by_device[trace.allocations[i].device].push_back(i);
+
+  ArenaPlan plan;
+  plan.placement.blocks.assign(trace.allocations.size(), BlockPlacement{});
+  for (const auto& [device, members] : by_device) {
+    const std::size_t arena = plan.placement.arenas.size();
+    std::vector<detail::ArenaPacker::Block> blocks;
+    std::vector<std::int64_t> raw;
+    std::vector<std::size_t> trace_index;
+    std::int64_t total = 0;
+    for (const std::size_t i : members) {
+      const TracedAllocation& a = trace.allocations[i];
+      plan.placement.blocks[i] = {arena, 0};
+      if (a.bytes == 0) continue;
+      const std::int64_t size = detail::align_up_checked(a.bytes, alignment, a);
+      if (total > std::numeric_limits<std::int64_t>::max() - size)
+        throw std::invalid_argument("arena planner: the blocks of device " + std::to_string(device) +
+                                    " need more than 2^63 bytes together");
+      total += size;
+      blocks.push_back({size, a.begin, a.end, 0, 0});
+      raw.push_back(a.bytes);
+      trace_index.push_back(i);
+    }
+    if (blocks.size() >= std::numeric_limits<std::uint32_t>::max())
+      throw std::invalid_argument("arena planner: more than 2^32 - 1 blocks on device " + std::to_string(device));
+    detail::ArenaPacker packer(std::move(blocks));
+    detail::ArenaPacker::Packing best, candidate;
+    ArenaOrder best_order = orders.front();
+    bool have_best = false;
+    std::vector<std::uint32_t> best_sequence;
+    // Compared in floating point: the bound times a fraction cannot
+    // overflow there, and the precision lost is far below the tolerance.
+    const std::int64_t bound = packer.aligned_lower_bound();
+    const auto good_enough = [&] {
+      return static_cast<double>(best.arena) <= static_cast<double>(bound) * (1.0 + options.stop_within);
+    };
+    for (const ArenaOrder kind : orders) {
+      if (have_best && good_enough()) break;
+      std::size_t visits = 0;
+      std::vector<std::uint32_t> order = packer.order(kind);
+      const std::size_t limit = have_best ? options.work_limit : std::numeric_limits<std::size_t>::max();
+      const bool done = packer.pack(order, raw, limit, candidate, visits);
+      plan.pair_visits += visits;
+      if (!done) continue;
+      ++plan.orders_completed;
+      if (!have_best || candidate.arena < best.arena) {
+        std::swap(best, candidate);
+        best_sequence = std::move(order);
+        best_order = kind;
+        have_best = true;
+      }
+    }
+    // Squeaky wheel: the blocks that end above the lower bound are the ones
+    // the order served badly; move them to the front and pack again.
+    for (std::size_t round = 0; round < options.improvement_rounds && best.arena > bound && !good_enough(); ++round) {
+      std::vector<std::uint32_t> order;
+      order.reserve(best_sequence.size());
+      for (const std::uint32_t i : best_sequence)
+        if (best.offsets[i] + raw[i] > bound) order.push_back(i);
+      for (const std::uint32_t i : best_sequence)
+        if (best.offsets[i] + raw[i] <= bound) order.push_back(i);
+      std::size_t visits = 0;
+      const bool done = packer.pack(order, raw, options.work_limit, candidate, visits);
+      plan.pair_visits += visits;
+      if (!done) break;
+      ++plan.improvement_rounds;
+      if (candidate.arena < best.arena) {
+        std::swap(best, candidate);
+        best_sequence = std::move(order);
+      } else if (order == best_sequence) {
+        break;
+      } else {
+        best_sequence = std::move(order);  // keep squeaking from the new order, keep the best packing
+      }
+    }
+    for (std::size_t k = 0; k < trace_index.size(); ++k) plan.placement.blocks[trace_index[k]].offset = best.offsets[k];
+    plan.placement.arenas.push_back({device, best.arena});
+    plan.chosen.push_back(best_order);
+  }
+  return plan;
+}
+
+namespace detail {
+
+WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions& options, HintEvaluator& hints) {
+  ArenaScope scope;
+  for (ir::Program& g : p.subgraphs) {
+    HintEvaluator sub_hints{g, TraceOptions{}};
+    Result<ArenaScope> sub = plan_arena_in(g, options, sub_hints);
+    if (!sub) return Diagnostic{"subgraph " + g.name + ": " + sub.error().message};
+    scope.arenas += sub.value().arenas;
+  }
+  // `trace_program`'s steps, without the names of the blocks not placed.
+  Result<Liveness> live = liveness_of(p);
+  if (!live) return live.error();
+  const Liveness& liveness = live.value();
+  Result<std::vector<LiveSpan>> spans_or = spans_from(p, liveness, hints);
+  if (!spans_or) return spans_or.error();
+  const std::vector<LiveSpan>& spans = spans_or.value();
+  scope.lower_bound = max_live_of(spans);
+  // The blocks we place: storage created by Allocate.
+  constexpr std::size_t unplaced = std::numeric_limits<std::size_t>::max();
+  AllocationTrace trace;
+  trace.steps = liveness.steps;
+  std::vector<std::size_t> placed_of_block(spans.size(), unplaced);
+  std::vector<std::size_t> block_of_placed;
+  std::vector<expr::Expr> sizes;
+  StorageBytes storage_bytes;
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    const BufferLifetime& l = liveness.lifetimes[i];
+    if (l.origin != StorageOrigin::allocate) continue;
+    const ir::BufferDecl& d = p.buffer(l.buffer);
+    Result<expr::Expr> size = storage_bytes.of(p, l.buffer, hints);
+    if (!size) return Diagnostic{"buffer " + d.name + ": " + size.error().message};
+    sizes.push_back(size.value());
+    const LiveSpan& s = spans[i];
+    const std::int64_t bytes = s.bytes == 0 && !sizes.back().is_integer(0) ? 1 : s.bytes;
+    placed_of_block[i] = block_of_placed.size();
+    block_of_placed.push_back(i);
+    trace.allocations.push_back(TracedAllocation{d.name, bytes, s.begin, s.end, s.device, s.is_output});
+  }
+  if (trace.allocations.empty()) return scope;
+  ArenaPlan plan;
+  SymbolicPlacement symbolic;
+  try {
+    plan = place_in_arenas(trace, options);
+    symbolic = symbolic_placement_of(trace, plan.placement, sizes, options.alignment);
+  } catch (const std::invalid_argument& e) {
+    return Diagnostic{e.what()};
+  } catch (const expr::Error& e) {
+    return Diagnostic{std::string("an arena offset cannot be built: ") + e.what()};
+  }
+  // One pool per arena.
+  const std::size_t arenas = symbolic.arena_bytes.size();
+  std::unordered_set<std::string> names = names_with_prefix(p, options.name_prefix);
+  std::size_t counter = 0;
+  const std::size_t first_pool = p.pools.size();
+  std::vector<std::size_t> last_use(arenas, 0);
+  std::vector<bool> holds_output(arenas, false);
+  std::vector<ir::Device> device(arenas);
+  for (std::size_t j = 0; j < block_of_placed.size(); ++j) {
+    const BufferLifetime& l = liveness.lifetimes[block_of_placed[j]];
+    const std::size_t k = symbolic.arena_of[j];
+    device[k] = p.buffer(l.buffer).layout.device;
+    last_use[k] = std::max(last_use[k], l.last_line);
+    holds_output[k] = holds_output[k] || l.is_output;
+  }
+  for (std::size_t k = 0; k < arenas; ++k)
+    p.pools.push_back(
+        ir::PoolDecl{fresh_numbered_name(options.name_prefix, counter, names), device[k], symbolic.arena_bytes[k]});
+  const auto placed = [&](ir::BufferId b) -> std::size_t {
+    if (!p.contains(b) || b.index >= liveness.storage_of.size()) return unplaced;
+    const std::size_t block = liveness.storage_of[b.index];
+    return block < placed_of_block.size() ? placed_of_block[block] : unplaced;
+  };
+  const auto pool_of_arena = [&](std::size_t k) { return ir::PoolId{static_cast<std::uint32_t>(first_pool + k)}; };
+  const std::vector<PoolRelease> releases = rewrite_into_pools(
+      p,
+      [&](ir::BufferId b) -> std::optional<PoolSlot> {
+        // Only the line that creates a placed block carves it.
+        const std::size_t j = placed(b);
+        if (j == unplaced || liveness.lifetimes[block_of_placed[j]].buffer != b) return std::nullopt;
+        return PoolSlot{pool_of_arena(symbolic.arena_of[j]), symbolic.offsets[j]};
+      },
+      [&](ir::BufferId b) -> std::optional<ir::PoolId> {
+        const std::size_t j = placed(b);
+        if (j == unplaced) return std::nullopt;
+        return pool_of_arena(symbolic.arena_of[j]);
+      },
+      [](const ir::Line&) {});
+  // The last DeallocFromPool of an arena releases it when no block of the
+  // arena is used later and none is a program output.
+  std::vector<const PoolRelease*> last(arenas, nullptr);
+  for (const PoolRelease& r : releases) last[r.pool.index - first_pool] = &r;
+  for (std::size_t k = 0; k < last.size(); ++k)
+    if (last[k] && !holds_output[k] && last[k]->original_line >= last_use[k])
+      std::get<ir::DeallocFromPool>(p.body[last[k]->body_index]).releases_pool = true;
+  scope.arenas += arenas;
+  return scope;
+}
+
+}  // namespace detail
+
+WRAPIR_DECL Result<PlanResult> plan_arena(ir::Program&& program, const ArenaOptions& options) {
+  if (auto bad = ir::check_name(options.name_prefix + "0", "arena name"))
+    return Diagnostic{"the arena name prefix " + ir::quote_for_diagnostic(options.name_prefix) +
+                      " is unusable: " + *bad};
+  // The planned program has the original's buffer table, so one evaluator
+  // serves the plan and its statistics.
+  HintEvaluator hints{program, TraceOptions{}};
+  Result<detail::ArenaScope> scope = detail::plan_arena_in(program, options, hints);
+  if (!scope) return scope.error();
+  Result<PlanStats> stats = detail::measure_against(scope.value().lower_bound, program, TraceOptions{}, hints);
+  if (!stats) return stats.error();
+  PlanResult result{std::move(program), stats.value()};
+  result.stats.arenas = scope.value().arenas;
+  return result;
+}
+
+}  // namespace wrapir::pass

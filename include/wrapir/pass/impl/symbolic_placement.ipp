@@ -1,0 +1,217 @@
+#pragma once
+/// \file
+/// Definitions of <wrapir/pass/symbolic_placement.hpp> (see
+/// <wrapir/detail/config.hpp>).
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+#include <wrapir/expr/ops.hpp>
+#include <wrapir/expr/print_python.hpp>
+#include <wrapir/pass/detail/offset_forms.hpp>
+#include <wrapir/pass/detail/radix_sort.hpp>
+#include <wrapir/pass/detail/skyline.hpp>
+#include <wrapir/pass/symbolic_placement.hpp>
+
+namespace wrapir::pass {
+
+namespace detail {
+
+WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace, const Placement& hint_placement,
+                                                   std::span<const expr::Expr> symbolic_bytes, std::int64_t alignment) {
+  const auto& blocks = trace.allocations;
+  if (symbolic_bytes.size() != blocks.size())
+    throw std::invalid_argument("symbolic_placement: " + std::to_string(symbolic_bytes.size()) +
+                                " symbolic sizes for " + std::to_string(blocks.size()) + " blocks");
+  SymbolicPlacement out;
+  for (const ArenaExtent& a : hint_placement.arenas) out.arena_device.push_back(a.device);
+  if (blocks.empty()) {
+    for (std::size_t k = 0; k < hint_placement.arenas.size(); ++k) out.arena_bytes.push_back(expr::Expr{});
+    return out;
+  }
+  expr::Context& ctx = symbolic_bytes.front().context();
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    if (!symbolic_bytes[i])
+      throw std::invalid_argument("symbolic_placement: block " + blocks[i].name + " has a null size");
+    if (&symbolic_bytes[i].context() != &ctx)
+      throw std::invalid_argument("symbolic_placement: the sizes belong to different expression contexts");
+    if (blocks[i].bytes == 0 && !symbolic_bytes[i].is_integer(0))
+      throw std::invalid_argument("symbolic_placement: block " + blocks[i].name +
+                                  " has 0 bytes at the hints but the size " + expr::to_string(symbolic_bytes[i]));
+  }
+  // Blocks by hint offset: every block below another comes first.
+  // Offsets are not negative (the placement is valid), and the sort is
+  // stable, so equal offsets keep the blocks in trace order.
+  std::vector<detail::KeyedIndex> offset_order(blocks.size()), scratch;
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    offset_order[i] = {static_cast<std::uint64_t>(hint_placement.blocks[i].offset), static_cast<std::uint32_t>(i)};
+  detail::radix_sort(offset_order, scratch);
+  std::vector<std::size_t> by_offset(blocks.size());
+  for (std::size_t k = 0; k < blocks.size(); ++k) by_offset[k] = offset_order[k].index;
+  std::vector<detail::KeyedIndex>().swap(offset_order);
+  std::vector<detail::KeyedIndex>().swap(scratch);
+  out.arena_of.resize(blocks.size());
+  out.offsets.assign(blocks.size(), ctx.integer(0));
+  detail::OffsetTerms known;
+  FormSets sets;
+  // Per block its forms, per arena the forms of its size, as sets.
+  const std::uint32_t lone_zero = sets.intern({detail::OffsetForm{}});
+  constexpr std::uint32_t no_tops = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> form_set(blocks.size(), lone_zero);
+  std::vector<std::uint32_t> arena_tops(hint_placement.arenas.size(), no_tops);
+  std::vector<expr::Expr> aligned(blocks.size());
+  // `align(size)` per distinct size: interning it once per block cost as
+  // much as the rest of the block.
+  std::unordered_map<const expr::Node*, expr::Expr> aligned_size;
+  // Per arena, the block placed last at each time step. The placed blocks
+  // under block i that overlap it in time and that no block placed after
+  // them (and under i) overlaps in time are exactly those on top somewhere
+  // in i's lifetime that no later one of those overlaps (by Helly's
+  // property of intervals, a later block overlapping one of them and i
+  // overlaps both at one step, where some block at least as late is on top),
+  // so reading the skyline finds them without looking at other blocks.
+  std::vector<detail::Skyline> skylines(hint_placement.arenas.size());
+  std::vector<std::size_t> rank(blocks.size());
+  for (std::size_t k = 0; k < by_offset.size(); ++k) rank[by_offset[k]] = k;
+  std::vector<std::uint32_t> under, uncovered;
+  std::map<std::size_t, std::size_t> later_lifetimes;  // merged [begin, end) of the later blocks seen
+  const auto overlaps_later = [&](const TracedAllocation& b) {
+    auto it = later_lifetimes.upper_bound(b.begin);
+    if (it != later_lifetimes.begin() && std::prev(it)->second > b.begin) return true;
+    return it != later_lifetimes.end() && it->first < b.end;
+  };
+  const auto add_later = [&](const TracedAllocation& b) {
+    std::size_t lo = b.begin, hi = b.end;
+    auto it = later_lifetimes.upper_bound(lo);
+    if (it != later_lifetimes.begin() && std::prev(it)->second >= lo) --it;
+    while (it != later_lifetimes.end() && it->first <= hi) {
+      lo = std::min(lo, it->first);
+      hi = std::max(hi, it->second);
+      it = later_lifetimes.erase(it);
+    }
+    later_lifetimes.emplace_hint(it, lo, hi);
+  };
+  const auto node_key = [](const expr::Expr& e) { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(e.node())); };
+  FormSets::Key key;
+  for (const std::size_t i : by_offset) {
+    const TracedAllocation& a = blocks[i];
+    const std::size_t arena = hint_placement.blocks[i].arena;
+    out.arena_of[i] = arena;
+    std::uint32_t mine = lone_zero;
+    if (a.bytes > 0) {
+      under.clear();
+      skylines[arena].paint(a.begin, a.end, static_cast<std::uint32_t>(i), under);
+      std::sort(under.begin(), under.end(), [&](std::uint32_t x, std::uint32_t y) { return rank[x] < rank[y]; });
+      under.erase(std::unique(under.begin(), under.end()), under.end());
+      // A block below another one of these that it overlaps in time is
+      // already counted in that one's forms, which dominate its own plus
+      // its size: its forms would only be pruned again.
+      uncovered.clear();
+      later_lifetimes.clear();
+      for (std::size_t x = under.size(); x-- > 0;) {
+        const TracedAllocation& b = blocks[under[x]];
+        if (!overlaps_later(b)) uncovered.push_back(under[x]);
+        add_later(b);
+      }
+      if (!uncovered.empty()) {
+        key.assign(1, 0);  // a block's forms
+        for (std::size_t x = uncovered.size(); x-- > 0;) {
+          const std::size_t j = uncovered[x];
+          key.push_back(form_set[j]);
+          key.push_back(node_key(aligned[j]));
+          key.push_back(static_cast<std::uint64_t>(detail::align_up_checked(blocks[j].bytes, alignment, blocks[j])));
+        }
+        if (const std::uint32_t* known_set = sets.derived(key)) {
+          mine = *known_set;
+        } else {
+          std::vector<detail::OffsetForm> forms;
+          for (std::size_t x = uncovered.size(); x-- > 0;) {
+            const std::size_t j = uncovered[x];
+            const std::int64_t hint = detail::align_up_checked(blocks[j].bytes, alignment, blocks[j]);
+            for (const detail::OffsetForm& f : sets[form_set[j]]) forms.push_back(f.plus(aligned[j], hint, known));
+          }
+          detail::prune_offset_forms(forms, known);
+          if (forms.empty()) forms.push_back(detail::OffsetForm{});
+          mine = sets.intern(std::move(forms));
+          sets.derive(key, mine);
+        }
+      }
+      auto [at, fresh] = aligned_size.try_emplace(symbolic_bytes[i].node());
+      if (fresh) at->second = expr::align(symbolic_bytes[i], alignment);
+      aligned[i] = at->second;
+    }
+    form_set[i] = mine;
+    out.offsets[i] = sets.max_of(mine, ctx, known);
+    // The arena's tops: its forms so far and this block's plus its size.
+    key.assign({1, arena_tops[arena], mine, node_key(symbolic_bytes[i]), static_cast<std::uint64_t>(a.bytes)});
+    if (const std::uint32_t* known_set = sets.derived(key)) {
+      arena_tops[arena] = *known_set;
+    } else {
+      std::vector<detail::OffsetForm> tops;
+      if (arena_tops[arena] != no_tops) tops = sets[arena_tops[arena]];
+      for (const detail::OffsetForm& f : sets[mine]) tops.push_back(f.plus(symbolic_bytes[i], a.bytes, known));
+      detail::prune_offset_forms(tops, known);
+      const std::uint32_t made = sets.intern(std::move(tops));
+      sets.derive(key, made);
+      arena_tops[arena] = made;
+    }
+  }
+  for (const std::uint32_t tops : arena_tops)
+    out.arena_bytes.push_back(tops == no_tops ? ctx.integer(0) : sets.max_of(tops, ctx, known));
+  return out;
+}
+
+}  // namespace detail
+
+WRAPIR_DECL SymbolicPlacement symbolic_placement(const AllocationTrace& trace, const Placement& hint_placement,
+                                            std::span<const expr::Expr> symbolic_bytes, std::int64_t alignment) {
+  if (symbolic_bytes.size() != trace.allocations.size())
+    throw std::invalid_argument("symbolic_placement: " + std::to_string(symbolic_bytes.size()) +
+                                " symbolic sizes for " + std::to_string(trace.allocations.size()) + " blocks");
+  if (auto bad = check_placement(trace, hint_placement, alignment))
+    throw std::invalid_argument("symbolic_placement: the placement at the hints is invalid: " + *bad);
+  return detail::symbolic_placement_of(trace, hint_placement, symbolic_bytes, alignment);
+}
+
+WRAPIR_DECL Result<Placement> evaluate(const SymbolicPlacement& placement, const expr::Bindings& bindings) {
+  Placement out;
+  for (std::size_t k = 0; k < placement.arena_device.size(); ++k) {
+    std::int64_t bytes = 0;
+    if (placement.arena_bytes[k]) {
+      auto v = expr::eval(placement.arena_bytes[k], bindings);
+      if (!v) return Diagnostic{"the size of arena " + std::to_string(k) + ": " + v.error().message};
+      bytes = v.value();
+    }
+    out.arenas.push_back({placement.arena_device[k], bytes});
+  }
+  for (std::size_t i = 0; i < placement.offsets.size(); ++i) {
+    auto v = expr::eval(placement.offsets[i], bindings);
+    if (!v) return Diagnostic{"the offset of block " + std::to_string(i) + ": " + v.error().message};
+    out.blocks.push_back({placement.arena_of[i], v.value()});
+  }
+  return out;
+}
+
+WRAPIR_DECL Result<bool> needs_replan(const AllocationTrace& trace, std::span<const expr::Expr> symbolic_bytes,
+                                      const expr::Bindings& bindings) {
+  if (symbolic_bytes.size() != trace.allocations.size())
+    return Diagnostic{std::to_string(symbolic_bytes.size()) + " symbolic sizes for " +
+                      std::to_string(trace.allocations.size()) + " blocks"};
+  for (std::size_t i = 0; i < symbolic_bytes.size(); ++i) {
+    auto v = expr::eval(symbolic_bytes[i], bindings);
+    if (!v) return Diagnostic{"the size of block " + trace.allocations[i].name + ": " + v.error().message};
+    if (v.value() > trace.allocations[i].bytes) return true;
+  }
+  return false;
+}
+
+}  // namespace wrapir::pass
