@@ -322,7 +322,7 @@ class LifePredictor {
     const BufferDecl& d = p_.buffers[b.index];
     if (d.role == BufferRole::input || d.role == BufferRole::constant) return false;
     // Defining a buffer evaluates its layout (see ir/effects.hpp).
-    if (!validate(d.layout) && !d.multi_output) {
+    if (validate(d.layout) && !d.multi_output) {
       for (const expr::Expr e : d.layout.sizes) read(e);
       for (const expr::Expr e : d.layout.strides) read(e);
       read(d.layout.storage_offset);

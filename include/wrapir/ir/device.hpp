@@ -57,20 +57,20 @@ struct Device {
   friend constexpr bool operator==(const Device&, const Device&) = default;
 };
 
-/// Why `d` is not a valid device, if it is not.
-[[nodiscard]] inline std::optional<Diagnostic> validate(const Device& d) {
+/// Success, or why `d` is not a valid device.
+[[nodiscard]] inline Result<void> validate(const Device& d) {
   if (static_cast<std::size_t>(d.type) >= device_type_count)
     return Diagnostic{"device type " + std::to_string(static_cast<unsigned>(d.type)) + " is not a DeviceType"};
   if (d.index && (*d.index < 0 || *d.index > max_device_index))
     return Diagnostic{"device index " + std::to_string(*d.index) + " of " + std::string(device_type_name(d.type)) +
                       " is out of range [0, " + std::to_string(max_device_index) + "]"};
-  return std::nullopt;
+  return {};
 }
 
 /// A device with an index, checked: a bad index is a diagnostic.
 [[nodiscard]] inline Result<Device> make_device(DeviceType type, int index) {
   Device d{type, index};
-  if (auto err = validate(d)) return *std::move(err);
+  if (Result<void> valid = validate(d); !valid) return std::move(valid).error();
   return d;
 }
 

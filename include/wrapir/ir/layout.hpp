@@ -82,11 +82,11 @@ inline expr::Context& layout_context(const Layout& l, const char* who) {
 
 }  // namespace detail
 
-/// Why `l` is not a well-formed layout, if it is not: sizes and strides of
+/// Success, or why `l` is not a well-formed layout: sizes and strides of
 /// different rank, a null expression, expressions from more than one
 /// context, a size, stride or offset that is provably negative, or an
 /// invalid dtype or device.
-[[nodiscard]] inline std::optional<Diagnostic> validate(const Layout& l) {
+[[nodiscard]] inline Result<void> validate(const Layout& l) {
   if (l.sizes.size() != l.strides.size())
     return Diagnostic{"layout has " + std::to_string(l.sizes.size()) + " sizes but " +
                       std::to_string(l.strides.size()) + " strides"};
@@ -104,14 +104,14 @@ inline expr::Context& layout_context(const Layout& l, const char* who) {
     return std::nullopt;
   };
   for (std::size_t i = 0; i < l.sizes.size(); ++i) {
-    if (auto d = check(l.sizes[i], "size", i)) return d;
-    if (auto d = check(l.strides[i], "stride", i)) return d;
+    if (auto d = check(l.sizes[i], "size", i)) return *d;
+    if (auto d = check(l.strides[i], "stride", i)) return *d;
   }
-  if (auto d = check(l.storage_offset, "storage offset", std::nullopt)) return d;
+  if (auto d = check(l.storage_offset, "storage offset", std::nullopt)) return *d;
   if (!is_valid(l.dtype))
     return Diagnostic{"layout dtype " + std::to_string(static_cast<unsigned>(l.dtype)) + " is not a DType"};
-  if (auto d = validate(l.device)) return Diagnostic{"layout " + d->message};
-  return std::nullopt;
+  if (Result<void> device = validate(l.device); !device) return Diagnostic{"layout " + device.error().message};
+  return {};
 }
 
 /// Number of elements: the product of the sizes (1 for rank 0).
@@ -129,7 +129,7 @@ inline expr::Context& layout_context(const Layout& l, const char* who) {
 /// canonical constructors give for it. The storage offset is not looked at.
 /// False for a malformed layout (see `validate`).
 [[nodiscard]] inline bool has_contiguous_strides(const Layout& l) {
-  if (validate(l)) return false;
+  if (!validate(l)) return false;
   for (expr::Expr s : l.sizes)
     if (s.is_integer(0)) return true;
   expr::Expr expected = l.storage_offset.context().integer(1);

@@ -168,7 +168,7 @@ class StatsWalker {
 
  private:
   static expr::Expr storage_bytes_or_null(const Layout& l) {
-    if (validate(l)) return {};
+    if (!validate(l)) return {};
     try {
       return storage_bytes(l);
     } catch (const expr::Error&) {

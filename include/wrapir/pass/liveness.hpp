@@ -423,7 +423,7 @@ class HintEvaluator {
   }
 
   static Result<expr::Expr> build_storage_size(const ir::Layout& l) {
-    if (auto bad = ir::validate(l)) return *bad;
+    if (Result<void> valid = ir::validate(l); !valid) return std::move(valid).error();
     try {
       return ir::storage_elements(l);
     } catch (const expr::Error& e) {

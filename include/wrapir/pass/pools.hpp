@@ -119,7 +119,7 @@ struct PoolPlan {
 
 namespace detail {
 
-[[nodiscard]] WRAPIR_DECL std::optional<Diagnostic> plan_pools_in(ir::Program& p, const PoolOptions& options);
+[[nodiscard]] WRAPIR_DECL Result<void> plan_pools_in(ir::Program& p, const PoolOptions& options);
 
 }  // namespace detail
 

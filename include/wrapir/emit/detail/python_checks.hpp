@@ -176,8 +176,8 @@ inline void FunctionEmitter::check_tables() {
     claim(b.name, "buffer", b.role == ir::BufferRole::constant);
     if (b.multi_output) continue;
     if (!ir::is_valid(b.layout.dtype)) fail_program("buffer " + ir::quote_for_diagnostic(b.name) + " has an invalid dtype");
-    if (auto err = ir::validate(b.layout.device))
-      fail_program("buffer " + ir::quote_for_diagnostic(b.name) + ": " + err->message);
+    if (auto valid = ir::validate(b.layout.device); !valid)
+      fail_program("buffer " + ir::quote_for_diagnostic(b.name) + ": " + valid.error().message);
     if (b.layout.sizes.size() != b.layout.strides.size())
       fail_program("buffer " + ir::quote_for_diagnostic(b.name) + " has " + std::to_string(b.layout.sizes.size()) +
                    " sizes but " + std::to_string(b.layout.strides.size()) + " strides");
@@ -188,7 +188,8 @@ inline void FunctionEmitter::check_tables() {
   }
   for (const ir::PoolDecl& p : program_.pools) {
     claim(p.name, "pool", false);
-    if (auto err = ir::validate(p.device)) fail_program("pool " + ir::quote_for_diagnostic(p.name) + ": " + err->message);
+    if (auto valid = ir::validate(p.device); !valid)
+      fail_program("pool " + ir::quote_for_diagnostic(p.name) + ": " + valid.error().message);
   }
   asserted_.assign(program_.buffers.size(), 1);
   pool_names_.assign(program_.pools.size(), {});

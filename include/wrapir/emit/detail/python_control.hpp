@@ -102,7 +102,7 @@ inline void FunctionEmitter::render(const ir::WhileLoop& l) {
 }
 
 inline void FunctionEmitter::render(const ir::EnterDeviceContext& l) {
-  if (auto err = ir::validate(l.device)) fail(err->message);
+  if (auto valid = ir::validate(l.device); !valid) fail(valid.error().message);
   const bool guarded = l.device.index && (l.device.type == ir::DeviceType::cuda || l.device.type == ir::DeviceType::xpu);
   if (guarded) write_device_guard(l.device);
   open_block(Block::device, "EnterDeviceContext", guarded, guarded ? l.device.index : std::nullopt);

@@ -89,7 +89,7 @@ inline void FunctionEmitter::append_arg(const ir::Arg& a, int depth) {
         else if constexpr (std::is_same_v<V, bool>) out_ += v ? "True" : "False";
         else if constexpr (std::is_same_v<V, std::string>) append_literal(v, "a string argument");
         else if constexpr (std::is_same_v<V, ir::Device>) {
-          if (auto err = ir::validate(v)) fail(err->message);
+          if (auto valid = ir::validate(v); !valid) fail(valid.error().message);
           out_ += ir::python_repr(v);
         } else if constexpr (std::is_same_v<V, ir::DType>) {
           if (!ir::is_valid(v)) fail("an argument is not a valid dtype");

@@ -71,8 +71,8 @@ WRAPIR_DECL BufferId Builder::declare(std::string_view name, Layout layout, Buff
   if (names_.contains(std::string(name)))
     throw BuildError("declare: the name " + quote_for_diagnostic(name) + " is already used in program " +
                      quote_for_diagnostic(program_->name));
-  if (auto err = validate(layout))
-    throw BuildError("declare: buffer " + quote_for_diagnostic(name) + ": " + err->message);
+  if (auto valid = validate(layout); !valid)
+    throw BuildError("declare: buffer " + quote_for_diagnostic(name) + ": " + valid.error().message);
   if (&layout.storage_offset.context() != &ctx())
     throw BuildError("declare: buffer " + quote_for_diagnostic(name) +
                      ": the layout's expressions belong to another context than the program's");

@@ -22,7 +22,7 @@ WRAPIR_DECL void ProgramVerifier::use_arg(const Arg& a, const Where& w, int dept
   } else if (const expr::Expr* e = a.get_if<expr::Expr>()) {
     check_expr(*e, w);
   } else if (const Device* d = a.get_if<Device>()) {
-    if (auto err = validate(*d)) report("", render(w) + ": " + err->message);
+    if (auto valid = validate(*d); !valid) report("", render(w) + ": " + valid.error().message);
   } else if (const DType* t = a.get_if<DType>()) {
     if (!is_valid(*t)) report("", render(w) + " is a dtype " + enum_value(*t) + " that is not a DType");
   } else if (const ArgList* l = a.get_if<ArgList>()) {

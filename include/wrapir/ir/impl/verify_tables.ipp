@@ -81,7 +81,7 @@ WRAPIR_DECL void ProgramVerifier::check_op_name(const OpName& op) {
 }
 
 WRAPIR_DECL void ProgramVerifier::check_device(const Device& d, const char* what) {
-  if (auto err = validate(d)) report("", std::string(what) + ": " + err->message);
+  if (auto valid = validate(d); !valid) report("", std::string(what) + ": " + valid.error().message);
 }
 
 WRAPIR_DECL void ProgramVerifier::check_tables() {
@@ -107,8 +107,8 @@ WRAPIR_DECL void ProgramVerifier::check_tables() {
     note_name(d.name, "buffer", subject);
     if (static_cast<std::size_t>(d.role) >= buffer_role_count)
       report(subject(), "its role " + enum_value(d.role) + " is not a BufferRole");
-    if (auto err = validate(d.layout))
-      report(subject(), "invalid layout: " + err->message);
+    if (auto valid = validate(d.layout); !valid)
+      report(subject(), "invalid layout: " + valid.error().message);
     else if (ctx_ && &d.layout.storage_offset.context() != ctx_)
       report(subject(), "its layout belongs to another expression context than the program's");
     else
@@ -189,7 +189,7 @@ WRAPIR_DECL void ProgramVerifier::check_tables() {
     const auto subject = [&] { return pool_subject(PoolId{i}); };
     if (auto err = check_name(q.name, "pool")) report(subject(), *std::move(err));
     note_name(q.name, "pool", subject);
-    if (auto err = validate(q.device)) report(subject(), err->message);
+    if (auto valid = validate(q.device); !valid) report(subject(), valid.error().message);
   }
 
   kind_ = "subgraphs";

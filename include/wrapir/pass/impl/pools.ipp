@@ -51,9 +51,10 @@ WRAPIR_DECL PoolPlan place_in_pools(const AllocationTrace& trace, PoolPolicy pol
 
 namespace detail {
 
-WRAPIR_DECL std::optional<Diagnostic> plan_pools_in(ir::Program& p, const PoolOptions& options) {
+WRAPIR_DECL Result<void> plan_pools_in(ir::Program& p, const PoolOptions& options) {
   for (ir::Program& g : p.subgraphs)
-    if (auto bad = plan_pools_in(g, options)) return Diagnostic{"subgraph " + g.name + ": " + bad->message};
+    if (Result<void> planned = plan_pools_in(g, options); !planned)
+      return Diagnostic{"subgraph " + g.name + ": " + planned.error().message};
   Result<Liveness> live = liveness_of(p);
   if (!live) return live.error();
   const Liveness& liveness = live.value();
@@ -84,7 +85,7 @@ WRAPIR_DECL std::optional<Diagnostic> plan_pools_in(ir::Program& p, const PoolOp
         group_of[r->new_buffer.index] = group_of[r->old_buffer.index];
     }
   }
-  if (group_first.empty()) return std::nullopt;
+  if (group_first.empty()) return {};
   const std::vector<bool> is_output_buffer = program_output_buffers(p);
 
   std::vector<PoolBlock> blocks(group_first.size());
@@ -189,7 +190,7 @@ WRAPIR_DECL std::optional<Diagnostic> plan_pools_in(ir::Program& p, const PoolOp
     const PoolLiveRanges& ranges = forest.ranges_of_pool(forest_pool);
     dealloc.releases_pool = !ranges.empty() && ranges.back().end <= step_of_line[releases[d].original_line];
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace detail
@@ -202,7 +203,7 @@ WRAPIR_DECL Result<PlanResult> plan_pools(ir::Program&& program, const PoolOptio
   // table, so one evaluator serves both.
   HintEvaluator hints{program, TraceOptions{}};
   Result<std::int64_t> bound = detail::lower_bound_of(program, hints);
-  if (auto bad = detail::plan_pools_in(program, options)) return *bad;
+  if (Result<void> planned = detail::plan_pools_in(program, options); !planned) return std::move(planned).error();
   if (!bound) return bound.error();
   Result<PlanStats> stats = detail::measure_against(bound.value(), program, TraceOptions{}, hints);
   if (!stats) return stats.error();
