@@ -78,6 +78,25 @@ TEST_CASE("Box: always a value, copied deep, read as the value") {
   CHECK((*c)[1] == 5);
 }
 
+TEST_CASE("Box: a moved-from box stays valid: copied, compared, assigned (regression)") {
+  // A line moved out of a vector slot and the slot later copied (planning
+  // in place moves lines) dereferenced a null pointer here.
+  Box<std::vector<int>> a = std::vector<int>{1, 2};
+  Box<std::vector<int>> taken = std::move(a);
+  const Box<std::vector<int>> copy = a;  // NOLINT(bugprone-use-after-move): the point of the test
+  CHECK(copy == a);
+  CHECK_FALSE(copy == taken);
+  Box<std::vector<int>> assigned;
+  assigned = a;  // NOLINT(bugprone-use-after-move)
+  CHECK(assigned == a);
+  a = std::vector<int>{3};
+  CHECK(a->size() == 1);
+  wrapir::ir::KernelDefinition d{};
+  wrapir::ir::KernelDefinition moved = std::move(d);
+  const wrapir::ir::Line copied{d};  // NOLINT(bugprone-use-after-move)
+  CHECK_FALSE(copied == wrapir::ir::Line{moved});
+}
+
 TEST_CASE("the records a long program is made of stay small") {
   // What a 1M-line program holds per line: these sizes times the lines.
   // The large, rare members (a view, kernel metadata, a comm group) are

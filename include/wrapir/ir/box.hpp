@@ -90,9 +90,12 @@ class OptionalBox {
   std::unique_ptr<T> value_{};
 };
 
-/// Always a `T`, held on the heap; a moved-from `Box` holds a fresh `T{}`
-/// again once assigned to, and reading one is a bug (as for any moved-from
-/// value, its value is unspecified: here, absent).
+/// Always a `T`, held on the heap. A moved-from `Box` holds nothing until
+/// it is assigned to: reading its value is a bug (as for any moved-from
+/// value, the value is unspecified), but it stays valid: it can be copied
+/// (the copy is moved-from too), compared (equal only to another moved-from
+/// box), assigned and destroyed, as the standard library expects of
+/// moved-from objects.
 template <class T>
 class Box {
  public:
@@ -100,10 +103,10 @@ class Box {
 
   Box() : value_(std::make_unique<T>()) {}
   Box(T value) : value_(std::make_unique<T>(std::move(value))) {}  // NOLINT: implicit like the value
-  Box(const Box& o) : value_(std::make_unique<T>(*o)) {}
+  Box(const Box& o) : value_(o.value_ ? std::make_unique<T>(*o.value_) : nullptr) {}
   Box(Box&&) noexcept = default;
   Box& operator=(const Box& o) {
-    if (this != &o) value_ = std::make_unique<T>(*o);
+    if (this != &o) value_ = o.value_ ? std::make_unique<T>(*o.value_) : nullptr;
     return *this;
   }
   Box& operator=(Box&&) noexcept = default;
@@ -119,7 +122,10 @@ class Box {
   [[nodiscard]] const T* operator->() const noexcept { return value_.get(); }
   operator const T&() const noexcept { return *value_; }  // NOLINT: reads like the value
 
-  friend bool operator==(const Box& a, const Box& b) { return *a == *b; }
+  friend bool operator==(const Box& a, const Box& b) {
+    if (!a.value_ || !b.value_) return !a.value_ && !b.value_;
+    return *a.value_ == *b.value_;
+  }
 
  private:
   std::unique_ptr<T> value_;
@@ -129,5 +135,9 @@ template <class T>
 inline constexpr bool is_optional_box_v = false;
 template <class T>
 inline constexpr bool is_optional_box_v<OptionalBox<T>> = true;
+template <class T>
+inline constexpr bool is_box_v = false;
+template <class T>
+inline constexpr bool is_box_v<Box<T>> = true;
 
 }  // namespace wrapir::ir

@@ -99,14 +99,6 @@ inline constexpr bool is_optional = false;
 template <class T>
 inline constexpr bool is_optional<std::optional<T>> = true;
 template <class T>
-inline constexpr bool is_optional_box = false;
-template <class T>
-inline constexpr bool is_optional_box<OptionalBox<T>> = true;
-template <class T>
-inline constexpr bool is_box = false;
-template <class T>
-inline constexpr bool is_box<Box<T>> = true;
-template <class T>
 inline constexpr bool is_vector = false;
 template <class T>
 inline constexpr bool is_vector<std::vector<T>> = true;
@@ -145,9 +137,9 @@ template <class T>
     return field_hash(v.value);
   } else if constexpr (is_variant2<T>) {
     return hash_mix(v.index(), boost::variant2::visit([](const auto& x) { return field_hash(x); }, v));
-  } else if constexpr (is_optional<T> || is_optional_box<T>) {
+  } else if constexpr (is_optional<T> || is_optional_box_v<T>) {
     return v ? hash_mix(1, field_hash(*v)) : 0;
-  } else if constexpr (is_box<T>) {
+  } else if constexpr (is_box_v<T>) {
     return field_hash(*v);
   } else if constexpr (is_vector<T>) {
     std::size_t h = v.size();
