@@ -149,3 +149,23 @@ TEST_CASE("ir/stats: an extern result is counted unless it is a multi-output tup
   CHECK(st.allocations == 3);  // the tuple is a definition but holds no storage
   CHECK(st.bytes_allocated_at_hints == 36);
 }
+
+TEST_CASE("ir/stats: elements of a multi-output result are counted, the tuple's end is not (regression)") {
+  // Exported from Inductor (bucketize, topk): the tuple's FreeIfNotReused
+  // subtracted bytes that were never added (peak 79 for one 80-byte buffer)
+  // and the elements' storage was never counted (topk's peak read 0).
+  wrapir::Program p;
+  wrapir::Builder b{p};
+  auto& ctx = p.ctx();
+  auto x = b.input("arg0_1", {ctx.integer(64)}, wrapir::f32);
+  auto tuple = b.extern_alloc_multi("aten.topk", {x, std::int64_t{2}});
+  const auto elements = b.unpack(tuple, {Layout::contiguous(ctx, {ctx.integer(2)}, wrapir::f32, wrapir::cuda_device(0)),
+                                         Layout::contiguous(ctx, {ctx.integer(2)}, wrapir::i64, wrapir::cuda_device(0))});
+  b.append(FreeIfNotReused{tuple, false});
+  b.append(FreeIfNotReused{elements[0], false});
+  (void)b.empty({ctx.integer(20)}, wrapir::f32);  // 80 bytes, with indices (16) still live
+  const ProgramStats st = program_stats(p);
+  CHECK(st.allocations == 3);
+  CHECK(st.bytes_allocated_at_hints == 8 + 16 + 80);
+  CHECK(st.peak_bytes_at_hints == 96);
+}

@@ -122,6 +122,13 @@ class StatsWalker {
               return;
             grow(bytes_of(e.buffer));
           },
+          // An element of a multi-output result is a tensor the extern
+          // operator allocated (the tuple itself holds no storage), and its
+          // release is counted below: count it here too, or the live bytes
+          // drift below zero.
+          [&](const fx::Selected& e) {
+            if (p.contains(e.element) && !p.buffers[e.element.index].multi_output) grow(bytes_of(e.element));
+          },
           [&](const fx::PoolCreated& e) {
             if (!p.contains(e.pool)) return;
             if (const expr::Expr bytes = p.pools[e.pool.index].size_bytes) {
@@ -130,13 +137,13 @@ class StatsWalker {
               ++stats_.allocations;  // a pool without a size: counted, not measured
             }
           },
-          // Inputs and constants were never counted, so their ends are not
-          // either; an offered storage lives on; a pool region's bytes go
+          // Inputs, constants and multi-output tuples were never counted, so
+          // their ends are not either; an offered storage lives on; a pool region's bytes go
           // with its pool.
           [&](const fx::Released& e) {
             if (e.offered || e.how == Release::pool_dealloc || !p.contains(e.buffer)) return;
-            const BufferRole role = p.buffers[e.buffer.index].role;
-            if (role == BufferRole::input || role == BufferRole::constant) return;
+            const BufferDecl& d = p.buffers[e.buffer.index];
+            if (d.role == BufferRole::input || d.role == BufferRole::constant || d.multi_output) return;
             shrink(bytes_of(e.buffer));
           },
           [&](const fx::PoolReturned& e) {
