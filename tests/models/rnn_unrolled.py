@@ -9,7 +9,7 @@ class Unrolled(torch.nn.Module):
         self.cell = torch.nn.RNNCell(width, hidden)
 
     def forward(self, xs):
-        h = torch.zeros(xs.size(1), self.cell.hidden_size)
+        h = torch.zeros(xs.size(1), self.cell.hidden_size, device=xs.device)
         for t in range(xs.size(0)):
             h = self.cell(xs[t], h)
         return h

@@ -87,6 +87,18 @@ def _save_tensors(path: Path, tensors: dict[str, torch.Tensor], metadata: dict[s
     save_file({k: v.detach().clone().contiguous() for k, v in tensors.items()}, str(path), metadata=metadata)
 
 
+def _on_device(spec: Spec, device: str) -> Spec:
+    """The model and its example inputs moved to `device` (factories build
+    them on the CPU; a model must create its own tensors on its inputs'
+    device)."""
+    import dataclasses
+
+    fn = spec.fn.to(device) if isinstance(spec.fn, torch.nn.Module) else spec.fn
+    inputs = tuple(torch.utils._pytree.tree_map(
+        lambda v: v.to(device) if isinstance(v, torch.Tensor) else v, list(spec.inputs)))
+    return dataclasses.replace(spec, fn=fn, inputs=inputs)
+
+
 def export(spec: Spec, device: str, out: Path, dynamic: bool | None = None,
            config: dict[str, Any] | None = None) -> Exported:
     from torch._inductor import config as inductor_config
@@ -96,8 +108,12 @@ def export(spec: Spec, device: str, out: Path, dynamic: bool | None = None,
     from .capture import capturing
     from .translate import translate
 
-    if device != "cpu":
-        raise ExportError(f"device {device!r}: this prototype exports CPU programs only")
+    if device not in ("cpu", "cuda"):
+        raise ExportError(f"device {device!r}: wrapir exports CPU and CUDA programs")
+    if device == "cuda":
+        if not torch.cuda.is_available():
+            raise ExportError("device 'cuda': torch sees no CUDA device here")
+        spec = _on_device(spec, device)
     dynamic = spec.dynamic if dynamic is None else dynamic
     patches = {"force_disable_caches": True, **spec.config, **(config or {})}
 

@@ -31,6 +31,8 @@ from torch._inductor.utils import LineContext
 _CPP_TO_DTYPE = {cpp: dtype for dtype, cpp in DTYPE_TO_CPP.items()}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _CPP_PYBINDING = re.compile(r"\s*async_compile\.cpp_pybinding\((\[.*?\]), r'''\n?(.*)'''\)\s*\Z", re.S)
+# `codegen_device_copy`: a copy between devices (a CPU constant moved to the GPU), written as text.
+_DEVICE_COPY = re.compile(r"\s*(\w+)\.copy_\((\w+), (True|False)\)\s*\Z")
 _ASSERT_SIZE_STRIDE = re.compile(
     r"\s*assert_size_stride\((\w+), \(([^()]*)\), \(([^()]*)\)(?:, ('[^']*'|\"[^\"]*\"))?\)\s*\Z"
 )
@@ -142,6 +144,7 @@ class Translator:
         self.symbols: dict[str, dict[str, Any]] = {}
         self.computed_symbols: set[str] = set()
         self.kernels: dict[str, dict[str, Any]] = {}
+        self.multi_kernels: dict[str, dict[str, Any]] = {}  # multi_kernel_N -> candidates, arg_index
         self.pools: dict[str, dict[str, Any]] = {}
         self.kernel_sources: list[Kernel] = []
         self.donated: set[str] = set()
@@ -370,7 +373,9 @@ class Translator:
 
     def kernel_definition(self, line) -> None:
         if line.gpu:
-            raise Unsupported("GPU (Triton) kernel definitions are not exported yet")
+            from .translate_triton import triton_definition
+
+            return triton_definition(self, line)
         m = _CPP_PYBINDING.match(line.kernel_body)
         if not m:
             raise Unsupported("the C++ kernel body is not `async_compile.cpp_pybinding([types], r'''source''')`")
@@ -397,7 +402,9 @@ class Translator:
 
     def kernel_call(self, line) -> None:
         if line.triton:
-            raise Unsupported("Triton kernel calls are not exported yet")
+            from .translate_triton import triton_call
+
+            return triton_call(self, line)
         if line.kernel_name not in self.kernels:
             raise Unsupported(f"call of {line.kernel_name}, which no C++ KernelDefinitionLine defined")
         args, types = [], []
@@ -615,6 +622,11 @@ class Translator:
             self.after_scalar_assert = True
             raise Unsupported("scalar runtime assert (ir.AssertScalar, written as text; wrapir has no line kind "
                               "for it yet, issue 13 §3)")
+        m = _DEVICE_COPY.match(text)
+        if m and self.is_buffer_name(m.group(1)) and self.is_buffer_name(m.group(2)):
+            self.emit({"kind": "DeviceCopy", "destination": {"buffer": self.buffer_by_name(m.group(1))},
+                       "source": {"buffer": self.buffer_by_name(m.group(2))}, "non_blocking": m.group(3) == "True"})
+            return
         if self.previous_was_scalar_assert and re.fullmatch(r"\w+ = None", stripped):
             raise Unsupported("scalar runtime assert: the name of its ir.AssertScalar node bound to None")
         raise Unsupported("raw text line (not a WrapperLine)")
