@@ -44,10 +44,16 @@ def _summary(exported) -> str:
     kinds: dict[str, int] = {}
     for line in program["body"]:
         kinds[line["kind"]] = kinds.get(line["kind"], 0) + 1
-    kernel_calls = kinds.get("KernelCall", 0)
+    kernel_calls = kinds.get("KernelCall", 0) + kinds.get("MultiKernelCall", 0)
+    languages: dict[str, int] = {}
+    for kernel in program["kernels"]:
+        language = kernel.get("language", "triton")
+        languages[language] = languages.get(language, 0) + 1
+    kernels = ", ".join(f"{n} {'C++' if lang == 'cpp' else lang.capitalize()} kernels"
+                        for lang, n in sorted(languages.items())) or "0 kernels"
     externs = sum(v for k, v in kinds.items() if k.startswith("ExternKernel"))
     return (f"wrapir_inductor: exported {exported.spec.model_name}: {len(program['body'])} lines, "
-            f"{len(program['kernels'])} C++ kernels, {kernel_calls} kernel calls, {externs} extern calls, "
+            f"{kernels}, {kernel_calls} kernel calls, {externs} extern calls, "
             f"{len(program['buffers'])} buffers -> {exported.out / 'program.json'}")
 
 

@@ -116,6 +116,8 @@ def export(spec: Spec, device: str, out: Path, dynamic: bool | None = None,
         spec = _on_device(spec, device)
     dynamic = spec.dynamic if dynamic is None else dynamic
     patches = {"force_disable_caches": True, **spec.config, **(config or {})}
+    if device == "cuda":
+        patches.setdefault("triton.store_cubin", True)  # keeps each kernel's cubin for kernels.json
 
     recorded: list[list] = []
 
@@ -169,6 +171,10 @@ def export(spec: Spec, device: str, out: Path, dynamic: bool | None = None,
         if k.prefix_header:
             entry["prefix_header"] = _prefix_header(k.prefix_header, kernels_dir)
         manifest.append(entry)
+    if device == "cuda":
+        from .export_triton import save_triton_kernels
+
+        manifest += save_triton_kernels(translation.program, kernels_dir)
     (out / "kernels.json").write_text(json.dumps({"kernels": manifest, "compile": _compile_info()}, indent=1) + "\n")
     if codes:
         (out / "inductor_module.py").write_text(codes[0])
