@@ -76,8 +76,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--only", action="append", metavar="NAME", help="only this model (repeatable)")
     p.add_argument("--jobs", type=int, default=1, help="models checked at a time (default 1)")
+    p = sub.add_parser("fidelity", help="sort the fidelity.diff of every model of a corpus --out DIR by kind")
+    p.add_argument("directory", type=Path)
     args = parser.parse_args(argv)
 
+    if args.command == "fidelity":
+        from .fidelity import main as fidelity_main
+
+        return fidelity_main(args.directory)
     if args.command == "corpus":
         from .corpus import corpus
 
