@@ -51,7 +51,31 @@ def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def run_model(path: Path, device: str, wrapir: str, out: Path) -> Outcome:
+_PICK_ISA = "from torch._inductor.cpu_vec_isa import pick_vec_isa; print(pick_vec_isa())"
+
+
+def vec_isa_env() -> dict[str, str]:
+    """Inductor checks each vector ISA the CPU reports by compiling and
+    loading a test library in a fresh Python (six such checks, 20-60 s of
+    each model's CPU check, as exports disable Inductor's caches). The
+    corpus checks once which ISA Inductor picks, and when trusting the CPU's
+    flags (`TORCHINDUCTOR_VEC_ISA_OK=1`) picks the same, lets every model
+    trust them. Nothing changes when the two disagree or the user set it."""
+    if "TORCHINDUCTOR_VEC_ISA_OK" in os.environ:
+        return {}
+    try:
+        checked = subprocess.run([sys.executable, "-c", _PICK_ISA], capture_output=True, text=True, timeout=600)
+        trusted = subprocess.run([sys.executable, "-c", _PICK_ISA], capture_output=True, text=True, timeout=600,
+                                 env=dict(os.environ, TORCHINDUCTOR_VEC_ISA_OK="1"))
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    if checked.returncode or trusted.returncode or checked.stdout != trusted.stdout:
+        return {}
+    print(f"corpus: Inductor's vector ISA checked once ({checked.stdout.strip() or 'none'})", flush=True)
+    return {"TORCHINDUCTOR_VEC_ISA_OK": "1"}
+
+
+def run_model(path: Path, device: str, wrapir: str, out: Path, extra_env: dict[str, str] | None = None) -> Outcome:
     name = path.stem
     outcome = Outcome(name)
     try:
@@ -64,7 +88,8 @@ def run_model(path: Path, device: str, wrapir: str, out: Path) -> Outcome:
     command = [sys.executable, "-m", "wrapir_inductor", "check", f"{path}:model", "--device", device,
                "--wrapir", wrapir, "--out", str(work)]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent),
-                                                                      os.environ.get("PYTHONPATH")])))
+                                                                      os.environ.get("PYTHONPATH")])),
+               **(extra_env or {}))
     start = time.monotonic()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=MODEL_TIMEOUT_S, env=env)
@@ -162,11 +187,12 @@ def corpus(directory: Path, device: str, wrapir: str, out: Path, only: list[str]
     out.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     print(f"corpus: {len(models)} models, {jobs} at a time", flush=True)
+    extra_env = vec_isa_env() if device == "cpu" else {}
     # Each model compiles in its own process; a thread per running model
     # waits for it. Output is printed per model as each finishes.
     done = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {pool.submit(run_model, path, device, wrapir, out): path for path in models}
+        futures = {pool.submit(run_model, path, device, wrapir, out, extra_env): path for path in models}
         results = {}
         for future in concurrent.futures.as_completed(futures):
             outcome = future.result()
