@@ -337,6 +337,38 @@ TEST_CASE("emit/python: reuse, pool and null lines") {
   check_golden("memory_lines", emit_ok(p));
 }
 
+TEST_CASE("emit/python: a pool's del releases the names Reuse bound to its storage (regression)") {
+  // plan_pools keeps a reused name bound (delete_old = false) and releases
+  // the pool at the group's end; the new name held the pool's storage alive
+  // past that `del`, so the pool was never freed before the call returned.
+  for (const bool delete_old : {false, true}) {
+    CAPTURE(delete_old);
+    ir::Program p{"pool_reuse"};
+    ir::Builder b{p};
+    auto& ctx = p.ctx();
+    const auto x = b.input("arg0_1", {ctx.integer(64)}, wrapir::f32);
+    const auto k = unary_kernel(b, "triton_poi_fused_exp_0");
+    auto layout = [&] { return ir::Layout::contiguous(ctx, {ctx.integer(64)}, wrapir::f32, wrapir::cuda_device(0)); };
+    p.pools.push_back(ir::PoolDecl{"pool0", wrapir::cuda_device(0), ctx.integer(256)});
+    const ir::PoolId pool{0};
+    const auto buf0 = b.declare("buf0", layout(), ir::BufferRole::intermediate);
+    const auto buf1 = b.declare("buf1", layout(), ir::BufferRole::intermediate);
+    const auto buf2 = b.declare("buf2", layout(), ir::BufferRole::intermediate);
+    const auto out = b.empty({ctx.integer(64)}, wrapir::f32);
+    b.append(ir::PoolCreate{pool});
+    b.append(ir::AllocFromPool{buf0, pool, ctx.integer(0)});
+    b.call(k, {x, buf0, 64});
+    b.append(ir::Reuse{buf0, buf1, delete_old});
+    b.call(k, {buf1, buf1, 64});
+    b.append(ir::Reuse{buf1, buf2, delete_old});
+    b.call(k, {buf2, out, 64});
+    b.append(ir::DeallocFromPool{buf2, pool, true});
+    b.output(out);
+    const std::string body = call_body(emit_ok(p));
+    CHECK(body.find(delete_old ? "del pool0, buf2\n" : "del pool0, buf0, buf1, buf2\n") != std::string::npos);
+  }
+}
+
 TEST_CASE("emit/python: workspaces") {
   ir::Program p{"workspaces"};
   ir::Builder b{p};
@@ -561,7 +593,10 @@ T sample(Fixture& f) {
   else if constexpr (std::is_same_v<T, ir::DynamicScalar>) return {f.u0, f.idx, {{ir::KeyStepKind::convert_to_int}}};
   else if constexpr (std::is_same_v<T, ir::UnbackedSymbolDefs>)
     return {f.multi, {{f.u0, {{ir::KeyStepKind::index, 1}, {ir::KeyStepKind::stride, 0}}}}};
-  else if constexpr (std::is_same_v<T, ir::AssertSizeStride>) return {f.in, {f.s0}, {ctx.integer(1)}};
+  else if constexpr (std::is_same_v<T, ir::AssertSizeStride>)
+    return {f.in, {f.s0}, {ctx.integer(1)}, "aten.relu.default"};
+  else if constexpr (std::is_same_v<T, ir::AssertAlignment>) return {f.out, 16, "aten.relu.default"};
+  else if constexpr (std::is_same_v<T, ir::AssertScalar>) return {ex::ge(f.u0, ctx.integer(1)), "u0 >= 1"};
   else if constexpr (std::is_same_v<T, ir::EnterSubgraph>) return {ir::GraphId{0}};
   else if constexpr (std::is_same_v<T, ir::ExitSubgraph>) return {};
   else if constexpr (std::is_same_v<T, ir::Conditional>)
@@ -1019,7 +1054,7 @@ TEST_CASE("emit/python: generated code never calls anything a program merely nam
       "AsyncCompile", "async_compile.triton", "async_compile.cpp_pybinding", "async_compile.cuda",
       "async_compile.multi_kernel", "async_compile.size_hint_multi_kernel", "async_compile.wait", "globals",
       "empty_strided_cpu", "empty_strided_cuda", "empty_strided_xpu", "empty_strided", "empty_strided_p2p",
-      "reinterpret_tensor", "alloc_from_pool", "assert_size_stride", "get_raw_stream", "torch.cuda._DeviceGuard",
+      "reinterpret_tensor", "alloc_from_pool", "assert_size_stride", "assert_alignment", "get_raw_stream", "torch.cuda._DeviceGuard",
       "torch.cuda.set_device", "torch.xpu._DeviceGuard", "torch.xpu.set_device", "torch.cuda.stream",
       "torch.cuda.current_device", "torch.device", "torch.save", "os.makedirs", "_print_debugging_tensor_value_info",
       "collections.defaultdict", "c_void_p", "c_long", "c_int", "c_float", "c_double", "c_bool", "rand_strided",

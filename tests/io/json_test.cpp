@@ -224,6 +224,9 @@ Program every_line_kind_program() {
   b.append(UnbackedSymbolDefs{multi_result, {SymbolBinding{u1, {KeyStep{KeyStepKind::index, 0, ""},
                                                                 KeyStep{KeyStepKind::size, 1, ""}}}}});
   b.assert_size_stride(x);
+  b.append(AssertSizeStride{x, {s0}, {ctx.integer(1)}, "aten.mm.default"});
+  b.append(AssertAlignment{x, 16, "aten._scaled_dot_product_flash_attention_for_cpu.default"});
+  b.append(AssertScalar{expr::le(u0, s0), "u0 <= s0"});
 
   // control
   const std::vector<BufferId> cond_out = b.conditional(

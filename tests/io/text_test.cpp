@@ -265,6 +265,10 @@ Fixture make_every_kind() {
                               ir::KeyStep{ir::KeyStepKind::index, 2, "odd"},
                               ir::KeyStep{ir::KeyStepKind::storage_offset, 5}}}}});
   body.emplace_back(ir::AssertSizeStride{f.in0, {f.s0, f.s1}, {f.s1, ctx.integer(1)}});
+  body.emplace_back(ir::AssertSizeStride{f.in0, {f.s0, f.s1}, {f.s1, ctx.integer(1)}, "aten.mm.default"});
+  body.emplace_back(ir::AssertAlignment{f.buf0, 16, "aten.foo.default"});
+  body.emplace_back(ir::AssertAlignment{f.buf0, 64, std::nullopt});
+  body.emplace_back(ir::AssertScalar{ex::ge(u1, ctx.integer(2)), "u1 >= 2"});
   body.emplace_back(ir::DeviceCopy{ir::BufferArg{f.buf0}, ir::BufferArg{f.in0, view}, true});
   body.emplace_back(ir::Conditional{Arg{f.item0}, ir::GraphId{0}, ir::GraphId{1}, {Arg{f.in0}, Arg{f.s0}},
                                     {f.buf1}});
@@ -662,6 +666,30 @@ TEST_CASE("io/text: hostile names are refused with a diagnostic") {
         std::string::npos);
   CHECK(error_of(wrap("", "  symbol os : positive origin=input\n  symbol __s : positive origin=input\n"))
             .find("invalid symbol name '__s'") != std::string::npos);
+}
+
+TEST_CASE("io/text: an optional field may be left out; given, it is in its place") {
+  auto only_line = [](const std::string& text) {
+    auto parsed = parse_program_text(text);
+    REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? std::string() : parsed.error().message));
+    REQUIRE(parsed.value().body.size() == 1);
+    return parsed.value().body[0];
+  };
+  // Text written before AssertSizeStride had an op name still reads.
+  const ir::Line old = only_line(wrap("  AssertSizeStride buffer=%buf0 sizes=[s0] strides=[1]\n"));
+  CHECK_FALSE(std::get<ir::AssertSizeStride>(old).op_name.has_value());
+  const ir::Line named = only_line(wrap("  AssertSizeStride buffer=%buf0 sizes=[s0] strides=[1] op_name=\"aten.mm\"\n"));
+  CHECK(std::get<ir::AssertSizeStride>(named).op_name == std::optional<std::string>{"aten.mm"});
+  const ir::Line none = only_line(wrap("  AssertAlignment buffer=%buf0 alignment=16 op_name=none\n"));
+  CHECK_FALSE(std::get<ir::AssertAlignment>(none).op_name.has_value());
+  // A required field is still required; an optional one misplaced is named.
+  CHECK(error_of(wrap("  AssertAlignment buffer=%buf0 op_name=\"x\"\n")).find("expected 'alignment' here") !=
+        std::string::npos);
+  CHECK(error_of(wrap("  AssertAlignment buffer=%buf0\n")).find("missing field 'alignment'") != std::string::npos);
+  CHECK(error_of(wrap("  AssertAlignment op_name=\"x\" buffer=%buf0 alignment=16\n")).find("out of order") !=
+        std::string::npos);
+  CHECK(error_of(wrap("  AssertAlignment buffer=%buf0 alignment=16 op_name=\"x\" op_name=\"y\"\n"))
+            .find("given twice") != std::string::npos);
 }
 
 TEST_CASE("io/text: diagnostics for bad values") {

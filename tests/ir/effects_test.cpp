@@ -136,6 +136,8 @@ TEST_CASE("ir/effects: extern calls read their arguments before they define resu
   CHECK(events(UnbackedSymbolDefs{BufferId{9}, {SymbolBinding{u0, {}}, SymbolBinding{u1, {}}}}) ==
         Strings{"access b9 3", "define u0", "define u1"});
   CHECK(events(AssertSizeStride{BufferId{1}, {u0}, {u1}}) == Strings{"access b1 0", "symbols u0", "symbols u1"});
+  CHECK(events(AssertAlignment{BufferId{1}, 16, "aten.foo.default"}) == Strings{"access b1 0"});
+  CHECK(events(AssertScalar{u0, "u0"}) == Strings{"symbols u0"});
 }
 
 TEST_CASE("ir/effects: control lines open scopes and bind subgraphs") {
@@ -194,6 +196,7 @@ TEST_CASE("ir/effects: every buffer field of every line is covered by an effect"
                                        {NamedArg{"k", Arg{ArgList{{Arg{BufferId{7}}}}}}},
                                        {NamedBuffer{"out0", BufferArg{BufferId{3}}}}});
   lines.push_back(PoolCreate{PoolId{0}});
+  lines.push_back(AssertAlignment{BufferId{2}, 16, std::nullopt});
   lines.push_back(AllocFromPool{BufferId{2}, PoolId{0}, {}});
   lines.push_back(DeallocFromPool{BufferId{2}, PoolId{0}, true});
   lines.push_back(Reuse{BufferId{1}, BufferId{2}, true});
@@ -212,7 +215,8 @@ TEST_CASE("ir/effects: every buffer field of every line is covered by an effect"
                                  line_kind_names[k] == "GetRawStream" || line_kind_names[k] == "KernelDefinition" ||
                                  line_kind_names[k] == "MultiKernelDefinition" ||
                                  line_kind_names[k] == "SymbolicCallArg" || line_kind_names[k].starts_with("Enter") ||
-                                 line_kind_names[k].starts_with("Exit") || line_kind_names[k] == "PoolCreate";
+                                 line_kind_names[k].starts_with("Exit") || line_kind_names[k] == "PoolCreate" ||
+                                 line_kind_names[k] == "AssertScalar";
     CHECK((seen[k] || no_buffer_field));
   }
 }
@@ -431,7 +435,8 @@ TEST_CASE("ir/effects: memory planning lines are those that only manage storage"
     for (const Line& line : wrapir_test::random_program(seed, {.steps = 80}).body) check(line);
   for (const Line& line : {Line{Reuse{}}, Line{PoolCreate{}}, Line{AllocFromPool{}}, Line{DeallocFromPool{}},
                            Line{ExternKernelMultiOut{}}, Line{ExternKernelAlloc{}}, Line{Conditional{}},
-                           Line{WhileLoop{}}, Line{KernelDefinition{}}, Line{MultiOutput{}}})
+                           Line{WhileLoop{}}, Line{KernelDefinition{}}, Line{MultiOutput{}},
+                           Line{AssertAlignment{}}, Line{AssertScalar{}}})
     check(line);
   for (std::size_t k = 0; k < line_kind_count; ++k) {
     CAPTURE(line_kind_names[k]);

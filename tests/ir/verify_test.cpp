@@ -210,6 +210,9 @@ Program program_with_every_line_kind() {
   const Expr u1 = b.unbacked_symbol("u1");
   b.dynamic_scalar(u1, scalar, {KeyStep{KeyStepKind::divide_by, 2}});
   b.assert_size_stride(first);
+  b.append(AssertSizeStride{first, {s0}, {ctx.integer(1)}, "aten.sort.values"});
+  b.append(AssertAlignment{first, 16, "aten.sort.values"});
+  b.append(AssertScalar{expr::le(u1, s0), "u1 <= s0"});
 
   // Conditional, WhileLoop, EnterSubgraph, Comment, ExitSubgraph,
   // ExitDeviceContext, Free.
@@ -838,6 +841,34 @@ TEST_CASE("ir/verify: multi-kernel definitions and calls") {
 // ---------------------------------------------------------------------------
 // 8. Symbols
 // ---------------------------------------------------------------------------
+
+TEST_CASE("ir/verify: alignment and scalar asserts") {
+  Fixture f;
+  const Expr u0 = f.b.unbacked_symbol("u0");
+  const auto buf0 = f.b.empty({f.s0}, DType::float32);
+  f.append(AssertAlignment{buf0, 16, "aten.foo.default"});
+  f.append(AssertAlignment{buf0, 24, std::nullopt});
+  f.append(AssertAlignment{buf0, 0, std::string("two\nlines")});
+  f.append(AssertScalar{expr::le(f.s0, f.I(64)), "s0 <= 64"});
+  f.append(AssertScalar{expr::ge(u0, f.I(1)), "u0 >= 1"});
+  f.append(AssertScalar{f.I(0), "never"});
+  f.append(AssertScalar{f.s0, "a\nb"});
+  f.append(AssertSizeStride{buf0, {f.s0}, {f.I(1)}, std::string()});
+  f.b.output(buf0);
+  EXPECT_FINDINGS(
+      f.p,
+      {"line 3 (AssertAlignment): the alignment 24 is not a positive power of two",
+       "line 4 (AssertAlignment): the alignment 0 is not a positive power of two",
+       "line 4 (AssertAlignment): the op name 'two\\x0alines' is empty or has a line break or control character; it "
+       "must be one line of text",
+       "line 6 (AssertScalar): symbol u0: used in the condition before any DynamicScalar or UnbackedSymbolDefs line "
+       "defines it",
+       "line 7 (AssertScalar): the condition is always false (it folded to 0): the program would always stop here",
+       "line 8 (AssertScalar): the message 'a\\x0ab' has a line break or control character; it must be one line of "
+       "text",
+       "line 9 (AssertSizeStride): the op name '' is empty or has a line break or control character; it must be one "
+       "line of text"});
+}
 
 TEST_CASE("ir/verify: undefined symbols in sizes, arguments, grids, values, asserts and pools") {
   Fixture f;

@@ -3,9 +3,8 @@ read from a tensor, checked 1 <= u0 <= 16, then the size of a slice."""
 import torch
 
 # Inductor writes `u0 = arg0_1.item()` (DynamicScalarLine) and the checks as
-# text (`if not (u0 >= 1): raise RuntimeError(...)`); wrapir has no scalar
-# runtime assert line yet (issue 13 §3).
-expect_unsupported = ["scalar runtime assert"]
+# text (`if not (u0 >= 1): raise RuntimeError(...)`): wrapir's AssertScalar
+# lines.
 
 
 def model():

@@ -5,9 +5,7 @@ import torch
 import torch.nn.functional as F
 
 # SDPA's result (a fallback kernel's output) is checked with
-# `assert_alignment(buf6, 16, ...)`, which wrapir cannot express yet
-# (issue 13 §3). With --config alignment_asserts=False every path passes.
-expect_unsupported = ["assert_alignment"]
+# `assert_alignment(buf6, 16, ...)`: wrapir's AssertAlignment line.
 
 
 class Block(torch.nn.Module):

@@ -171,6 +171,11 @@ struct Frame {
 };
 
 /// One attribute `name=value` of a table entry.
+template <class F>
+inline constexpr bool is_std_optional = false;
+template <class F>
+inline constexpr bool is_std_optional<std::optional<F>> = true;
+
 struct Attribute {
   std::string_view name;
   bool required;
@@ -560,11 +565,16 @@ class Reader {
   // ---- compound ------------------------------------------------------------
 
   /// `Kind field=value ...`: the fields of `T`, each present once, in order.
+  /// An optional field may be left out (absent), as in JSON: text written
+  /// before a kind gained an optional field still reads.
   template <ir::LineKind T>
   T read_line() {
     static const std::vector<std::string_view> names = ir::field_names<T>();
     T line{};
     ir::for_each_field(line, [&](std::string_view name, auto& field) {
+      if constexpr (is_std_optional<std::remove_cvref_t<decltype(field)>>) {
+        if (!next_field_is(name)) return;
+      }
       read_field_name(name, T::kind, names);
       read(field);
     });
@@ -714,6 +724,19 @@ class Reader {
     if (peek() != '=') fail(pos_, "expected '=' after the " + std::string(what) + " name, found " + found());
     ++pos_;
     read(value);
+  }
+
+  /// Whether the next token is `name=` (reads nothing).
+  bool next_field_is(std::string_view name) {
+    const std::size_t at = pos_;
+    skip_space();
+    bool found_it = false;
+    if (!at_end() && word() == name) {
+      skip_space();
+      found_it = peek() == '=';
+    }
+    pos_ = at;
+    return found_it;
   }
 
   void read_field_name(std::string_view expected, std::string_view owner, const std::vector<std::string_view>& all) {

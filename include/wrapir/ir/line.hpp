@@ -35,7 +35,7 @@ using LineKinds = boost::mp11::mp_list<
     KernelDefinition, KernelCall, SymbolicCallArg, MultiKernelDefinition, MultiKernelCall,
     // extern
     ExternKernelAlloc, ExternKernelOut, ExternKernelMultiOut, MultiOutput, ScatterFallback, IndexPutFallback,
-    DynamicScalar, UnbackedSymbolDefs, AssertSizeStride,
+    DynamicScalar, UnbackedSymbolDefs, AssertSizeStride, AssertAlignment, AssertScalar,
     // control
     EnterSubgraph, ExitSubgraph, Conditional, WhileLoop, EnterDeviceContext, ExitDeviceContext, EnterStreamContext,
     ExitStreamContext, GetRawStream,

@@ -467,16 +467,62 @@ struct UnbackedSymbolDefs {
 };
 
 /// Checks at run time that `buffer` has exactly these sizes and strides
-/// (`assert_size_stride(buf, sizes, strides)`); a mismatch stops the program.
+/// (`assert_size_stride(buf, sizes, strides[, op_name])`); a mismatch stops
+/// the program. `op_name`, when present, names the operator whose result is
+/// checked (Inductor's `get_op_name()`, e.g. `aten.mm.default`); the error
+/// message quotes it. One line of text (no control characters but tab).
+/// Runtime: evaluate sizes and strides (the symbols must be bound), compare
+/// with the buffer's actual sizes and strides dimension by dimension (rank
+/// included); on a mismatch stop with an error naming the dimension, the
+/// expected and actual values and the op name. Reads no element.
 struct AssertSizeStride {
   static constexpr std::string_view kind = "AssertSizeStride";
   BufferId buffer{};
   std::vector<expr::Expr> sizes{};
   std::vector<expr::Expr> strides{};
+  std::optional<std::string> op_name{};
   static constexpr auto effects() {
     return std::tuple{Reads{&AssertSizeStride::buffer}, ReadsSymbols{&AssertSizeStride::sizes},
                       ReadsSymbols{&AssertSizeStride::strides}};
   }
+};
+
+/// Checks at run time that the data of `buffer` starts at an address that is
+/// a multiple of `alignment` bytes (a power of two, at least 1):
+/// `assert_alignment(buf, 16, 'aten.foo.default')`. Inductor writes it after
+/// a fallback kernel whose result a later kernel assumes aligned. `op_name`
+/// as in AssertSizeStride.
+/// Runtime: compute the buffer's data address (its storage's base plus its
+/// storage offset times its item size); if it is not a multiple of
+/// `alignment` stop with an error naming the buffer, the alignment and the
+/// op name. Reads no element; defines nothing.
+struct AssertAlignment {
+  static constexpr std::string_view kind = "AssertAlignment";
+  BufferId buffer{};
+  std::int64_t alignment = 16;
+  std::optional<std::string> op_name{};
+  static constexpr auto effects() { return std::tuple{Reads{&AssertAlignment::buffer}}; }
+};
+
+/// Checks at run time that the symbolic condition `condition` holds (is
+/// non-zero), as Inductor's scalar runtime asserts do (`torch._check(u0 >=
+/// 1)`, `ir.AssertScalar`): `if not (u0 >= 1): raise RuntimeError('u0 >= 1')`.
+/// `condition` is usually a comparison (Eq, Ne, Lt, Le, Gt, Ge, which
+/// evaluate to 1 or 0); any integer expression counts as true when non-zero.
+/// `message` is the error's text (Inductor: the condition as the user's
+/// program wrote it), one line of text.
+/// Runtime: evaluate `condition` with the symbols bound so far (checked
+/// arithmetic); zero stops the program with `message`, an evaluation error
+/// (overflow, division by zero) stops it with that error. Defines nothing.
+/// Note: the condition is built through the expression constructors, which
+/// decide what the symbols' declared assumptions imply: an exporter must
+/// not declare an assumption that only this assert establishes, or the
+/// condition folds to 1 and checks nothing.
+struct AssertScalar {
+  static constexpr std::string_view kind = "AssertScalar";
+  expr::Expr condition{};
+  std::string message{};
+  static constexpr auto effects() { return std::tuple{ReadsSymbols{&AssertScalar::condition}}; }
 };
 
 // ---------------------------------------------------------------------------
@@ -624,7 +670,9 @@ WRAPIR_REFLECT(wrapir::ir::ScatterFallback, kernel, self, dim, index, src, kwarg
 WRAPIR_REFLECT(wrapir::ir::IndexPutFallback, kernel, self, indices, values, accumulate);
 WRAPIR_REFLECT(wrapir::ir::DynamicScalar, symbol, source, path);
 WRAPIR_REFLECT(wrapir::ir::UnbackedSymbolDefs, source, bindings);
-WRAPIR_REFLECT(wrapir::ir::AssertSizeStride, buffer, sizes, strides);
+WRAPIR_REFLECT(wrapir::ir::AssertSizeStride, buffer, sizes, strides, op_name);
+WRAPIR_REFLECT(wrapir::ir::AssertAlignment, buffer, alignment, op_name);
+WRAPIR_REFLECT(wrapir::ir::AssertScalar, condition, message);
 WRAPIR_REFLECT(wrapir::ir::EnterSubgraph, graph);
 WRAPIR_REFLECT(wrapir::ir::ExitSubgraph);
 WRAPIR_REFLECT(wrapir::ir::Conditional, predicate, true_graph, false_graph, operands, outputs);

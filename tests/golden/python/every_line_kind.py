@@ -361,7 +361,28 @@ def call(args):
     assert_size_stride(arg0_1, (s0, ), (1, ))
     with torch.cuda._DeviceGuard(0):
         torch.cuda.set_device(0)
-        assert_size_stride(arg0_1, (s0, ), (1, ))
+        assert_size_stride(arg0_1, (s0, ), (1, ), 'aten.relu.default')
+    return ()
+
+# ---- AssertAlignment
+def call(args):
+    s0, arg0_1 = args
+    args.clear()
+    assert_size_stride(arg0_1, (s0, ), (1, ))
+    with torch.cuda._DeviceGuard(0):
+        torch.cuda.set_device(0)
+        assert_alignment(buf1, 16, 'aten.relu.default')
+    return ()
+
+# ---- AssertScalar
+def call(args):
+    s0, arg0_1 = args
+    args.clear()
+    assert_size_stride(arg0_1, (s0, ), (1, ))
+    with torch.cuda._DeviceGuard(0):
+        torch.cuda.set_device(0)
+        if not (1 <= u0):
+            raise RuntimeError('u0 >= 1')
     return ()
 
 # ---- EnterSubgraph

@@ -5,7 +5,11 @@ import unittest
 
 from wrapir_inductor.check import _call_body
 from wrapir_inductor.translate import (
+    _ASSERT_ALIGNMENT,
     _ASSERT_SIZE_STRIDE,
+    _SCALAR_ASSERT_IF,
+    _SCALAR_ASSERT_RAISE,
+    _string_literal,
     _CPP_PYBINDING,
     Unsupported,
     cpp_param_type,
@@ -99,20 +103,60 @@ class RawText(unittest.TestCase):
             t.raw_text(text)
         return str(caught.exception)
 
-    def test_assert_alignment_is_named(self):
-        why = self.unsupported(self.translator(), "assert_alignment(buf6, 16, 'torch.ops.aten.foo.default')")
-        self.assertIn("assert_alignment", why)
-
-    def test_a_scalar_assert_is_named_with_its_none_binding(self):
+    def test_assert_alignment_becomes_a_typed_line(self):
         t = self.translator()
-        self.assertIn("scalar runtime assert", self.unsupported(t, "if not (u0 >= 1):"))
-        t.previous_was_scalar_assert = t.after_scalar_assert
-        self.assertIn("scalar runtime assert", self.unsupported(t, "    raise RuntimeError('u0 >= 1')"))
-        t.previous_was_scalar_assert = t.after_scalar_assert
-        self.assertIn("scalar runtime assert", self.unsupported(t, "buf1 = None"))
+        t.buffers["buf6"] = {"name": "buf6"}
+        t.raw_text("assert_alignment(buf6, 16, 'torch.ops.aten.foo.default')")
+        t.raw_text("assert_alignment(buf6, 64)")
+        self.assertEqual(t.body, [
+            {"kind": "AssertAlignment", "buffer": "buf6", "alignment": 16, "op_name": "torch.ops.aten.foo.default"},
+            {"kind": "AssertAlignment", "buffer": "buf6", "alignment": 64}])
+        # A name that is no buffer is not guessed at.
+        self.assertIn("raw text line", self.unsupported(t, "assert_alignment(buf9, 16)"))
+
+    def test_assert_size_stride_keeps_its_op_name(self):
+        t = self.translator()
+        t.buffers["buf1"] = {"name": "buf1"}
+        t.raw_text("assert_size_stride(buf1, (8, ), (1, ), 'aten.mm.default')")
+        self.assertEqual(t.body, [{"kind": "AssertSizeStride", "buffer": "buf1", "sizes": ["8"], "strides": ["1"],
+                                   "op_name": "aten.mm.default"}])
+
+    def scalar_assert_translator(self):
+        import sympy
+        from types import SimpleNamespace
+
+        from torch._inductor import ir
+
+        from wrapir_inductor.translate import Translator
+
+        u0 = sympy.Symbol("u0", integer=True)
+        node = object.__new__(ir.AssertScalar)  # only its condition and message are read
+        node.scalar, node.msg = u0 >= 1, "u0 >= 1"
+        graph = SimpleNamespace(graph_inputs={}, operations=[node],
+                                try_get_buffer=lambda name: node if name == "buf1" else None)
+        t = Translator(SimpleNamespace(lines=[]), graph, False)
+        t.symbols["u0"] = {"name": "u0", "origin": "unbacked"}
+        return t
+
+    def test_a_scalar_assert_becomes_one_typed_line(self):
+        t = self.scalar_assert_translator()
+        self.assertEqual(t.asserted_symbols, {"u0"})
+        t.raw_text("if not (u0 >= 1):")
+        t.raw_text("    raise RuntimeError('u0 >= 1')")
+        t.raw_text("buf1 = None")
+        self.assertEqual(t.body, [{"kind": "AssertScalar", "condition": "u0 >= 1", "message": "u0 >= 1"}])
+        self.assertEqual(t.provenance, [{"line": None, "bound_to_none": "buf1", "of": "AssertScalar"}])
         # Elsewhere `bufN = None` is just unknown text.
-        t.previous_was_scalar_assert = False
         self.assertIn("raw text line", self.unsupported(t, "buf1 = None"))
+
+    def test_a_scalar_assert_the_graph_does_not_hold_is_named(self):
+        t = self.scalar_assert_translator()
+        t.raw_text("if not (u0 >= 2):")
+        self.assertIn("no ir.AssertScalar", self.unsupported(t, "    raise RuntimeError('u0 >= 2')"))
+        self.assertIn("out of its order", self.unsupported(t, "    raise RuntimeError('u0 >= 1')"))
+        t.raw_text("if not (u0 >= 1):")
+        t.end_scalar_assert()
+        self.assertEqual([f.why for f in t.findings], ["scalar runtime assert without its raise"])
 
     def test_comments_and_blank_lines_are_kept(self):
         t = self.translator()
@@ -120,3 +164,29 @@ class RawText(unittest.TestCase):
         t.raw_text("   ")
         self.assertEqual(t.body, [{"kind": "Comment", "text": "buffer buf1 (op: x) is assumed to be not aligned"}])
         self.assertEqual(t.provenance, [{"line": None, "blank": True}])
+
+
+class AlignmentAsserts(unittest.TestCase):
+    def test_with_and_without_op_name(self):
+        m = _ASSERT_ALIGNMENT.match("assert_alignment(buf6, 16, 'aten._scaled_dot_product_flash_attention_for_cpu.default')")
+        self.assertEqual(m.groups(), ("buf6", "16", "'aten._scaled_dot_product_flash_attention_for_cpu.default'"))
+        self.assertEqual(_ASSERT_ALIGNMENT.match("assert_alignment(buf1, 64)").groups(), ("buf1", "64", None))
+
+    def test_other_text_does_not_match(self):
+        self.assertIsNone(_ASSERT_ALIGNMENT.match("assert_alignment(buf1, 16, 'op') + evil()"))
+        self.assertIsNone(_ASSERT_ALIGNMENT.match("assert_alignment(buf1, -16)"))
+
+
+class ScalarAsserts(unittest.TestCase):
+    def test_the_text_lines(self):
+        self.assertEqual(_SCALAR_ASSERT_IF.match("if not (u0 >= 1):").group(1), "u0 >= 1")
+        self.assertEqual(_SCALAR_ASSERT_RAISE.match("    raise RuntimeError('u0 >= 1')").group(1), "'u0 >= 1'")
+        self.assertIsNone(_SCALAR_ASSERT_IF.match("if u0 >= 1:"))
+
+    def test_messages_are_read_as_literals_never_evaluated(self):
+        self.assertEqual(_string_literal("'u0 >= 1'"), "u0 >= 1")
+        self.assertEqual(_string_literal('"it\'s"'), "it's")
+        with self.assertRaises(Unsupported):
+            _string_literal("42")
+        with self.assertRaises(ValueError):
+            _string_literal("__import__('os').getcwd()")

@@ -36,6 +36,21 @@ _DEVICE_COPY = re.compile(r"\s*(\w+)\.copy_\((\w+), (True|False)\)\s*\Z")
 _ASSERT_SIZE_STRIDE = re.compile(
     r"\s*assert_size_stride\((\w+), \(([^()]*)\), \(([^()]*)\)(?:, ('[^']*'|\"[^\"]*\"))?\)\s*\Z"
 )
+_ASSERT_ALIGNMENT = re.compile(r"\s*assert_alignment\((\w+), ([0-9]+)(?:, ('[^']*'|\"[^\"]*\"))?\)\s*\Z")
+# ir.AssertScalar, written as three text lines: `if not (COND):`,
+# `    raise RuntimeError(MSG)`, `bufN = None`.
+_SCALAR_ASSERT_IF = re.compile(r"\s*if not \((.*)\):\s*\Z")
+_SCALAR_ASSERT_RAISE = re.compile(r"\s*raise RuntimeError\((.*)\)\s*\Z")
+_BOUND_TO_NONE = re.compile(r"\s*(\w+) = None\s*\Z")
+
+
+def _string_literal(text: str) -> str:
+    """The value of a Python string literal Inductor wrote with repr();
+    literal_eval reads literals only, never evaluates code."""
+    value = ast.literal_eval(text)
+    if not isinstance(value, str):
+        raise Unsupported(f"{short_text(text)!r} is not a string literal")
+    return value
 
 
 def _backed_values(shape_env) -> dict:
@@ -151,8 +166,13 @@ class Translator:
         self.body: list[dict[str, Any]] = []
         self.class_counts: dict[str, int] = {}
         self.line_index: int | None = None
-        self.after_scalar_assert = False  # this line is part of a scalar runtime assert
-        self.previous_was_scalar_assert = False
+        # A scalar runtime assert being read: its `if not (...)` text, then its message.
+        self.pending_assert: dict[str, Any] | None = None
+        # Symbols that scalar asserts check: their ranges hold only once the asserts ran.
+        self.asserted_symbols = {
+            str(s) for op in getattr(graph, "operations", ()) if isinstance(op, ir.AssertScalar)
+            for s in getattr(op.scalar, "free_symbols", ())
+        }
         self.input_shape_symbols: dict[str, tuple[str, str, int]] = {}
         # Symbols passed to call() themselves (graph inputs named arg0_1 whose value is s0).
         self.input_symbols = {str(v) for v in graph.graph_inputs.values() if isinstance(v, sympy.Symbol)}
@@ -590,6 +610,11 @@ class Translator:
         entry = {"name": name, "origin": "unbacked", "unbacked": True, "assumption": "integer"}
         shape_env = self.graph.sizevars.shape_env
         vr = shape_env.var_to_range.get(sym) if shape_env is not None else None
+        if name in self.asserted_symbols:
+            # The range comes from the program's own scalar asserts: declaring
+            # it would fold those asserts to true (wrapir decides comparisons
+            # from assumptions), so the value read is only an integer here.
+            vr = None
         if vr is not None and vr.lower >= 1:
             entry["assumption"] = "positive"
         elif vr is not None and vr.lower >= 0:
@@ -609,27 +634,83 @@ class Translator:
             name = self.buffer_by_name(m.group(1))
             sizes = [self.text_expr(s) for s in filter(None, (p.strip() for p in m.group(2).split(",")))]
             strides = [self.text_expr(s) for s in filter(None, (p.strip() for p in m.group(3).split(",")))]
-            self.emit({"kind": "AssertSizeStride", "buffer": name, "sizes": sizes, "strides": strides})
+            line = {"kind": "AssertSizeStride", "buffer": name, "sizes": sizes, "strides": strides}
             if m.group(4):
-                self.lossy.append({"line": self.line_index, "class": "str",
-                                   "what": f"assert_size_stride({name}, ...): the op name {m.group(4)} "
-                                           "(wrapir's AssertSizeStride has no op name yet)"})
+                line["op_name"] = _string_literal(m.group(4))
+            self.emit(line)
             return
-        stripped = text.strip()
-        if re.fullmatch(r"assert_alignment\(\w+, \d+(, .*)?\)", stripped):
-            raise Unsupported("assert_alignment (wrapir has no line kind for it yet, issue 13 §3)")
-        if re.fullmatch(r"if not \(.*\):", stripped) or re.fullmatch(r"raise RuntimeError\(.*\)", stripped):
-            self.after_scalar_assert = True
-            raise Unsupported("scalar runtime assert (ir.AssertScalar, written as text; wrapir has no line kind "
-                              "for it yet, issue 13 §3)")
+        m = _ASSERT_ALIGNMENT.match(text)
+        if m and self.is_buffer_name(m.group(1)):
+            line = {"kind": "AssertAlignment", "buffer": self.buffer_by_name(m.group(1)),
+                    "alignment": int(m.group(2))}
+            if m.group(3):
+                line["op_name"] = _string_literal(m.group(3))
+            self.emit(line)
+            return
+        if self.scalar_assert_text(text):
+            return
         m = _DEVICE_COPY.match(text)
         if m and self.is_buffer_name(m.group(1)) and self.is_buffer_name(m.group(2)):
             self.emit({"kind": "DeviceCopy", "destination": {"buffer": self.buffer_by_name(m.group(1))},
                        "source": {"buffer": self.buffer_by_name(m.group(2))}, "non_blocking": m.group(3) == "True"})
             return
-        if self.previous_was_scalar_assert and re.fullmatch(r"\w+ = None", stripped):
-            raise Unsupported("scalar runtime assert: the name of its ir.AssertScalar node bound to None")
         raise Unsupported("raw text line (not a WrapperLine)")
+
+    def scalar_assert_text(self, text: str) -> bool:
+        """Reads ir.AssertScalar's three text lines into one AssertScalar line.
+        The condition is taken from the graph's AssertScalar node whose
+        rendering and message match the text, never parsed from the text."""
+        pending, self.pending_assert = self.pending_assert, None
+        m = _SCALAR_ASSERT_IF.match(text)
+        if m and pending is None:
+            self.pending_assert = {"condition": m.group(1), "line": self.line_index}
+            return True
+        m = _SCALAR_ASSERT_RAISE.match(text)
+        if m and pending is not None and "message" not in pending:
+            message = _string_literal(m.group(1))
+            node = next((op for op in getattr(self.graph, "operations", ())
+                         if isinstance(op, ir.AssertScalar) and op.msg == message
+                         and pexpr(op.scalar) == pending["condition"]), None)
+            if node is None:
+                raise Unsupported(f"scalar runtime assert `{pending['condition']}`: no ir.AssertScalar of the graph "
+                                  "renders as this condition with this message")
+            self.emit({"kind": "AssertScalar", "condition": self.condition(node.scalar), "message": message})
+            self.pending_assert = {**pending, "message": message}
+            return True
+        m = _BOUND_TO_NONE.match(text)
+        if m and pending is not None and "message" in pending:
+            node = self.graph.try_get_buffer(m.group(1)) if hasattr(self.graph, "try_get_buffer") else None
+            if isinstance(node, ir.AssertScalar):
+                # Inductor binds the assert node's name to None; it names no
+                # storage, so wrapir declares no buffer for it.
+                self.provenance.append({"line": self.line_index, "bound_to_none": m.group(1),
+                                        "of": "AssertScalar"})
+                return True
+        if pending is not None and "message" not in pending:
+            raise Unsupported(f"scalar runtime assert `{pending['condition']}` is not followed by its raise")
+        if m is None and (_SCALAR_ASSERT_IF.match(text) or _SCALAR_ASSERT_RAISE.match(text)):
+            raise Unsupported("a scalar runtime assert's text out of its order")
+        return False
+
+    def end_scalar_assert(self) -> None:
+        """A scalar assert's text ends at the first line that is not text."""
+        pending, self.pending_assert = self.pending_assert, None
+        if pending is not None and "message" not in pending:
+            self.findings.append(Finding(pending["line"], "str", f"if not ({pending['condition']}):",
+                                         "scalar runtime assert without its raise"))
+
+    def condition(self, scalar: Any) -> str:
+        """A scalar assert's condition, unsimplified (simplifying it under the
+        runtime asserts would make it true) in wrapir's expression syntax:
+        comparisons of integer expressions; no boolean connectives."""
+        if scalar is sympy.true:
+            return "1"
+        if not isinstance(scalar, sympy.core.relational.Relational):
+            raise Unsupported(f"scalar assert condition {short_text(scalar)!r} is not one comparison "
+                              "(wrapir's expressions have comparisons, not and/or/not)")
+        for sym in sorted(scalar.free_symbols, key=str):
+            self.note_symbol(sym)
+        return pexpr(scalar)
 
     # ---- the graph -----------------------------------------------------------
 
@@ -664,14 +745,15 @@ class Translator:
             self.line_index = index
             cls = type(line).__name__
             self.class_counts[cls] = self.class_counts.get(cls, 0) + 1
-            # Only the line right after a scalar assert's text may be its `bufN = None`.
-            self.previous_was_scalar_assert, self.after_scalar_assert = self.after_scalar_assert, False
+            if not isinstance(line, str):
+                self.end_scalar_assert()
             try:
                 self.translate_line(line)
             except Unsupported as e:
                 self.findings.append(Finding(index, cls, short_text(line), str(e)))
             except Exception as e:  # a translator bug: say where it happened
                 raise RuntimeError(f"line {index} ({cls}): {short_text(line)}") from e
+        self.end_scalar_assert()
         self.line_index = None
 
         outputs = []

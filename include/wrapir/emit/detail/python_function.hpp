@@ -108,6 +108,8 @@ class FunctionEmitter {
   void render(const ir::DynamicScalar& l);
   void render(const ir::UnbackedSymbolDefs& l);
   void render(const ir::AssertSizeStride& l);
+  void render(const ir::AssertAlignment& l);
+  void render(const ir::AssertScalar& l);
 
   // ---- control ----------------------------------------------------------------
 

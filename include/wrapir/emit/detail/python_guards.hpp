@@ -30,11 +30,47 @@ inline void FunctionEmitter::render(const ir::AssertSizeStride& l) {
   append_shape(l.sizes, "a size");
   out_ += ", ";
   append_shape(l.strides, "a stride");
+  if (l.op_name) {
+    out_ += ", ";
+    append_literal(*l.op_name, "the op name");
+  }
   out_ += ")\n";
   if (l.buffer.index < asserted_.size() && !asserted_[l.buffer.index]) {
     asserted_[l.buffer.index] = 1;
     --pending_asserts_;
   }
+}
+
+inline void FunctionEmitter::render(const ir::AssertAlignment& l) {
+  const ir::BufferDecl& b = buffer(l.buffer);
+  if (l.alignment < 1 || (l.alignment & (l.alignment - 1)) != 0)
+    fail("the alignment of " + ir::quote_for_diagnostic(b.name) + " is " + std::to_string(l.alignment) +
+         ", not a positive power of two");
+  statement();
+  out_ += "assert_alignment(";
+  out_ += b.name;
+  out_ += ", ";
+  append_integer(out_, l.alignment);
+  if (l.op_name) {
+    out_ += ", ";
+    append_literal(*l.op_name, "the op name");
+  }
+  out_ += ")\n";
+}
+
+inline void FunctionEmitter::render(const ir::AssertScalar& l) {
+  // As Inductor writes ir.AssertScalar: the condition unsimplified, the
+  // message as the error's text.
+  statement();
+  out_ += "if not (";
+  append_expr(l.condition, "the condition");
+  out_ += "):\n";
+  ++indent_;
+  statement();
+  --indent_;
+  out_ += "raise RuntimeError(";
+  append_literal(l.message, "the message");
+  out_ += ")\n";
 }
 
 inline void FunctionEmitter::write_prologue() {

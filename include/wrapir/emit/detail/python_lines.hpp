@@ -8,6 +8,7 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/view_extent.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -50,13 +51,23 @@ inline void FunctionEmitter::render(const ir::Reuse& l) {
     append_reinterpret(old_buffer.name, n.sizes, n.strides, n.storage_offset);
   }
   // An output keeps its name bound (Inductor checks graph outputs too).
-  if (l.delete_old && old_buffer.role != ir::BufferRole::output && !is_output(l.old_buffer)) {
+  const bool deletes_old = l.delete_old && old_buffer.role != ir::BufferRole::output && !is_output(l.old_buffer);
+  if (deletes_old) {
     out_ += "; del ";
     out_ += old_buffer.name;
   } else {
     out_ += ';';
   }
   out_ += "  # reuse\n";
+  // A name bound to a pool's storage keeps the pool alive: the pool's `del`
+  // must release the new name too (and not the old one once deleted here).
+  const bool new_is_output = new_buffer.role == ir::BufferRole::output || is_output(l.new_buffer);
+  for (std::vector<std::string_view>& names : pool_names_) {
+    const auto at = std::find(names.begin(), names.end(), std::string_view{old_buffer.name});
+    if (at == names.end()) continue;
+    if (deletes_old) names.erase(at);
+    if (!new_is_output) names.push_back(new_buffer.name);
+  }
 }
 
 inline void FunctionEmitter::render(const ir::Free& l) {

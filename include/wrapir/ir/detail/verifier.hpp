@@ -305,6 +305,14 @@ class ProgramVerifier { public:
 
   void check_fields(const AssertSizeStride& l);
 
+  void check_fields(const AssertAlignment& l);
+
+  void check_fields(const AssertScalar& l);
+
+  /// An assert's optional op name: one line of text (it is printed inside
+  /// a string literal and the error message).
+  void check_assert_op_name(const std::optional<std::string>& op_name);
+
   // Control
 
   void open_scope(ScopeKind s) { scopes_.push_back(OpenScope{s, at_}); }

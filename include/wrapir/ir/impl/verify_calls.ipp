@@ -335,6 +335,30 @@ WRAPIR_DECL void ProgramVerifier::check_fields(const AssertSizeStride& l) {
                                          std::to_string(l.sizes.size()) + " sizes");
   for (std::size_t i = 0; i < l.sizes.size(); ++i) check_expr(l.sizes[i], Where{"size", i});
   for (std::size_t i = 0; i < l.strides.size(); ++i) check_expr(l.strides[i], Where{"stride", i});
+  check_assert_op_name(l.op_name);
+}
+
+WRAPIR_DECL void ProgramVerifier::check_assert_op_name(const std::optional<std::string>& op_name) {
+  if (op_name && (op_name->empty() || !is_single_line_text(*op_name)))
+    report("", "the op name " + quote_for_diagnostic(*op_name) +
+                   " is empty or has a line break or control character; it must be one line of text");
+}
+
+WRAPIR_DECL void ProgramVerifier::check_fields(const AssertAlignment& l) {
+  use_buffer(l.buffer);
+  // Addresses are aligned to powers of two; anything else checks nothing
+  // an allocator promises (Inductor asserts 16, GPU_ALIGN_BYTES).
+  if (l.alignment < 1 || (l.alignment & (l.alignment - 1)) != 0)
+    report("", "the alignment " + std::to_string(l.alignment) + " is not a positive power of two");
+  check_assert_op_name(l.op_name);
+}
+
+WRAPIR_DECL void ProgramVerifier::check_fields(const AssertScalar& l) {
+  if (check_expr(l.condition, Where{"the condition"}) && l.condition.is_integer(0))
+    report("", "the condition is always false (it folded to 0): the program would always stop here");
+  if (!is_single_line_text(l.message))
+    report("", "the message " + quote_for_diagnostic(l.message) +
+                   " has a line break or control character; it must be one line of text");
 }
 
 }  // namespace wrapir::ir::detail::verifier
