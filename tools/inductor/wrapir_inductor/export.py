@@ -95,6 +95,7 @@ def export(spec: Spec, device: str, out: Path, dynamic: bool | None = None,
 
     from .capture import capturing
     from .translate import translate
+    from .translate_subgraph import attach_subgraphs
 
     if device != "cpu":
         raise ExportError(f"device {device!r}: this prototype exports CPU programs only")
@@ -124,11 +125,11 @@ def export(spec: Spec, device: str, out: Path, dynamic: bool | None = None,
         sys.stderr.write(top[0].error)
         raise ExportError("the translator failed (traceback above)")
     translation = top[0].result
-    for sub in session.graphs:
-        if sub.is_subgraph:
-            from .translate import Finding
-
-            translation.findings.append(Finding(None, "subgraph", str(sub.name), "subgraphs are not exported yet"))
+    try:
+        attach_subgraphs(translation, top[0], session.graphs)
+    except RuntimeError as e:
+        sys.stderr.write(str(e) + "\n")
+        raise ExportError("the translator failed on a subgraph (traceback above)")
 
     graph_inputs = recorded[0]
     if len(graph_inputs) != len(translation.graph_input_names):

@@ -28,6 +28,8 @@ except ImportError:  # pragma: no cover
     _memory_planning = None
 from torch._inductor.utils import LineContext
 
+from .translate_subgraph import ControlFlow
+
 _CPP_TO_DTYPE = {cpp: dtype for dtype, cpp in DTYPE_TO_CPP.items()}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _CPP_PYBINDING = re.compile(r"\s*async_compile\.cpp_pybinding\((\[.*?\]), r'''\n?(.*)'''\)\s*\Z", re.S)
@@ -153,6 +155,8 @@ class Translator:
         self.input_shape_symbols: dict[str, tuple[str, str, int]] = {}
         # Symbols passed to call() themselves (graph inputs named arg0_1 whose value is s0).
         self.input_symbols = {str(v) for v in graph.graph_inputs.values() if isinstance(v, sympy.Symbol)}
+        # torch.cond / while_loop: their text and subgraph lines (translate_subgraph.py)
+        self.control_flow = ControlFlow(self)
 
     # ---- expressions and symbols -------------------------------------------
 
@@ -655,11 +659,16 @@ class Translator:
             # Only the line right after a scalar assert's text may be its `bufN = None`.
             self.previous_was_scalar_assert, self.after_scalar_assert = self.after_scalar_assert, False
             try:
-                self.translate_line(line)
+                if not self.control_flow.take(line):
+                    self.translate_line(line)
             except Unsupported as e:
                 self.findings.append(Finding(index, cls, short_text(line), str(e)))
             except Exception as e:  # a translator bug: say where it happened
                 raise RuntimeError(f"line {index} ({cls}): {short_text(line)}") from e
+        try:
+            self.control_flow.end_of_lines()
+        except Unsupported as e:
+            self.findings.append(Finding(None, "end of lines", "", str(e)))
         self.line_index = None
 
         outputs = []
