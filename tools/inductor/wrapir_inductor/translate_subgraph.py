@@ -185,7 +185,39 @@ class ControlFlow:
         if isinstance(line, W.MultiOutputLine) and line.arg_name in self.outputs:
             self.bind_output(line)
             return True
+        if isinstance(line, W.FreeIfNotReusedLine) and line.node.get_name() in self.outputs:
+            # `del buf2`: the Python list of the outputs, which wrapir does not have.
+            self.t.provenance.append({"line": self.t.line_index, "freed_list_of": line.node.get_name()})
+            return True
+        if isinstance(line, W.KernelCallLine) and not line.triton and line.kernel_name not in self.t.kernels:
+            self.copy_kernel_definition(line.kernel_name)
         return False
+
+    def copy_kernel_definition(self, name: str) -> None:
+        """Inductor defines a kernel once per compilation, by source: a
+        branch whose kernel has the source of one an earlier graph defined
+        (the other `torch.cond` of the same functions) calls it without a
+        definition. wrapir's programs each define what they call; the copy
+        has the same name and source, and the Python module defines it
+        once."""
+        from torch._inductor.codegen import wrapper as W
+
+        from . import capture
+
+        wrappers = []
+        parent = getattr(self.t.wrapper, "parent_wrapper", None)
+        while parent is not None and len(wrappers) < 64:
+            wrappers.append(parent)
+            parent = getattr(parent, "parent_wrapper", None)
+        if capture._session is not None:
+            wrappers += [g.wrapper for g in capture._session.graphs if g.wrapper is not None]
+        for wrapper in wrappers:
+            for definition in getattr(wrapper, "lines", []):
+                if isinstance(definition, W.KernelDefinitionLine) and definition.kernel_name == name:
+                    self.t.kernel_definition(definition)
+                    self.t.provenance.append({"line": self.t.line_index, "kernel_copied": name,
+                                              "from": getattr(wrapper, "subgraph_name", None) or "call"})
+                    return
 
     def end_of_lines(self) -> None:
         """A construct still open when the lines end is reported."""
