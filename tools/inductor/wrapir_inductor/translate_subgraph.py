@@ -166,7 +166,9 @@ class ControlFlow:
                 else:
                     self.run.match((kind, value))
             except Mismatch as e:
-                self.run = None
+                run, self.run = self.run, None
+                for free in run.deferred:  # reported with the run, never dropped
+                    self.t.translate_line(free)
                 raise Unsupported(f"control flow: {e}")
             if self.run.complete:
                 run, self.run = self.run, None
@@ -274,6 +276,15 @@ class ControlFlow:
         return arg
 
     def finish(self, run: Run) -> None:
+        try:
+            self.emit_line(run)
+        finally:
+            # After the line (they then hold on both paths), or with the
+            # finding when the line cannot be made: never dropped.
+            for free in run.deferred:
+                self.t.translate_line(free)
+
+    def emit_line(self, run: Run) -> None:
         from torch._inductor import ir
 
         from .translate import Unsupported
@@ -309,8 +320,6 @@ class ControlFlow:
             self.t.lossy.append({"line": self.t.line_index, "class": "str",
                                  "what": f"{run.name}: the frees Inductor writes inside the first branch "
                                          f"({len(run.deferred)}) follow the Conditional"})
-        for free in run.deferred:
-            self.t.translate_line(free)
 
     def bind_output(self, line) -> None:
         """`buf3 = buf2[0]`: the control-flow line already defined buf3."""
