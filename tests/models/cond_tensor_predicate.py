@@ -1,9 +1,6 @@
-"""torch.cond on a tensor predicate (two subgraphs)."""
+"""torch.cond on a tensor predicate (two subgraphs): a wrapir Conditional
+whose branches are the subgraph programs true_graph_0 and false_graph_0."""
 import torch
-
-# Subgraphs (Inductor's EnterSubgraphLine and the text it writes around them)
-# are not translated yet: export must exit 2 and name them.
-expect_unsupported = ["EnterSubgraphLine"]
 
 
 def model():

@@ -1,9 +1,7 @@
 """torch._higher_order_ops.while_loop with a tensor state (a counter and an
-accumulator): cond and body subgraphs."""
+accumulator): a wrapir WhileLoop with cond and body subgraphs."""
 import torch
 from torch._higher_order_ops import while_loop
-
-expect_unsupported = ["EnterSubgraphLine"]
 
 
 def model():

@@ -33,6 +33,11 @@ class CapturedGraph:
     name: str | None
     result: Any = None
     error: str | None = None
+    # Which wrapper produced it, and (subgraphs) the wrapper of the graph that
+    # calls it: subgraph names repeat at different nesting levels. Held (not
+    # their id()s) so that no address is reused while the session lives.
+    wrapper: Any = None
+    parent: Any = None
 
 
 @dataclass
@@ -47,7 +52,8 @@ _session: CaptureSession | None = None
 def _capture(wrapper: PythonWrapperCodegen, is_subgraph: bool, name: str | None) -> None:
     if _session is None:
         return
-    entry = CapturedGraph(is_subgraph=is_subgraph, name=name)
+    parent = getattr(wrapper, "parent_wrapper", None) if is_subgraph else None
+    entry = CapturedGraph(is_subgraph=is_subgraph, name=name, wrapper=wrapper, parent=parent)
     try:
         entry.result = _session.translate(wrapper, V.graph, is_subgraph)
     except Exception:  # the translator's bug must not break Inductor's own compilation

@@ -46,6 +46,9 @@ def load_spec(text: str) -> Spec:
     module_name = "wrapir_model_" + "".join(c if c.isalnum() else "_" for c in Path(path).stem)
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
+    # Registered, because dynamo imports a function's module by name when it
+    # traces its globals (eager while_loop compiles its body).
+    sys.modules[module_name] = module
     spec.loader.exec_module(module)
     factory = getattr(module, name, None)
     if not callable(factory):
@@ -107,6 +110,7 @@ def export(spec: Spec, device: str, out: Path, dynamic: bool | None = None,
 
     from .capture import capturing
     from .translate import translate
+    from .translate_subgraph import attach_subgraphs
 
     if device not in ("cpu", "cuda"):
         raise ExportError(f"device {device!r}: wrapir exports CPU and CUDA programs")
@@ -142,11 +146,11 @@ def export(spec: Spec, device: str, out: Path, dynamic: bool | None = None,
         sys.stderr.write(top[0].error)
         raise ExportError("the translator failed (traceback above)")
     translation = top[0].result
-    for sub in session.graphs:
-        if sub.is_subgraph:
-            from .translate import Finding
-
-            translation.findings.append(Finding(None, "subgraph", str(sub.name), "subgraphs are not exported yet"))
+    try:
+        attach_subgraphs(translation, top[0], session.graphs)
+    except RuntimeError as e:
+        sys.stderr.write(str(e) + "\n")
+        raise ExportError("the translator failed on a subgraph (traceback above)")
 
     graph_inputs = recorded[0]
     if len(graph_inputs) != len(translation.graph_input_names):
@@ -164,7 +168,13 @@ def export(spec: Spec, device: str, out: Path, dynamic: bool | None = None,
     kernels_dir = out / "kernels"
     kernels_dir.mkdir(exist_ok=True)
     manifest = []
+    written: dict[str, str] = {}
     for k in translation.kernels:
+        if k.name in written:  # a subgraph's copy of a definition (translate_subgraph)
+            if written[k.name] != k.source:
+                raise ExportError(f"kernel {k.name} is defined twice with different sources")
+            continue
+        written[k.name] = k.source
         (kernels_dir / f"{k.name}.cpp").write_text(k.source)
         entry = {"name": k.name, "source": f"kernels/{k.name}.cpp", "language": "cpp", "entry": "kernel",
                  "arg_types": k.arg_types, "prefix_header": None}

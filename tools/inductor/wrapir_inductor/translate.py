@@ -28,6 +28,8 @@ except ImportError:  # pragma: no cover
     _memory_planning = None
 from torch._inductor.utils import LineContext
 
+from .translate_subgraph import ControlFlow
+
 _CPP_TO_DTYPE = {cpp: dtype for dtype, cpp in DTYPE_TO_CPP.items()}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _CPP_PYBINDING = re.compile(r"\s*async_compile\.cpp_pybinding\((\[.*?\]), r'''\n?(.*)'''\)\s*\Z", re.S)
@@ -176,6 +178,8 @@ class Translator:
         self.input_shape_symbols: dict[str, tuple[str, str, int]] = {}
         # Symbols passed to call() themselves (graph inputs named arg0_1 whose value is s0).
         self.input_symbols = {str(v) for v in graph.graph_inputs.values() if isinstance(v, sympy.Symbol)}
+        # torch.cond / while_loop: their text and subgraph lines (translate_subgraph.py)
+        self.control_flow = ControlFlow(self)
 
     # ---- expressions and symbols -------------------------------------------
 
@@ -748,12 +752,17 @@ class Translator:
             if not isinstance(line, str):
                 self.end_scalar_assert()
             try:
-                self.translate_line(line)
+                if not self.control_flow.take(line):
+                    self.translate_line(line)
             except Unsupported as e:
                 self.findings.append(Finding(index, cls, short_text(line), str(e)))
             except Exception as e:  # a translator bug: say where it happened
                 raise RuntimeError(f"line {index} ({cls}): {short_text(line)}") from e
         self.end_scalar_assert()
+        try:
+            self.control_flow.end_of_lines()
+        except Unsupported as e:
+            self.findings.append(Finding(None, "end of lines", "", str(e)))
         self.line_index = None
 
         outputs = []
