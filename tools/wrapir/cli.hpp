@@ -77,7 +77,7 @@ class Arguments {
   static bool takes_value(std::string_view name) {
     return name == "--target" || name == "-o" || name == "--size-asserts" || name == "--debug-level" ||
            name == "--debug-kernels" || name == "--strategy" || name == "--timeline" || name == "--pool-policy" ||
-           name == "--max-input-bytes";
+           name == "--max-input-bytes" || name == "--inputs" || name == "--device" || name == "--repeat";
   }
   [[nodiscard]] bool seen(std::string_view name) const {
     for (const auto& [n, v] : values_)
@@ -101,6 +101,9 @@ ir::Program load_verified_program(const Arguments& a);
 
 /// `verify`, `dump` or `stats` with its arguments; returns the exit code.
 int run_program_command(std::string_view command, const std::vector<std::string_view>& args);
+
+/// `run` with its arguments (run_command.cpp); returns the exit code.
+int run_run_command(const std::vector<std::string_view>& args);
 
 /// `emit` or `plan` with its arguments; returns the exit code.
 int run_pipeline_command(std::string_view command, const std::vector<std::string_view>& args);

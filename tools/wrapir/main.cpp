@@ -12,6 +12,9 @@
 //   wrapir plan --strategy reuse|pools|arena FILE [-o OUT] [--timeline SVG]
 //                                               the planned program as JSON,
 //                                               statistics on stderr
+//   wrapir run FILE --inputs T.safetensors [--device cpu] [--repeat N] [-o OUT]
+//                                               runs the program on the CPU
+//                                               executor (run_command.cpp)
 //
 // FILE is a program as JSON or in the text form: a regular file of at most
 // 1 GiB (--max-input-bytes N or $WRAPIR_MAX_INPUT_BYTES changes the cap).
@@ -58,6 +61,8 @@ constexpr std::string_view usage =
     "                   [--debug-kernels NAME,...] [--no-verify] FILE.json [-o OUT.py]\n"
     "       wrapir plan --strategy reuse|pools|arena [--pool-policy none|intermediates|outputs|combined]\n"
     "                   [--no-verify] FILE.json [-o OUT.json] [--timeline OUT.svg]\n"
+    "       wrapir run FILE.json --inputs IN.safetensors [--device cpu] [--repeat N]\n"
+    "                  [--no-verify] [-o OUT.safetensors]\n"
     "Symbols are positive integers; expr eval ignores bindings of symbols the\n"
     "expression lacks, so one set of bindings serves many expressions.\n"
     "FILE: JSON or the text form; a regular file (no directory, FIFO or device)\n"
@@ -169,6 +174,7 @@ int run(int argc, char** argv) {
     return wrapir::cli::run_program_command(args[0], std::vector<std::string_view>(args.begin() + 1, args.end()));
   if (args[0] == "emit" || args[0] == "plan")
     return wrapir::cli::run_pipeline_command(args[0], std::vector<std::string_view>(args.begin() + 1, args.end()));
+  if (args[0] == "run") return wrapir::cli::run_run_command(std::vector<std::string_view>(args.begin() + 1, args.end()));
   if (args[0] != "expr") throw Failure{"unknown command '" + one_line(args[0], 40) + "'; try 'wrapir --help'"};
   if (args.size() < 2) throw Failure{"expr needs a subcommand: simplify, eval, print or solve"};
   const std::string_view sub = args[1];

@@ -1,0 +1,286 @@
+#pragma once
+/// \file
+/// Tensor files in the safetensors format: what the Inductor exporter writes
+/// (`inputs.safetensors`, `outputs.safetensors`) and `wrapir run` reads and
+/// writes, without torch.
+///
+/// Format: an 8-byte little-endian header length N, N bytes of JSON (an
+/// object: each tensor's name maps to `{"dtype": "F32", "shape": [..],
+/// "data_offsets": [begin, end]}`, offsets relative to the byte after the
+/// header; the optional `"__metadata__"` maps strings to strings), then the
+/// data, each tensor dense and row-major, little-endian.
+///
+/// Reading is hardened: every file is untrusted. The header length must fit
+/// the file and a cap (100 MB, as the reference implementation); the JSON
+/// is parsed with a depth limit; every dtype must be known, every dimension
+/// non-negative, the element count and byte size free of overflow, every
+/// offset pair ordered, inside the data and exactly the tensor's size;
+/// names are unique. A refusal is one diagnostic saying what and where,
+/// never a crash or an allocation the file's size does not justify.
+///
+/// Tensors are read into fresh 64-byte-aligned CPU storage (one per tensor,
+/// so a result never aliases the file's bytes); writing copies any strided
+/// tensor densely. Boost.JSON: link `wrapir::json`.
+#include <wrapir/detail/safe_file.hpp>
+#include <wrapir/diagnostic.hpp>
+#include <wrapir/ir/dtype.hpp>
+#include <wrapir/ir/names.hpp>
+#include <wrapir/run/tensor.hpp>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace wrapir::io {
+
+/// The tensors of a file in file order, and its metadata.
+struct TensorFile {
+  std::vector<std::pair<std::string, run::Tensor>> tensors;
+  std::map<std::string, std::string, std::less<>> metadata;
+
+  /// The tensor called `name`, or null.
+  [[nodiscard]] const run::Tensor* find(std::string_view name) const noexcept {
+    for (const auto& [n, t] : tensors)
+      if (n == name) return &t;
+    return nullptr;
+  }
+};
+
+/// The safetensors name of a dtype (`F32`, `BF16`, `BOOL`), or nullopt for
+/// one the format has no name for.
+[[nodiscard]] constexpr std::optional<std::string_view> safetensors_dtype_name(ir::DType d) noexcept {
+  switch (d) {
+    case ir::DType::bool_: return "BOOL";
+    case ir::DType::uint8: return "U8";
+    case ir::DType::int8: return "I8";
+    case ir::DType::int16: return "I16";
+    case ir::DType::int32: return "I32";
+    case ir::DType::int64: return "I64";
+    case ir::DType::uint16: return "U16";
+    case ir::DType::uint32: return "U32";
+    case ir::DType::uint64: return "U64";
+    case ir::DType::float16: return "F16";
+    case ir::DType::bfloat16: return "BF16";
+    case ir::DType::float32: return "F32";
+    case ir::DType::float64: return "F64";
+    case ir::DType::complex64: return "C64";
+    case ir::DType::float8_e4m3fn: return "F8_E4M3";
+    case ir::DType::float8_e5m2: return "F8_E5M2";
+    case ir::DType::float8_e8m0fnu: return "F8_E8M0";
+    default: return std::nullopt;
+  }
+}
+
+[[nodiscard]] constexpr std::optional<ir::DType> dtype_from_safetensors_name(std::string_view s) noexcept {
+  for (std::size_t i = 0; i < ir::dtype_count; ++i) {
+    const auto d = static_cast<ir::DType>(i);
+    if (const auto n = safetensors_dtype_name(d); n && *n == s) return d;
+  }
+  return std::nullopt;
+}
+
+/// The largest header accepted (the reference implementation's limit).
+inline constexpr std::uint64_t safetensors_max_header_bytes = 100'000'000;
+
+namespace safetensors_detail {
+
+inline std::string quoted(std::string_view s) { return ir::quote_for_diagnostic(s); }
+
+inline Result<std::int64_t> nonnegative_integer(const boost::json::value& v, const std::string& what) {
+  if (const std::int64_t* i = v.if_int64(); i && *i >= 0) return *i;
+  if (const std::uint64_t* u = v.if_uint64(); u && *u <= static_cast<std::uint64_t>(INT64_MAX))
+    return static_cast<std::int64_t>(*u);
+  return Diagnostic{what + " is not a non-negative 64-bit integer"};
+}
+
+}  // namespace safetensors_detail
+
+/// Parses a whole safetensors file held in memory.
+[[nodiscard]] inline Result<TensorFile> parse_safetensors(std::span<const std::byte> bytes) {
+  namespace sd = safetensors_detail;
+  if (bytes.size() < 8) return Diagnostic{"a safetensors file is at least 8 bytes, this one has " + std::to_string(bytes.size())};
+  std::uint64_t header_size = 0;
+  for (std::size_t i = 0; i < 8; ++i) header_size |= static_cast<std::uint64_t>(bytes[i]) << (8 * i);
+  if (header_size > safetensors_max_header_bytes)
+    return Diagnostic{"the header claims " + std::to_string(header_size) + " bytes, more than the limit of " +
+                      std::to_string(safetensors_max_header_bytes)};
+  if (header_size > bytes.size() - 8)
+    return Diagnostic{"the header claims " + std::to_string(header_size) + " bytes but the file has only " +
+                      std::to_string(bytes.size() - 8) + " after the length"};
+  const std::string_view header(reinterpret_cast<const char*>(bytes.data()) + 8, static_cast<std::size_t>(header_size));
+  const std::span<const std::byte> data = bytes.subspan(8 + static_cast<std::size_t>(header_size));
+
+  boost::json::parse_options options;
+  options.max_depth = 8;
+  boost::system::error_code ec;
+  const boost::json::value root = boost::json::parse(header, ec, {}, options);
+  if (ec) return Diagnostic{"the header is not valid JSON: " + ec.message()};
+  const boost::json::object* top = root.if_object();
+  if (top == nullptr) return Diagnostic{"the header is not a JSON object"};
+
+  TensorFile file;
+  struct Placed {
+    std::int64_t begin, end;
+    std::string name;
+  };
+  std::vector<Placed> placed;
+  for (const auto& [key, value] : *top) {
+    const std::string name(key);
+    if (name == "__metadata__") {
+      const boost::json::object* meta = value.if_object();
+      if (meta == nullptr) return Diagnostic{"__metadata__ is not an object"};
+      for (const auto& [mk, mv] : *meta) {
+        const boost::json::string* s = mv.if_string();
+        if (s == nullptr) return Diagnostic{"metadata entry " + sd::quoted(mk) + " is not a string"};
+        file.metadata[std::string(mk)] = std::string(*s);
+      }
+      continue;
+    }
+    const std::string who = "tensor " + sd::quoted(name);
+    if (file.find(name) != nullptr) return Diagnostic{who + " appears twice"};
+    const boost::json::object* entry = value.if_object();
+    if (entry == nullptr) return Diagnostic{who + " is not an object"};
+    const boost::json::value* dtype_v = entry->if_contains("dtype");
+    const boost::json::value* shape_v = entry->if_contains("shape");
+    const boost::json::value* offsets_v = entry->if_contains("data_offsets");
+    if (!dtype_v || !shape_v || !offsets_v) return Diagnostic{who + " needs dtype, shape and data_offsets"};
+    if (entry->size() != 3) return Diagnostic{who + " has fields other than dtype, shape and data_offsets"};
+    const boost::json::string* dtype_s = dtype_v->if_string();
+    if (dtype_s == nullptr) return Diagnostic{who + ": dtype is not a string"};
+    const std::optional<ir::DType> dtype = dtype_from_safetensors_name(std::string_view(*dtype_s));
+    if (!dtype) return Diagnostic{who + ": unknown dtype " + sd::quoted(std::string_view(*dtype_s))};
+    const boost::json::array* shape_a = shape_v->if_array();
+    if (shape_a == nullptr) return Diagnostic{who + ": shape is not an array"};
+    if (shape_a->size() > 64) return Diagnostic{who + ": shape has " + std::to_string(shape_a->size()) + " dimensions, more than 64"};
+    std::vector<std::int64_t> sizes;
+    std::int64_t numel = 1;
+    for (std::size_t i = 0; i < shape_a->size(); ++i) {
+      Result<std::int64_t> d = sd::nonnegative_integer((*shape_a)[i], who + ": dimension " + std::to_string(i));
+      if (!d) return d.error();
+      sizes.push_back(*d);
+      if (__builtin_mul_overflow(numel, *d, &numel)) return Diagnostic{who + ": the element count overflows"};
+    }
+    std::int64_t nbytes = 0;
+    if (__builtin_mul_overflow(numel, ir::itemsize(*dtype), &nbytes)) return Diagnostic{who + ": the byte size overflows"};
+    const boost::json::array* off_a = offsets_v->if_array();
+    if (off_a == nullptr || off_a->size() != 2) return Diagnostic{who + ": data_offsets is not a pair"};
+    Result<std::int64_t> begin = sd::nonnegative_integer((*off_a)[0], who + ": the begin offset");
+    if (!begin) return begin.error();
+    Result<std::int64_t> end = sd::nonnegative_integer((*off_a)[1], who + ": the end offset");
+    if (!end) return end.error();
+    if (*begin > *end) return Diagnostic{who + ": data_offsets [" + std::to_string(*begin) + ", " + std::to_string(*end) + "] are reversed"};
+    if (static_cast<std::uint64_t>(*end) > data.size())
+      return Diagnostic{who + ": data_offsets end at " + std::to_string(*end) + " but the data has " +
+                        std::to_string(data.size()) + " bytes"};
+    if (*end - *begin != nbytes)
+      return Diagnostic{who + ": data_offsets span " + std::to_string(*end - *begin) + " bytes but " +
+                        std::string(*safetensors_dtype_name(*dtype)) + " of this shape needs " + std::to_string(nbytes)};
+    Result<run::Tensor> t = run::empty_cpu(sizes, *dtype);
+    if (!t) return Diagnostic{who + ": " + t.error().message};
+    if (nbytes > 0) std::memcpy(t->data(), data.data() + *begin, static_cast<std::size_t>(nbytes));
+    placed.push_back(Placed{*begin, *end, name});
+    file.tensors.emplace_back(name, *std::move(t));
+  }
+  // The format forbids overlapping tensors (each owns its bytes).
+  std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) { return a.begin < b.begin; });
+  for (std::size_t i = 1; i < placed.size(); ++i)
+    if (placed[i].begin < placed[i - 1].end && placed[i].begin != placed[i].end && placed[i - 1].begin != placed[i - 1].end)
+      return Diagnostic{"tensors " + sd::quoted(placed[i - 1].name) + " and " + sd::quoted(placed[i].name) +
+                        " overlap in the data"};
+  return file;
+}
+
+/// Reads the safetensors file at `path` (a regular file under the read
+/// options' cap; see detail/safe_file.hpp).
+[[nodiscard]] inline Result<TensorFile> read_safetensors(const std::filesystem::path& path,
+                                                         const detail::ReadOptions& options = {}) {
+  Result<std::string> content = detail::read_regular_file(path, options);
+  if (!content) return content.error();
+  Result<TensorFile> file = parse_safetensors(std::as_bytes(std::span<const char>(content->data(), content->size())));
+  if (!file) return Diagnostic{"cannot read " + detail::quoted_path(path) + ": " + file.error().message};
+  return file;
+}
+
+/// The bytes of a safetensors file holding `file` (tensors densely, in
+/// order), or why not: a dtype the format cannot name, a tensor without
+/// storage, a duplicate or empty name.
+[[nodiscard]] inline Result<std::string> to_safetensors(const TensorFile& file) {
+  boost::json::object header;
+  if (!file.metadata.empty()) {
+    boost::json::object meta;
+    for (const auto& [k, v] : file.metadata) meta[k] = v;
+    header["__metadata__"] = std::move(meta);
+  }
+  std::string data;
+  for (const auto& [name, t] : file.tensors) {
+    const std::string who = "tensor " + safetensors_detail::quoted(name);
+    if (name.empty() || name == "__metadata__") return Diagnostic{who + " has a reserved name"};
+    if (header.contains(name)) return Diagnostic{who + " appears twice"};
+    const auto dtype = safetensors_dtype_name(t.dtype);
+    if (!dtype) return Diagnostic{who + ": safetensors has no name for dtype " + std::string(ir::name(t.dtype))};
+    // A dense copy, whatever the strides.
+    Result<run::Tensor> dense = run::empty_cpu(t.sizes, t.dtype);
+    if (!dense) return Diagnostic{who + ": " + dense.error().message};
+    const std::int64_t nbytes = dense->numel() * ir::itemsize(t.dtype);
+    if (nbytes > 0) {
+      if (t.data() == nullptr) return Diagnostic{who + " has no storage"};
+      Result<std::int64_t> reach = run::bytes_spanned(t.sizes, t.strides, t.offset, t.dtype);
+      if (!reach || *reach > (t.storage ? t.storage->nbytes : 0)) return Diagnostic{who + " reaches past its storage"};
+      const std::size_t rank = t.sizes.size();
+      const auto item = static_cast<std::size_t>(ir::itemsize(t.dtype));
+      std::vector<std::int64_t> index(rank, 0);
+      auto* out = static_cast<std::byte*>(dense->data());
+      const auto* in = static_cast<const std::byte*>(t.data());
+      for (std::int64_t e = 0; e < dense->numel(); ++e) {
+        std::int64_t off = 0;
+        for (std::size_t k = 0; k < rank; ++k) off += index[k] * t.strides[k];
+        std::memcpy(out + static_cast<std::size_t>(e) * item, in + off * static_cast<std::int64_t>(item), item);
+        for (std::size_t k = rank; k-- > 0;) {
+          if (++index[k] < t.sizes[k]) break;
+          index[k] = 0;
+        }
+      }
+    }
+    boost::json::object entry;
+    entry["dtype"] = *dtype;
+    boost::json::array shape;
+    for (std::int64_t s : t.sizes) shape.push_back(s);
+    entry["shape"] = std::move(shape);
+    const auto begin = static_cast<std::int64_t>(data.size());
+    entry["data_offsets"] = boost::json::array{begin, begin + nbytes};
+    header[name] = std::move(entry);
+    if (nbytes > 0) data.append(static_cast<const char*>(dense->data()), static_cast<std::size_t>(nbytes));
+  }
+  std::string text = boost::json::serialize(header);
+  // Pad with spaces so the data starts 8-byte aligned, as the reference writer does.
+  while ((text.size() % 8) != 0) text += ' ';
+  std::string out(8, '\0');
+  const auto n = static_cast<std::uint64_t>(text.size());
+  for (std::size_t i = 0; i < 8; ++i) out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  out += text;
+  out += data;
+  return out;
+}
+
+/// Writes `file` to `path` atomically (detail/safe_file.hpp).
+[[nodiscard]] inline Result<void> write_safetensors(const std::filesystem::path& path, const TensorFile& file) {
+  Result<std::string> bytes = to_safetensors(file);
+  if (!bytes) return bytes.error();
+  return detail::write_file_atomically(path, *bytes);
+}
+
+}  // namespace wrapir::io

@@ -1,0 +1,720 @@
+#pragma once
+/// \file
+/// Running a prepared program (run/executor.hpp): the per-call frame and
+/// one handler per line kind. A line kind without a handler here is a
+/// compile error naming it (`no_executor_handler_for_line_kind<Kind>`), as
+/// for emitters: adding a kind to the IR means deciding what it does here.
+#include <wrapir/expr/eval.hpp>
+#include <wrapir/expr/print_python.hpp>
+#include <wrapir/ir/line.hpp>
+#include <wrapir/ir/lines.hpp>
+#include <wrapir/run/detail/executor_prepare.hpp>
+#include <wrapir/run/detail/executor_values.hpp>
+#include <wrapir/run/executor.hpp>
+
+#include <array>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace wrapir::run::executor_detail {
+
+template <class T>
+inline constexpr bool always_false = false;
+
+/// Instantiated only for a line kind the executor has no handler for; the
+/// compiler's "in instantiation of" note names the kind.
+template <class LineKind>
+struct no_executor_handler_for_line_kind {
+  static_assert(always_false<LineKind>,
+                "run::Executor has no handler for this line kind: add `void operator()(const Kind&)` to "
+                "executor_detail::Frame (run/detail/executor_lines.hpp)");
+};
+
+struct EvaluatedLayout {
+  std::vector<std::int64_t> sizes, strides;
+  std::int64_t offset = 0;
+};
+
+inline std::vector<Value> run_graph(const Prepared& prep, Dispatchers& disp, const Graph& g,
+                                    std::span<const Value> inputs);
+
+/// The state of one run of one graph. Handlers throw `Failure`; `run`
+/// adds the line.
+class Frame {
+ public:
+  Frame(const Prepared& prep, Dispatchers& disp, const Graph& g)
+      : prep_(prep), disp_(disp), g_(g), p_(*g.program) {
+    buffers_.resize(p_.buffers.size());
+    live_.assign(p_.buffers.size(), 0);
+    values_.assign(g.slot_symbols.size(), 0);
+    bound_.assign(g.slot_symbols.size(), 0);
+    pools_.resize(p_.pools.size());
+    slots_.resize(g.max_args);
+    params_.resize(g.max_args);
+    arg_tensors_.resize(g.max_args);
+  }
+
+  void bind_inputs(std::span<const Value> inputs);
+  void run_body();
+  std::vector<Value> outputs();
+
+  // ---- memory ------------------------------------------------------------
+  void operator()(const ir::Allocate& l) { define(l.buffer, allocate(l.buffer)); }
+  void operator()(const ir::FreeIfNotReused& l) {
+    if (!l.reused) release(l.buffer);
+  }
+  void operator()(const ir::Reuse& l) {
+    const Tensor old = tensor(l.old_buffer);
+    const ir::BufferDecl& d = decl(l.new_buffer);
+    EvaluatedLayout lay = layout(l.new_buffer);
+    Result<Tensor> t = as_strided(old, std::move(lay.sizes), std::move(lay.strides), lay.offset, d.layout.dtype);
+    if (!t) fail(name(l.new_buffer) + " cannot take the storage of " + name(l.old_buffer) + ": " + t.error().message);
+    if (l.delete_old) release(l.old_buffer);
+    define(l.new_buffer, *std::move(t));
+  }
+  void operator()(const ir::Free& l) { release(l.buffer); }
+  void operator()(const ir::Null&) {}
+  void operator()(const ir::PoolCreate& l) {
+    const ir::PoolDecl& pool = p_.pool(l.pool);
+    const std::int64_t bytes = eval(pool.size_bytes);
+    if (bytes < 0) fail("pool " + ir::quote_for_diagnostic(pool.name) + " has negative size " + std::to_string(bytes));
+    pools_[l.pool.index] = allocate_cpu({bytes}, {1}, 0, ir::DType::uint8).storage;
+  }
+  void operator()(const ir::AllocFromPool& l) {
+    const ir::PoolDecl& pool = p_.pool(l.pool);
+    const std::shared_ptr<Storage>& storage = pools_.at(l.pool.index);
+    if (!storage) fail("pool " + ir::quote_for_diagnostic(pool.name) + " is not live");
+    const std::int64_t offset = eval(l.offset_bytes);
+    if (offset < 0 || offset > storage->nbytes)
+      fail(name(l.buffer) + " starts at byte " + std::to_string(offset) + " of pool " +
+           ir::quote_for_diagnostic(pool.name) + ", which has " + std::to_string(storage->nbytes) + " bytes");
+    auto region = std::make_shared<Storage>();
+    region->data = storage->data == nullptr ? nullptr : storage->data + offset;
+    region->nbytes = storage->nbytes - offset;
+    region->device = storage->device;
+    region->owner = storage;  // the region keeps the whole pool alive
+    EvaluatedLayout lay = layout(l.buffer);
+    Result<Tensor> t = as_strided(Tensor{region, decl(l.buffer).layout.dtype, {}, {}, 0}, std::move(lay.sizes),
+                                  std::move(lay.strides), lay.offset);
+    if (!t) fail(name(l.buffer) + " does not fit in pool " + ir::quote_for_diagnostic(pool.name) + ": " + t.error().message);
+    define(l.buffer, *std::move(t));
+  }
+  void operator()(const ir::DeallocFromPool& l) {
+    release(l.buffer);
+    if (l.releases_pool) pools_.at(l.pool.index).reset();
+  }
+  // A single process has no peers: a comm buffer is plain memory here.
+  void operator()(const ir::CommBufferAllocate& l) { define(l.buffer, allocate(l.buffer)); }
+  void operator()(const ir::CommBufferFree& l) { release(l.buffer); }
+  void operator()(const ir::WorkspaceAllocate& l) {
+    Tensor t = allocate(l.workspace);
+    // zero_per_graph: the workspace lives for this run only, so zeroing it
+    // at allocation is zeroing it once per run.
+    if (l.zero_mode != ir::WorkspaceZeroMode::uninitialized && t.storage && t.storage->nbytes > 0)
+      std::memset(t.storage->data, 0, static_cast<std::size_t>(t.storage->nbytes));
+    define(l.workspace, std::move(t));
+  }
+  void operator()(const ir::WorkspaceFree& l) { release(l.workspace); }
+  void operator()(const ir::DeviceCopy& l) { copy_elements(resolve(l.destination), resolve(l.source)); }
+
+  // ---- views -------------------------------------------------------------
+  void operator()(const ir::Reinterpret& l) {
+    const Tensor& base = tensor(l.base);
+    const ir::DType dtype = decl(l.view).layout.dtype;
+    EvaluatedLayout lay = layout(l.view);
+    std::int64_t offset = lay.offset;  // in elements of the base's dtype
+    if (dtype != base.dtype) {
+      const std::int64_t bytes = offset * ir::itemsize(base.dtype);
+      if (bytes % ir::itemsize(dtype) != 0)
+        fail("the view's offset of " + std::to_string(bytes) + " bytes is not a whole number of " +
+             std::string(ir::name(dtype)) + " elements");
+      offset = bytes / ir::itemsize(dtype);
+    }
+    Result<Tensor> t = as_strided(base, std::move(lay.sizes), std::move(lay.strides), offset, dtype);
+    if (!t) fail("view " + name(l.view) + " of " + name(l.base) + ": " + t.error().message);
+    define(l.view, *std::move(t));
+  }
+
+  // ---- kernels -----------------------------------------------------------
+  void operator()(const ir::KernelDefinition&) {}  // resolved when prepared
+  void operator()(const ir::KernelCall& l) {
+    const ir::KernelDecl& k = p_.kernel(l.kernel);
+    const CpuKernelFn& fn = g_.kernels.at(l.kernel.index);
+    if (!fn) fail("kernel " + ir::quote_for_diagnostic(k.name) + " is called but was never defined");
+    if (l.args.size() != k.signature.size())
+      fail("kernel " + ir::quote_for_diagnostic(k.name) + " takes " + std::to_string(k.signature.size()) +
+           " arguments, the call passes " + std::to_string(l.args.size()));
+    for (std::size_t i = 0; i < l.args.size(); ++i) pack(i, l.args[i], k.signature[i].type);
+    if (Result<void> r = fn(std::span<void* const>(params_.data(), l.args.size())); !r)
+      fail("kernel " + ir::quote_for_diagnostic(k.name) + ": " + r.error().message);
+    for (std::size_t i = 0; i < l.args.size(); ++i) arg_tensors_[i] = Tensor{};
+  }
+  void operator()(const ir::SymbolicCallArg& l) { set_symbol(l.symbol, eval(l.value)); }
+  void operator()(const ir::MultiKernelDefinition&) {}  // dispatcher built when prepared
+  void operator()(const ir::MultiKernelCall& l) {
+    const ir::KernelDecl& k = p_.kernel(l.kernel);
+    const std::int32_t index = g_.multi.at(l.kernel.index);
+    if (index < 0) fail("multi-kernel " + ir::quote_for_diagnostic(k.name) + " is called but was never defined");
+    std::vector<PackedArg> packed(l.args.size());
+    ir::ShapeKey shapes;
+    for (std::size_t i = 0; i < l.args.size(); ++i) {
+      ir::ParamType type{};
+      if (i < l.arg_types.size()) {
+        type = l.arg_types[i];
+      } else if (l.args[i].holds<ir::BufferArg>()) {
+        type = ir::ParamType{true, decl(l.args[i].get_if<ir::BufferArg>()->buffer).layout.dtype};
+      }
+      pack(i, l.args[i], type);
+      packed[i].param = params_[i];
+      if (l.args[i].holds<ir::BufferArg>()) {
+        packed[i].tensor = &arg_tensors_[i];
+        shapes.push_back(arg_tensors_[i].sizes);
+      }
+    }
+    MultiDispatch& d = *disp_.all.at(static_cast<std::size_t>(index));
+    Result<std::size_t> r = d.call(packed, shapes);
+    if (!r) fail(r.error().message);
+    for (std::size_t i = 0; i < l.args.size(); ++i) arg_tensors_[i] = Tensor{};
+  }
+
+  // ---- extern kernels ----------------------------------------------------
+  void operator()(const ir::ExternKernelAlloc& l) {
+    Value result = call_extern(l.kernel, values_of(l.args), named_values_of(l.kwargs));
+    if (l.result) define_result(*l.result, std::move(result));
+  }
+  void operator()(const ir::ExternKernelOut& l) {
+    std::vector<NamedValue> kwargs = named_values_of(l.kwargs);
+    kwargs.push_back(NamedValue{"out", Value{resolve(l.out)}});
+    (void)call_extern(l.kernel, values_of(l.args), std::move(kwargs));
+  }
+  void operator()(const ir::ExternKernelMultiOut& l) {
+    std::vector<NamedValue> kwargs = named_values_of(l.kwargs);
+    for (const ir::NamedBuffer& o : l.outs) kwargs.push_back(NamedValue{o.name.text, Value{resolve(o.buffer)}});
+    Value result = call_extern(l.kernel, values_of(l.args), std::move(kwargs));
+    if (l.result) define_result(*l.result, std::move(result));
+  }
+  void operator()(const ir::MultiOutput& l) {
+    const Value element = follow_path(value(l.source), l.path, ("the result of " + name(l.source)).c_str());
+    if (!element.holds<Tensor>()) fail("the element of " + name(l.source) + " that the path selects is not a tensor");
+    define_result(l.result, element);
+  }
+  void operator()(const ir::ScatterFallback& l) {
+    std::vector<Value> args{Value{tensor(l.self)}, Value{l.dim}, Value{resolve(l.index)}, value_of(l.src)};
+    (void)call_extern(l.kernel, std::move(args), named_values_of(l.kwargs));
+  }
+  void operator()(const ir::IndexPutFallback& l) {
+    ValueList indices;
+    for (const auto& ix : l.indices) indices.items.push_back(ix ? Value{resolve(*ix)} : Value{});
+    std::vector<Value> args{Value{tensor(l.self)}, Value{std::move(indices)}, Value{resolve(l.values)},
+                            Value{l.accumulate}};
+    (void)call_extern(l.kernel, std::move(args), {});
+  }
+  void operator()(const ir::DynamicScalar& l) {
+    const std::string what = "the scalar in " + name(l.source);
+    const Value v = follow_path(Value{tensor(l.source)}, l.path, what.c_str());
+    set_symbol(l.symbol, integer_of(v, what.c_str()));
+  }
+  void operator()(const ir::UnbackedSymbolDefs& l) {
+    for (const ir::SymbolBinding& b : l.bindings) {
+      const std::string what = "symbol " + ir::quote_for_diagnostic(b.symbol.name()) + " from " + name(l.source);
+      const Value v = follow_path(value(l.source), b.path, what.c_str());
+      set_symbol(b.symbol, integer_of(v, what.c_str()));
+    }
+  }
+  void operator()(const ir::AssertSizeStride& l) {
+    const Tensor& t = tensor(l.buffer);
+    std::vector<std::int64_t> sizes, strides;
+    for (expr::Expr e : l.sizes) sizes.push_back(eval(e));
+    for (expr::Expr e : l.strides) strides.push_back(eval(e));
+    check_layout(t, sizes, strides, name(l.buffer));
+  }
+
+  // ---- control -----------------------------------------------------------
+  void operator()(const ir::EnterSubgraph&) { scopes_.push_back(Scope::subgraph); }
+  void operator()(const ir::ExitSubgraph&) { exit_scope(Scope::subgraph, "ExitSubgraph"); }
+  void operator()(const ir::Conditional& l) {
+    bool taken = false;
+    if (const ir::BufferArg* b = l.predicate.get_if<ir::BufferArg>()) {
+      taken = read_scalar(resolve(*b), "the predicate").truth();
+    } else {
+      const Value v = value_of(l.predicate);
+      if (const std::int64_t* i = v.get_if<std::int64_t>()) taken = *i != 0;
+      else if (const bool* x = v.get_if<bool>()) taken = *x;
+      else fail("the predicate must be a buffer, an integer or a bool");
+    }
+    const ir::GraphId graph = taken ? l.true_graph : l.false_graph;
+    std::vector<Value> results =
+        run_graph(prep_, disp_, g_.subgraphs.at(graph.index), values_of(l.operands));
+    bind_outputs(l.outputs, results, p_.subgraph(graph).name);
+  }
+  void operator()(const ir::WhileLoop& l) {
+    std::vector<Value> carried = values_of(l.carried);
+    const std::vector<Value> additional = values_of(l.additional);
+    const Graph& cond = g_.subgraphs.at(l.cond_graph.index);
+    const Graph& body = g_.subgraphs.at(l.body_graph.index);
+    for (std::size_t iteration = 0;; ++iteration) {
+      std::vector<Value> in = carried;
+      in.insert(in.end(), additional.begin(), additional.end());
+      const std::vector<Value> test = run_graph(prep_, disp_, cond, in);
+      if (test.size() != 1) fail("the loop condition returned " + std::to_string(test.size()) + " values, not one");
+      bool go = false;
+      if (const Tensor* t = test[0].get_if<Tensor>()) go = read_scalar(*t, "the loop condition").truth();
+      else if (const std::int64_t* i = test[0].get_if<std::int64_t>()) go = *i != 0;
+      else fail("the loop condition returned neither a tensor nor an integer");
+      if (!go) break;
+      if (iteration >= prep_.options.max_loop_iterations)
+        fail("the loop ran " + std::to_string(iteration) + " iterations, the executor's limit " +
+             "(ExecutorOptions::max_loop_iterations)");
+      std::vector<Value> next = run_graph(prep_, disp_, body, in);
+      if (next.size() != carried.size())
+        fail("the loop body returned " + std::to_string(next.size()) + " values for " +
+             std::to_string(carried.size()) + " carried ones");
+      carried = std::move(next);
+    }
+    bind_outputs(l.outputs, carried, "the loop");
+  }
+  void operator()(const ir::EnterDeviceContext&) { scopes_.push_back(Scope::device); }
+  void operator()(const ir::ExitDeviceContext&) { exit_scope(Scope::device, "ExitDeviceContext"); }
+  void operator()(const ir::EnterStreamContext&) { scopes_.push_back(Scope::stream); }
+  void operator()(const ir::ExitStreamContext&) { exit_scope(Scope::stream, "ExitStreamContext"); }
+  void operator()(const ir::GetRawStream&) {}  // the CPU has one stream, the host's
+
+  // ---- misc --------------------------------------------------------------
+  void operator()(const ir::Comment&) {}
+
+  template <class K>
+  void operator()(const K&) {
+    (void)no_executor_handler_for_line_kind<K>{};
+  }
+
+ private:
+  enum class Scope : std::uint8_t { subgraph, device, stream };
+
+  void exit_scope(Scope kind, const char* what) {
+    if (scopes_.empty() || scopes_.back() != kind) fail(std::string(what) + " closes no matching scope");
+    scopes_.pop_back();
+  }
+
+  [[nodiscard]] const ir::BufferDecl& decl(ir::BufferId b) const {
+    if (!p_.contains(b)) fail("buffer #" + std::to_string(b.index) + " is not in the buffer table");
+    return p_.buffers[b.index];
+  }
+  [[nodiscard]] std::string name(ir::BufferId b) const { return ir::quote_for_diagnostic(decl(b).name); }
+
+  void define(ir::BufferId b, Tensor t) {
+    Value v;
+    v.value = std::move(t);
+    define(b, std::move(v));
+  }
+  void define(ir::BufferId b, Value v) {
+    (void)decl(b);
+    buffers_[b.index] = std::move(v);
+    live_[b.index] = 1;
+  }
+  void release(ir::BufferId b) {
+    (void)decl(b);
+    if (!live_[b.index]) fail(name(b) + " is freed but is not live");
+    buffers_[b.index] = Value{};
+    live_[b.index] = 0;
+  }
+  [[nodiscard]] const Value& value(ir::BufferId b) const {
+    (void)decl(b);
+    if (!live_[b.index]) fail(name(b) + " is used but is not live (never defined, or already freed)");
+    return buffers_[b.index];
+  }
+  [[nodiscard]] const Tensor& tensor(ir::BufferId b) const {
+    const Tensor* t = value(b).get_if<Tensor>();
+    if (t == nullptr) fail(name(b) + " holds a multi-output result, not a tensor");
+    return *t;
+  }
+  [[nodiscard]] Tensor resolve(const ir::BufferArg& a) const {
+    const Tensor& base = tensor(a.buffer);
+    if (!a.view) return base;
+    std::vector<std::int64_t> sizes, strides;
+    for (expr::Expr e : a.view->sizes) sizes.push_back(eval(e));
+    for (expr::Expr e : a.view->strides) strides.push_back(eval(e));
+    Result<Tensor> t = as_strided(base, std::move(sizes), std::move(strides), eval(a.view->offset));
+    if (!t) fail("a view of " + name(a.buffer) + ": " + t.error().message);
+    return *std::move(t);
+  }
+
+  [[nodiscard]] EvaluatedLayout layout(ir::BufferId b) const {
+    const ir::Layout& l = decl(b).layout;
+    EvaluatedLayout out;
+    out.sizes.reserve(l.sizes.size());
+    out.strides.reserve(l.strides.size());
+    for (expr::Expr e : l.sizes) out.sizes.push_back(eval(e));
+    for (expr::Expr e : l.strides) out.strides.push_back(eval(e));
+    out.offset = eval(l.storage_offset);
+    return out;
+  }
+  [[nodiscard]] Tensor allocate(ir::BufferId b) const {
+    EvaluatedLayout lay = layout(b);
+    try {
+      return allocate_cpu(std::move(lay.sizes), std::move(lay.strides), lay.offset, decl(b).layout.dtype);
+    } catch (wrapir::detail::Failure& f) {
+      fail("cannot allocate " + name(b) + ": " + f.diagnostic.message);
+    }
+  }
+
+  /// Sizes must match; strides too, except where the size is 0 or 1 (any
+  /// stride addresses the same elements), as torch's assert_size_stride.
+  static void check_layout(const Tensor& t, std::span<const std::int64_t> sizes, std::span<const std::int64_t> strides,
+                           const std::string& who) {
+    auto text = [](std::span<const std::int64_t> v) {
+      std::string s = "[";
+      for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+      return s + "]";
+    };
+    if (t.sizes.size() != sizes.size() || !std::equal(sizes.begin(), sizes.end(), t.sizes.begin()))
+      fail(who + " has sizes " + text(t.sizes) + ", the program expects " + text(sizes));
+    bool empty = false;
+    for (std::int64_t s : sizes) empty = empty || s == 0;
+    if (empty) return;
+    for (std::size_t i = 0; i < strides.size() && i < t.strides.size(); ++i)
+      if (sizes[i] > 1 && t.strides[i] != strides[i])
+        fail(who + " has strides " + text(t.strides) + ", the program expects " + text(strides));
+  }
+
+  void set_symbol(expr::Expr s, std::int64_t v) {
+    const auto it = g_.slot_of.find(s);
+    if (it == g_.slot_of.end()) fail("symbol " + ir::quote_for_diagnostic(s.name()) + " is not declared");
+    if (!expr::satisfies(s.assumption(), v))
+      fail("symbol " + ir::quote_for_diagnostic(s.name()) + " would be " + std::to_string(v) + ", which breaks its assumption (" +
+           std::string(expr::assumption_name(s.assumption())) + ")");
+    values_[it->second] = v;
+    bound_[it->second] = 1;
+  }
+
+  [[nodiscard]] std::int64_t eval(expr::Expr e) const {
+    if (!e) fail("an expression is null");
+    if (e.is_integer()) return e.value();
+    const auto it = g_.compiled.find(e);
+    if (it == g_.compiled.end()) return eval_tree(e);
+    const Evaluable& ev = it->second;
+    if (ev.how == Evaluable::How::slot) {
+      if (!bound_[ev.slot]) unbound(ev.slot);
+      return values_[ev.slot];
+    }
+    if (ev.how == Evaluable::How::tree) return eval_tree(e);
+    constexpr std::size_t small = 16;
+    std::array<std::int64_t, small> local{};
+    std::vector<std::int64_t> large;
+    std::int64_t* gathered = local.data();
+    if (ev.slots.size() > small) {
+      large.resize(ev.slots.size());
+      gathered = large.data();
+    }
+    for (std::size_t i = 0; i < ev.slots.size(); ++i) {
+      if (!bound_[ev.slots[i]]) unbound(ev.slots[i]);
+      gathered[i] = values_[ev.slots[i]];
+    }
+    const std::span<const std::int64_t> values(gathered, ev.slots.size());
+    std::int64_t out = 0;
+    if (ev.code->try_eval(values, out)) [[likely]]
+      return out;
+    Result<std::int64_t> r = ev.code->eval(values);
+    if (!r) fail(r.error().message);
+    return *r;
+  }
+  [[noreturn]] void unbound(std::uint32_t slot) const {
+    fail("symbol " + ir::quote_for_diagnostic(g_.slot_symbols[slot].name()) + " is used before it is defined");
+  }
+  [[nodiscard]] std::int64_t eval_tree(expr::Expr e) const {
+    expr::Bindings b;
+    for (std::size_t i = 0; i < g_.slot_symbols.size(); ++i)
+      if (bound_[i]) b.set(g_.slot_symbols[i], values_[i]);
+    Result<std::int64_t> r = expr::eval(e, b);
+    if (!r) fail(r.error().message);
+    return *r;
+  }
+
+  /// Packs argument `i` as a parameter of `type` into the scratch slots.
+  void pack(std::size_t i, const ir::Arg& a, ir::ParamType type) {
+    const std::string what = "argument " + std::to_string(i);
+    ArgSlot& slot = slots_[i];
+    params_[i] = &slot;
+    if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) {
+      if (!type.pointer) fail(what + " is a buffer but the parameter is a scalar " + ir::to_string(type));
+      arg_tensors_[i] = resolve(*b);
+      if (arg_tensors_[i].dtype != type.dtype)
+        fail(what + " is " + name(b->buffer) + " of " + std::string(ir::name(arg_tensors_[i].dtype)) +
+             " but the parameter is " + ir::to_string(type));
+      store(slot, arg_tensors_[i].data());
+      return;
+    }
+    if (type.pointer) {
+      if (a.holds<ir::None>()) {
+        store(slot, static_cast<void*>(nullptr));
+        return;
+      }
+      fail(what + " is a " + std::string(ir::arg_kind_name(a)) + " but the parameter is a pointer " +
+           ir::to_string(type));
+    }
+    if (const expr::Expr* e = a.get_if<expr::Expr>()) store_integer(slot, eval(*e), type.dtype, what.c_str());
+    else if (const std::int64_t* n = a.get_if<std::int64_t>()) store_integer(slot, *n, type.dtype, what.c_str());
+    else if (const bool* x = a.get_if<bool>()) store_integer(slot, *x ? 1 : 0, type.dtype, what.c_str());
+    else if (const double* d = a.get_if<double>()) store_float(slot, *d, type.dtype);
+    else fail(what + " is a " + std::string(ir::arg_kind_name(a)) + ", which a CPU kernel cannot take");
+  }
+
+  [[nodiscard]] Value value_of(const ir::Arg& a) const {
+    if (a.holds<ir::None>()) return Value{};
+    if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) return Value{resolve(*b)};
+    if (const expr::Expr* e = a.get_if<expr::Expr>()) return Value{eval(*e)};
+    if (const std::int64_t* n = a.get_if<std::int64_t>()) return Value{*n};
+    if (const double* d = a.get_if<double>()) return Value{*d};
+    if (const bool* x = a.get_if<bool>()) return Value{*x};
+    if (const std::string* s = a.get_if<std::string>()) return Value{*s};
+    if (const ir::Device* dev = a.get_if<ir::Device>()) return Value{*dev};
+    if (const ir::DType* dt = a.get_if<ir::DType>()) return Value{*dt};
+    ValueList list;
+    for (const ir::Arg& x : a.get_if<ir::ArgList>()->items) list.items.push_back(value_of(x));
+    return Value{std::move(list)};
+  }
+  [[nodiscard]] std::vector<Value> values_of(const std::vector<ir::Arg>& args) const {
+    std::vector<Value> out;
+    out.reserve(args.size());
+    for (const ir::Arg& a : args) out.push_back(value_of(a));
+    return out;
+  }
+  [[nodiscard]] std::vector<NamedValue> named_values_of(const std::vector<ir::NamedArg>& args) const {
+    std::vector<NamedValue> out;
+    out.reserve(args.size());
+    for (const ir::NamedArg& a : args) out.push_back(NamedValue{a.name.text, value_of(a.value)});
+    return out;
+  }
+
+  Value call_extern(const ir::OpName& op_name, std::vector<Value> args, std::vector<NamedValue> kwargs) {
+    const std::string& op = op_name.text;
+    const ExternFn* fn = g_.line_externs.at(line_);
+    if (fn == nullptr) fail("extern " + ir::quote_for_diagnostic(op) + " was not resolved");
+    ExternCall call{op, args, kwargs};
+    Result<Value> r = (*fn)(call);
+    if (!r) fail("extern " + ir::quote_for_diagnostic(op) + ": " + r.error().message);
+    return *std::move(r);
+  }
+
+  /// Binds an extern's or a selection's result to `b`: a tensor for a
+  /// tensor buffer (its sizes checked against the buffer's layout), any
+  /// value for a multi-output buffer.
+  void define_result(ir::BufferId b, Value v) {
+    const ir::BufferDecl& d = decl(b);
+    if (d.multi_output) {
+      define(b, std::move(v));
+      return;
+    }
+    const Tensor* t = v.get_if<Tensor>();
+    if (t == nullptr) fail(name(b) + " must be a tensor, the call returned something else");
+    if (t->device().type != ir::DeviceType::cpu) fail(name(b) + " is not on the CPU");
+    if (t->dtype != d.layout.dtype)
+      fail(name(b) + " is " + std::string(ir::name(t->dtype)) + ", the program expects " +
+           std::string(ir::name(d.layout.dtype)));
+    EvaluatedLayout lay = layout(b);
+    if (t->sizes != lay.sizes) check_layout(*t, lay.sizes, {}, name(b));
+    define(b, std::move(v));
+  }
+
+  void bind_outputs(const std::vector<ir::BufferId>& outputs, const std::vector<Value>& results, const std::string& who) {
+    if (results.size() != outputs.size())
+      fail(who + " returned " + std::to_string(results.size()) + " values for " + std::to_string(outputs.size()) +
+           " outputs");
+    for (std::size_t i = 0; i < outputs.size(); ++i) define_result(outputs[i], results[i]);
+  }
+
+  const Prepared& prep_;
+  Dispatchers& disp_;
+  const Graph& g_;
+  const ir::Program& p_;
+  std::vector<Value> buffers_;
+  std::vector<std::uint8_t> live_;
+  std::vector<std::int64_t> values_;
+  std::vector<std::uint8_t> bound_;
+  std::vector<std::shared_ptr<Storage>> pools_;
+  std::vector<ArgSlot> slots_;
+  std::vector<void*> params_;
+  std::vector<Tensor> arg_tensors_;
+  std::vector<Scope> scopes_;
+  std::size_t line_ = 0;
+};
+
+inline void Frame::bind_inputs(std::span<const Value> inputs) {
+  if (inputs.size() != p_.inputs.size())
+    fail("the program takes " + std::to_string(p_.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string who = "input " + std::to_string(i);
+    if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p_.inputs[i])) {
+      const Tensor* t = inputs[i].get_if<Tensor>();
+      if (t == nullptr) fail(who + " (" + name(*b) + ") must be a tensor");
+      const ir::BufferDecl& d = decl(*b);
+      if (t->device().type != ir::DeviceType::cpu) fail(who + " (" + name(*b) + ") is not on the CPU");
+      if (t->dtype != d.layout.dtype)
+        fail(who + " (" + name(*b) + ") is " + std::string(ir::name(t->dtype)) + ", the program expects " +
+             std::string(ir::name(d.layout.dtype)));
+      if (t->sizes.size() != d.layout.sizes.size() || t->strides.size() != t->sizes.size())
+        fail(who + " (" + name(*b) + ") has " + std::to_string(t->sizes.size()) + " dimensions, the program expects " +
+             std::to_string(d.layout.sizes.size()));
+      // A tensor that reaches past its storage would let kernels read
+      // past it: refused whatever check_inputs says.
+      Result<std::int64_t> reach = bytes_spanned(t->sizes, t->strides, t->offset, t->dtype);
+      if (!reach) fail(who + " (" + name(*b) + "): " + reach.error().message);
+      if (*reach > (t->storage ? t->storage->nbytes : 0))
+        fail(who + " (" + name(*b) + ") reaches " + std::to_string(*reach) + " bytes past a storage of " +
+             std::to_string(t->storage ? t->storage->nbytes : 0));
+      define(*b, inputs[i]);
+    } else {
+      const expr::Expr s = boost::variant2::get<expr::Expr>(p_.inputs[i]);
+      const std::int64_t* v = inputs[i].get_if<std::int64_t>();
+      if (v == nullptr) fail(who + " (symbol " + ir::quote_for_diagnostic(s.name()) + ") must be an integer");
+      set_symbol(s, *v);
+    }
+  }
+  for (const ShapeBinding& sb : g_.shape_bindings) {
+    const std::string what = "symbol " + ir::quote_for_diagnostic(sb.symbol.name());
+    set_symbol(sb.symbol, integer_of(follow_path(inputs[sb.input], sb.path, what.c_str()), what.c_str()));
+  }
+  for (const Solver& s : g_.solvers) {
+    const std::string what = "symbol " + ir::quote_for_diagnostic(s.symbol.name());
+    values_[s.observed_slot] = integer_of(follow_path(inputs[s.input], ir::KeyPath{s.step}, what.c_str()), what.c_str());
+    bound_[s.observed_slot] = 1;
+    if (eval(s.condition) == 0)
+      fail(what + ": input " + std::to_string(s.input) + " has " + std::to_string(values_[s.observed_slot]) +
+           " where the program expects " + expr::print_python(s.dimension) + ", which no integer value solves");
+    set_symbol(s.symbol, eval(s.value));
+  }
+  if (&g_ == &prep_.top)
+    for (std::size_t b = 0; b < p_.buffers.size(); ++b)
+      if (p_.buffers[b].role == ir::BufferRole::constant) {
+        if (!prep_.constants[b].storage)
+          fail("constant " + ir::quote_for_diagnostic(p_.buffers[b].name) + " was not given (ExecutorOptions::constants)");
+        define(ir::BufferId{static_cast<std::uint32_t>(b)}, Value{prep_.constants[b]});
+      }
+  if (prep_.options.check_inputs)
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p_.inputs[i])) {
+        const EvaluatedLayout lay = layout(*b);
+        check_layout(*inputs[i].get_if<Tensor>(), lay.sizes, lay.strides, "input " + std::to_string(i) + " (" + name(*b) + ")");
+      }
+}
+
+inline void Frame::run_body() {
+  for (line_ = 0; line_ < p_.body.size(); ++line_) {
+    const ir::Line& line = p_.body[line_];
+    try {
+      std::visit(*this, line);
+    } catch (wrapir::detail::Failure& f) {
+      fail(g_.prefix + line_label(line, line_) + ": " + f.diagnostic.message);
+    } catch (const std::bad_alloc&) {
+      fail(g_.prefix + line_label(line, line_) + ": out of memory");
+    } catch (const std::exception& e) {
+      fail(g_.prefix + line_label(line, line_) + ": " + e.what());
+    }
+  }
+  if (!scopes_.empty()) fail(g_.prefix + "the body ends inside " + std::to_string(scopes_.size()) + " open scope(s)");
+}
+
+inline std::vector<Value> Frame::outputs() {
+  std::vector<Value> out;
+  out.reserve(p_.outputs.size());
+  for (std::size_t i = 0; i < p_.outputs.size(); ++i) {
+    try {
+      const ir::ProgramOutput& o = p_.outputs[i];
+      if (const ir::BufferArg* b = boost::variant2::get_if<ir::BufferArg>(&o)) out.push_back(Value{resolve(*b)});
+      else if (const expr::Expr* e = boost::variant2::get_if<expr::Expr>(&o)) out.push_back(Value{eval(*e)});
+      else out.push_back(Value{});
+    } catch (wrapir::detail::Failure& f) {
+      fail(g_.prefix + "output " + std::to_string(i) + ": " + f.diagnostic.message);
+    }
+  }
+  return out;
+}
+
+inline std::vector<Value> run_graph(const Prepared& prep, Dispatchers& disp, const Graph& g,
+                                    std::span<const Value> inputs) {
+  Frame frame(prep, disp, g);
+  try {
+    frame.bind_inputs(inputs);
+  } catch (wrapir::detail::Failure& f) {
+    fail(g.prefix + f.diagnostic.message);
+  }
+  frame.run_body();
+  return frame.outputs();
+}
+
+}  // namespace wrapir::run::executor_detail
+
+namespace wrapir::run {
+
+inline Result<Executor> Executor::prepare(const ir::Program& program, ExecutorOptions options) {
+  if (options.verify) {
+    std::vector<ir::Finding> findings = ir::verify(program);
+    if (!findings.empty()) {
+      std::string message = "the program does not verify (" + std::to_string(findings.size()) + " finding" +
+                            (findings.size() == 1 ? "" : "s") + "): " + ir::to_string(findings.front());
+      return Diagnostic{std::move(message)};
+    }
+  }
+  try {
+    return wrapir::detail::catch_failure([&]() -> Executor {
+      auto prepared = std::make_shared<executor_detail::Prepared>();
+      auto dispatchers = std::make_shared<executor_detail::Dispatchers>();
+      prepared->program = std::make_shared<const ir::Program>(program);
+      if (!options.kernels) options.kernels = default_cpu_providers();
+      prepared->externs = options.externs ? options.externs : default_cpu_externs();
+      const ir::Program& p = *prepared->program;
+      prepared->constants.resize(p.buffers.size());
+      for (auto& [name, tensor] : options.constants) {
+        const auto b = p.find_buffer(name);
+        if (!b || p.buffer(*b).role != ir::BufferRole::constant)
+          wrapir::detail::fail("constant " + ir::quote_for_diagnostic(name) + " is not a constant of the program");
+        prepared->constants[b->index] = tensor;
+      }
+      for (const ir::ProgramInput& in : p.inputs) {
+        if (boost::variant2::holds_alternative<ir::BufferId>(in)) ++prepared->tensor_inputs;
+        else ++prepared->scalar_inputs;
+      }
+      executor_detail::GraphPreparer preparer(options, *options.kernels, *prepared->externs, *dispatchers);
+      preparer.prepare(prepared->top, p, "");
+      prepared->options = std::move(options);
+      Executor e;
+      e.prepared_ = std::move(prepared);
+      e.dispatchers_ = std::move(dispatchers);
+      return e;
+    });
+  } catch (const std::exception& e) {
+    return Diagnostic{std::string("cannot prepare the program: ") + e.what()};
+  }
+}
+
+inline Result<std::vector<Value>> Executor::run(std::span<const Tensor> inputs,
+                                                std::span<const std::int64_t> scalars) const {
+  const executor_detail::Prepared& prep = *prepared_;
+  if (inputs.size() != prep.tensor_inputs || scalars.size() != prep.scalar_inputs)
+    return Diagnostic{"the program takes " + std::to_string(prep.tensor_inputs) + " tensor and " +
+                      std::to_string(prep.scalar_inputs) + " scalar inputs, got " + std::to_string(inputs.size()) +
+                      " and " + std::to_string(scalars.size())};
+  std::vector<Value> all;
+  all.reserve(inputs.size() + scalars.size());
+  std::size_t t = 0, s = 0;
+  for (const ir::ProgramInput& in : prep.program->inputs) {
+    if (boost::variant2::holds_alternative<ir::BufferId>(in)) all.push_back(Value{inputs[t++]});
+    else all.push_back(Value{scalars[s++]});
+  }
+  try {
+    return wrapir::detail::catch_failure(
+        [&] { return executor_detail::run_graph(prep, *dispatchers_, prep.top, all); });
+  } catch (const std::bad_alloc&) {
+    return Diagnostic{"out of memory"};
+  } catch (const std::exception& e) {
+    return Diagnostic{e.what()};
+  }
+}
+
+inline const ir::Program& Executor::program() const noexcept { return *prepared_->program; }
+inline std::size_t Executor::tensor_input_count() const noexcept { return prepared_->tensor_inputs; }
+inline std::size_t Executor::scalar_input_count() const noexcept { return prepared_->scalar_inputs; }
+
+}  // namespace wrapir::run

@@ -1,0 +1,459 @@
+#pragma once
+/// \file
+/// Preparing a program for the CPU executor (run/executor.hpp): the
+/// per-graph plan (symbol slots, input bindings and solvers, compiled
+/// expressions, resolved kernels and externs, multi-kernel dispatchers).
+/// Built once by `Executor::prepare`, read-only afterwards.
+#include <wrapir/expr/compile.hpp>
+#include <wrapir/expr/query.hpp>
+#include <wrapir/expr/solve.hpp>
+#include <wrapir/ir/line.hpp>
+#include <wrapir/ir/lines.hpp>
+#include <wrapir/ir/program.hpp>
+#include <wrapir/ir/verify.hpp>
+#include <wrapir/run/detail/executor_values.hpp>
+#include <wrapir/run/executor.hpp>
+#include <wrapir/run/multi_kernel.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+namespace wrapir::run::executor_detail {
+
+/// How an expression is evaluated at run time.
+struct Evaluable {
+  enum class How : std::uint8_t { slot, compiled, tree } how = How::tree;
+  std::uint32_t slot = 0;                  // How::slot: a symbol's slot
+  std::optional<expr::CompiledExpr> code;  // How::compiled
+  std::vector<std::uint32_t> slots;        // the slots of code's symbols, in its order
+};
+
+/// `symbol = input.path` (an input_shape symbol read directly).
+struct ShapeBinding {
+  std::uint32_t slot = 0;
+  std::size_t input = 0;  // position in the graph's inputs
+  ir::KeyPath path;
+  expr::Expr symbol;
+};
+
+/// `symbol` solved from an input dimension written as a linear expression
+/// of it: the observed value goes to `observed_slot`, then `value` (checked
+/// by `condition`) is the symbol's value.
+struct Solver {
+  std::uint32_t slot = 0;
+  std::uint32_t observed_slot = 0;
+  std::size_t input = 0;
+  ir::KeyStep step;
+  expr::Expr symbol, dimension, value, condition;
+};
+
+struct Graph {
+  const ir::Program* program = nullptr;
+  std::string prefix;  // "" for the top level, "name: " for a subgraph
+  std::unordered_map<expr::Expr, std::uint32_t> slot_of;
+  std::vector<expr::Expr> slot_symbols;
+  std::unordered_map<expr::Expr, Evaluable> compiled;
+  std::vector<ShapeBinding> shape_bindings;
+  std::vector<Solver> solvers;
+  std::vector<CpuKernelFn> kernels;          // by kernel id (plain kernels)
+  std::vector<std::int32_t> multi;           // by kernel id: dispatcher index, -1
+  std::vector<const ExternFn*> line_externs;  // by line index (extern lines)
+  std::vector<Graph> subgraphs;              // by graph id
+  std::size_t max_args = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Multi-kernel dispatch
+// ---------------------------------------------------------------------------
+
+/// One argument of a multi-kernel call: the packed parameter and, for a
+/// pointer, the tensor it points into (what benchmarking clones).
+struct PackedArg {
+  void* param = nullptr;
+  const Tensor* tensor = nullptr;
+  void* clone = nullptr;  // a clone's owner, released by the restorer
+};
+
+struct CandidateLauncher {
+  std::shared_ptr<const std::vector<CpuKernelFn>> fns;
+  std::vector<std::string> names;
+  void operator()(std::size_t i, SlicedArgs<PackedArg> args) const {
+    std::vector<void*> params;
+    params.reserve(args.size());
+    for (std::size_t k = 0; k < args.size(); ++k) params.push_back(args[k].param);
+    if (Result<void> r = (*fns)[i](std::span<void* const>(params)); !r)
+      fail("candidate " + ir::quote_for_diagnostic(names[i]) + ": " + r.error().message);
+  }
+};
+
+struct Clone {
+  Tensor tensor;
+  void* address = nullptr;
+};
+
+struct CloneArg {
+  PackedArg operator()(const PackedArg& a) const {
+    if (a.tensor == nullptr || !a.tensor->storage) return a;
+    const Storage& from = *a.tensor->storage;
+    auto clone = std::make_unique<Clone>();
+    clone->tensor = allocate_cpu({from.nbytes}, {1}, 0, ir::DType::uint8);
+    if (from.nbytes > 0) std::memcpy(clone->tensor.storage->data, from.data, static_cast<std::size_t>(from.nbytes));
+    Tensor view = *a.tensor;
+    view.storage = clone->tensor.storage;
+    clone->tensor = std::move(view);
+    clone->address = clone->tensor.data();
+    Clone* raw = clone.release();
+    return PackedArg{&raw->address, &raw->tensor, raw};
+  }
+};
+struct CopyArg {
+  void operator()(const PackedArg& from, const PackedArg& to) const {
+    if (from.tensor == nullptr || to.tensor == nullptr || !from.tensor->storage || !to.tensor->storage) return;
+    if (from.tensor->storage->nbytes > 0)
+      std::memcpy(to.tensor->storage->data, from.tensor->storage->data,
+                  static_cast<std::size_t>(from.tensor->storage->nbytes));
+  }
+};
+struct ReleaseArg {
+  void operator()(const PackedArg& a) const noexcept { delete static_cast<Clone*>(a.clone); }
+};
+
+using Restorer = CloningRestorer<PackedArg, CloneArg, CopyArg, ReleaseArg>;
+
+struct MultiDispatch {
+  virtual ~MultiDispatch() = default;
+  /// Launches the chosen candidate; `shapes` are the tensor arguments'.
+  virtual Result<std::size_t> call(std::span<const PackedArg> args, const ir::ShapeKey& shapes) = 0;
+  virtual bool wants_shapes() const noexcept = 0;
+};
+
+struct BenchmarkDispatch final : MultiDispatch {
+  MultiKernelDispatcher<PackedArg, CandidateLauncher, SteadyClockTimer, Restorer> dispatcher;
+  BenchmarkDispatch(MultiKernelPlan plan, CandidateLauncher launcher, Restorer restorer)
+      : dispatcher(std::move(plan), std::move(launcher), SteadyClockTimer{}, std::move(restorer)) {}
+  Result<std::size_t> call(std::span<const PackedArg> args, const ir::ShapeKey&) override { return dispatcher(args); }
+  bool wants_shapes() const noexcept override { return false; }
+};
+
+struct ShapeDispatch final : MultiDispatch {
+  SizeHintDispatcher<PackedArg, CandidateLauncher> dispatcher;
+  ShapeDispatch(MultiKernelPlan plan, CandidateLauncher launcher) : dispatcher(std::move(plan), std::move(launcher)) {}
+  Result<std::size_t> call(std::span<const PackedArg> args, const ir::ShapeKey& shapes) override {
+    return dispatcher(args, shapes);
+  }
+  bool wants_shapes() const noexcept override { return true; }
+};
+
+}  // namespace wrapir::run::executor_detail
+
+namespace wrapir::run::executor_detail {
+
+struct Dispatchers {
+  std::vector<std::unique_ptr<MultiDispatch>> all;
+};
+
+struct Prepared {
+  std::shared_ptr<const ir::Program> program;
+  ExecutorOptions options;
+  std::shared_ptr<const ExternRegistry> externs;
+  Graph top;
+  std::vector<Tensor> constants;  // by buffer index of the top level (empty Tensor: none)
+  std::size_t tensor_inputs = 0, scalar_inputs = 0;
+};
+
+template <class K>
+inline std::string line_label(std::size_t index) {
+  return "line " + std::to_string(index) + " (" + std::string(K::kind) + ")";
+}
+
+inline std::string line_label(const ir::Line& line, std::size_t index) {
+  return std::visit([&]<class K>(const K&) { return line_label<K>(index); }, line);
+}
+
+/// Builds the plan of one graph (and its subgraphs).
+class GraphPreparer {
+ public:
+  GraphPreparer(const ExecutorOptions& options, const CpuKernelProvider& kernels, const ExternRegistry& externs,
+                Dispatchers& dispatchers)
+      : options_(options), kernels_(kernels), externs_(externs), dispatchers_(dispatchers) {}
+
+  void prepare(Graph& g, const ir::Program& p, std::string prefix) {
+    g.program = &p;
+    g.prefix = std::move(prefix);
+    g.kernels.assign(p.kernels.size(), CpuKernelFn{});
+    g.multi.assign(p.kernels.size(), -1);
+    g.line_externs.assign(p.body.size(), nullptr);
+    for (const ir::SymbolDecl& s : p.symbols) slot(g, s.symbol);
+    for (const ir::BufferDecl& b : p.buffers) {
+      if (b.multi_output) continue;
+      if (b.layout.device.type != ir::DeviceType::cpu)
+        fail(g.prefix + "buffer " + ir::quote_for_diagnostic(b.name) + " is on " + ir::to_string(b.layout.device) +
+             "; the CPU executor runs programs whose buffers are all on the CPU");
+      for (expr::Expr e : b.layout.sizes) collect(g, e);
+      for (expr::Expr e : b.layout.strides) collect(g, e);
+      collect(g, b.layout.storage_offset);
+    }
+    for (const ir::PoolDecl& pool : p.pools) {
+      if (pool.device.type != ir::DeviceType::cpu)
+        fail(g.prefix + "pool " + ir::quote_for_diagnostic(pool.name) + " is on " + ir::to_string(pool.device) +
+             "; the CPU executor runs programs whose pools are all on the CPU");
+      collect(g, pool.size_bytes);
+    }
+    bind_inputs(g, p);
+    g.subgraphs.resize(p.subgraphs.size());
+    for (std::size_t i = 0; i < p.subgraphs.size(); ++i)
+      prepare(g.subgraphs[i], p.subgraphs[i], g.prefix + p.subgraphs[i].name + ": ");
+    for (std::size_t i = 0; i < p.body.size(); ++i) {
+      try {
+        std::visit([&](const auto& line) { prepare_line(g, line, i); }, p.body[i]);
+      } catch (wrapir::detail::Failure& f) {
+        fail(g.prefix + line_label(p.body[i], i) + ": " + f.diagnostic.message);
+      }
+    }
+  }
+
+ private:
+  static std::uint32_t slot(Graph& g, expr::Expr s) {
+    const auto [it, inserted] = g.slot_of.try_emplace(s, static_cast<std::uint32_t>(g.slot_symbols.size()));
+    if (inserted) g.slot_symbols.push_back(s);
+    return it->second;
+  }
+
+  void collect(Graph& g, expr::Expr e) {
+    if (!e || e.is_integer() || g.compiled.contains(e)) return;
+    Evaluable ev;
+    if (e.is_symbol()) {
+      ev.how = Evaluable::How::slot;
+      ev.slot = slot(g, e);
+    } else if (Result<expr::CompiledExpr> code = expr::compile(e)) {
+      ev.how = Evaluable::How::compiled;
+      for (expr::Expr s : code->symbols()) ev.slots.push_back(slot(g, s));
+      ev.code = *std::move(code);
+    } else {
+      for (expr::Expr s : expr::free_symbols(e)) (void)slot(g, s);
+      ev.how = Evaluable::How::tree;
+    }
+    g.compiled.emplace(e, std::move(ev));
+  }
+
+  void collect(Graph& g, const ir::Arg& a) {
+    if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) collect(g, *b);
+    else if (const expr::Expr* e = a.get_if<expr::Expr>()) collect(g, *e);
+    else if (const ir::ArgList* l = a.get_if<ir::ArgList>())
+      for (const ir::Arg& x : l->items) collect(g, x);
+  }
+  void collect(Graph& g, const ir::BufferArg& b) {
+    if (!b.view) return;
+    for (expr::Expr e : b.view->sizes) collect(g, e);
+    for (expr::Expr e : b.view->strides) collect(g, e);
+    collect(g, b.view->offset);
+  }
+  void collect(Graph& g, const std::vector<ir::Arg>& args) {
+    for (const ir::Arg& a : args) collect(g, a);
+  }
+  void collect(Graph& g, const std::vector<ir::NamedArg>& args) {
+    for (const ir::NamedArg& a : args) collect(g, a.value);
+  }
+
+  /// Symbols bound from the inputs: scalar inputs, input_shape key paths,
+  /// and solutions of input dimensions that are linear in their symbol.
+  void bind_inputs(Graph& g, const ir::Program& p) {
+    std::unordered_map<std::uint32_t, std::size_t> input_position;
+    for (std::size_t i = 0; i < p.inputs.size(); ++i)
+      if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p.inputs[i])) input_position[b->index] = i;
+    std::vector<expr::Expr> knowns;
+    for (const ir::SymbolDecl& s : p.symbols)
+      if (s.origin == ir::SymbolOrigin::input || s.origin == ir::SymbolOrigin::input_shape) knowns.push_back(s.symbol);
+    for (const ir::SymbolDecl& s : p.symbols) {
+      if (s.origin != ir::SymbolOrigin::input_shape) continue;
+      const std::string who = g.prefix + "symbol " + ir::quote_for_diagnostic(s.symbol.name());
+      if (!s.source) fail(who + " is read from an input shape but names no input");
+      const auto pos = input_position.find(s.source->index);
+      if (pos == input_position.end()) fail(who + " is read from a buffer that is not an input");
+      const ir::BufferDecl& src = p.buffer(*s.source);
+      // A size or stride written as a linear expression of the symbol is
+      // solved for it (`2*s0` of 10 gives s0 = 5), as Inductor binds sizes.
+      if (s.path.size() == 1 &&
+          (s.path[0].kind == ir::KeyStepKind::size || s.path[0].kind == ir::KeyStepKind::stride)) {
+        const auto& dims = s.path[0].kind == ir::KeyStepKind::size ? src.layout.sizes : src.layout.strides;
+        const std::int64_t d = s.path[0].value;
+        if (d >= 0 && static_cast<std::size_t>(d) < dims.size() && dims[static_cast<std::size_t>(d)] &&
+            dims[static_cast<std::size_t>(d)] != s.symbol && expr::depends_on(dims[static_cast<std::size_t>(d)], s.symbol)) {
+          const expr::Expr dimension = dims[static_cast<std::size_t>(d)];
+          const expr::Expr observed = p.ctx().symbol("wrapir_observed_dimension", expr::Assumption::integer);
+          std::vector<expr::Expr> others;
+          for (expr::Expr k : knowns)
+            if (k != s.symbol) others.push_back(k);
+          Result<expr::Solution> sol = expr::solve(dimension, observed, s.symbol, others);
+          if (!sol) fail(who + ": " + sol.error().message);
+          Solver solver{slot(g, s.symbol), slot(g, observed), pos->second, s.path[0], s.symbol, dimension,
+                        sol->value, sol->condition};
+          collect(g, sol->value);
+          collect(g, sol->condition);
+          g.solvers.push_back(std::move(solver));
+          continue;
+        }
+      }
+      g.shape_bindings.push_back(ShapeBinding{slot(g, s.symbol), pos->second, s.path, s.symbol});
+    }
+  }
+
+  void check_cpu(const ir::Device& d, const char* what) {
+    if (d.type != ir::DeviceType::cpu)
+      fail(std::string(what) + " is on " + ir::to_string(d) + "; the CPU executor runs CPU programs only");
+  }
+
+  const ExternFn* find_extern(const ir::OpName& op_name) {
+    const std::string& op = op_name.text;
+    const ExternFn* fn = externs_.find(op);
+    if (fn == nullptr)
+      fail("extern " + ir::quote_for_diagnostic(op) +
+           " is not registered: add it to the executor's ExternRegistry (ExecutorOptions::externs)");
+    return fn;
+  }
+
+  void prepare_line(Graph& g, const ir::KernelDefinition& l, std::size_t) {
+    const ir::Program& p = *g.program;
+    const ir::KernelDecl& decl = p.kernel(l.kernel);
+    std::string_view source;
+    if (const ir::SourceText* s = boost::variant2::get_if<ir::SourceText>(&l.source)) source = s->text;
+    KernelRequest request{decl.name, decl.language, source, decl.signature, &*l.metadata};
+    Result<CpuKernelFn> fn = kernels_.provide(request);
+    if (!fn) fail("kernel " + ir::quote_for_diagnostic(decl.name) + ": " + fn.error().message);
+    if (!*fn)
+      fail("no kernel provider has kernel " + ir::quote_for_diagnostic(decl.name) + " (language " +
+           std::string(ir::kernel_language_name(decl.language)) + "; asked " + kernels_.describe() +
+           "): register it in a KernelRegistry or add a provider that compiles it");
+    g.kernels[l.kernel.index] = *std::move(fn);
+  }
+
+  void prepare_line(Graph& g, const ir::KernelCall& l, std::size_t) {
+    check_cpu(l.device, "the launch");
+    collect(g, l.args);
+    g.max_args = std::max(g.max_args, l.args.size());
+  }
+
+  void prepare_line(Graph& g, const ir::MultiKernelCall& l, std::size_t) {
+    check_cpu(l.device, "the launch");
+    collect(g, l.args);
+    g.max_args = std::max(g.max_args, l.args.size());
+  }
+
+  void prepare_line(Graph& g, const ir::MultiKernelDefinition& l, std::size_t index) {
+    const ir::Program& p = *g.program;
+    // The combined argument count is the calls'.
+    std::optional<std::size_t> arg_count;
+    for (std::size_t i = index + 1; i < p.body.size() && !arg_count; ++i)
+      if (const auto* call = std::get_if<ir::MultiKernelCall>(&p.body[i]); call && call->kernel == l.kernel)
+        arg_count = call->args.size();
+    if (!arg_count) return;  // never called: nothing to dispatch
+    MultiKernelSpec spec;
+    spec.name = p.kernel(l.kernel).name;
+    spec.arg_count = *arg_count;
+    auto fns = std::make_shared<std::vector<CpuKernelFn>>();
+    CandidateLauncher launcher;
+    bool shape_keys = false;
+    for (std::size_t c = 0; c < l.candidates.size(); ++c) {
+      const ir::KernelId k = l.candidates[c];
+      if (!g.kernels.at(k.index))
+        fail("candidate " + ir::quote_for_diagnostic(p.kernel(k).name) + " is not a defined plain kernel");
+      fns->push_back(g.kernels[k.index]);
+      Candidate cand;
+      cand.name = p.kernel(k).name;
+      if (c < l.arg_index.size()) cand.args = l.arg_index[c];
+      else cand.args = {ir::ArgSlice{0, static_cast<std::int64_t>(*arg_count)}};
+      if (c < l.shape_keys.size() && l.shape_keys[c]) {
+        cand.shape_key = l.shape_keys[c];
+        shape_keys = true;
+      }
+      launcher.names.push_back(cand.name);
+      spec.candidates.push_back(std::move(cand));
+    }
+    launcher.fns = std::move(fns);
+    Result<MultiKernelPlan> plan = make_multi_kernel_plan(std::move(spec), options_.multi_kernel);
+    if (!plan) fail(plan.error().message);
+    std::vector<std::size_t> mutated;
+    for (std::size_t i = index + 1; i < p.body.size(); ++i)
+      if (const auto* call = std::get_if<ir::MultiKernelCall>(&p.body[i]); call && call->kernel == l.kernel) {
+        for (std::size_t a = 0; a < call->args.size(); ++a)
+          if (call->args[a].holds<ir::BufferArg>()) mutated.push_back(a);
+        break;
+      }
+    std::unique_ptr<MultiDispatch> d;
+    if (shape_keys) d = std::make_unique<ShapeDispatch>(*std::move(plan), std::move(launcher));
+    else
+      d = std::make_unique<BenchmarkDispatch>(*std::move(plan), std::move(launcher),
+                                              Restorer(std::move(mutated), CloneArg{}, CopyArg{}, ReleaseArg{}));
+    g.multi[l.kernel.index] = static_cast<std::int32_t>(dispatchers_.all.size());
+    dispatchers_.all.push_back(std::move(d));
+  }
+
+  void prepare_line(Graph& g, const ir::ExternKernelAlloc& l, std::size_t i) {
+    collect(g, l.args);
+    collect(g, l.kwargs);
+    g.line_externs[i] = find_extern(l.kernel);
+  }
+  void prepare_line(Graph& g, const ir::ExternKernelOut& l, std::size_t i) {
+    collect(g, l.args);
+    collect(g, l.kwargs);
+    collect(g, l.out);
+    g.line_externs[i] = find_extern(l.kernel);
+  }
+  void prepare_line(Graph& g, const ir::ExternKernelMultiOut& l, std::size_t i) {
+    collect(g, l.args);
+    collect(g, l.kwargs);
+    for (const ir::NamedBuffer& o : l.outs) collect(g, o.buffer);
+    g.line_externs[i] = find_extern(l.kernel);
+  }
+  void prepare_line(Graph& g, const ir::ScatterFallback& l, std::size_t i) {
+    collect(g, l.index);
+    collect(g, l.src);
+    collect(g, l.kwargs);
+    g.line_externs[i] = find_extern(l.kernel);
+  }
+  void prepare_line(Graph& g, const ir::IndexPutFallback& l, std::size_t i) {
+    for (const auto& ix : l.indices)
+      if (ix) collect(g, *ix);
+    collect(g, l.values);
+    g.line_externs[i] = find_extern(l.kernel);
+  }
+  void prepare_line(Graph& g, const ir::DeviceCopy& l, std::size_t) {
+    collect(g, l.destination);
+    collect(g, l.source);
+  }
+  void prepare_line(Graph& g, const ir::AllocFromPool& l, std::size_t) { collect(g, l.offset_bytes); }
+  void prepare_line(Graph& g, const ir::SymbolicCallArg& l, std::size_t) {
+    collect(g, l.value);
+    (void)slot(g, l.symbol);
+  }
+  void prepare_line(Graph& g, const ir::AssertSizeStride& l, std::size_t) {
+    for (expr::Expr e : l.sizes) collect(g, e);
+    for (expr::Expr e : l.strides) collect(g, e);
+  }
+  void prepare_line(Graph& g, const ir::Conditional& l, std::size_t) {
+    collect(g, l.predicate);
+    collect(g, l.operands);
+  }
+  void prepare_line(Graph& g, const ir::WhileLoop& l, std::size_t) {
+    collect(g, l.carried);
+    collect(g, l.additional);
+  }
+  void prepare_line(Graph&, const ir::EnterDeviceContext& l, std::size_t) { check_cpu(l.device, "the device context"); }
+  void prepare_line(Graph&, const ir::GetRawStream& l, std::size_t) { check_cpu(l.device, "the stream"); }
+  // Every other kind needs nothing prepared beyond the tables.
+  template <class K>
+  void prepare_line(Graph&, const K&, std::size_t) {}
+
+  const ExecutorOptions& options_;
+  const CpuKernelProvider& kernels_;
+  const ExternRegistry& externs_;
+  Dispatchers& dispatchers_;
+};
+
+}  // namespace wrapir::run::executor_detail

@@ -1,0 +1,132 @@
+#pragma once
+/// \file
+/// `run::Executor`: runs a wrapir program on the CPU, straight from the IR,
+/// with no Python and no generated code (docs/runtime.md).
+///
+/// Prepare once, run many:
+///
+/// ```
+/// auto kernels = std::make_shared<wrapir::run::KernelRegistry>();
+/// kernels->add("add_kernel", wrapir::run::cpu_kernel([](const float* a, const float* b, float* out,
+///                                                        std::int64_t n) { ... }));
+/// auto exe = wrapir::run::Executor::prepare(program, {.kernels = kernels}).value();
+/// auto outputs = exe.run(std::span(inputs)).value();   // Value: a Tensor or an integer
+/// ```
+///
+/// `prepare` verifies the program (unless told not to), checks that every
+/// buffer lives on the CPU, resolves every kernel definition to a
+/// `CpuKernelFn` through the kernel provider (`run/executor_kernels.hpp`),
+/// every extern and fallback the program calls in the extern registry,
+/// builds the multi-kernel dispatchers, compiles every size, stride, offset
+/// and argument expression (`expr/compile.hpp`) and works out how each
+/// symbol is bound from the inputs: scalar inputs, `input_shape` key paths
+/// (`s0 = arg0_1.size(0)`) and, for an input dimension written as an
+/// expression of one otherwise unbound symbol (`2*s0 + 1`), its solution
+/// (`expr/solve.hpp`). What fails names the line (`line 4 (KernelCall):
+/// kernel 'k' ...`), inside a subgraph prefixed by the subgraph's name.
+///
+/// `run(inputs, scalars)` binds the inputs (tensor inputs in program order,
+/// scalar inputs likewise), checks their dtypes, sizes and strides against
+/// the program's input layouts, then executes the body line by line — a
+/// handler per line kind (`run/detail/executor_lines.hpp`) — and returns the
+/// outputs. Views alias their bases (they share the `Storage`), inputs
+/// written by kernels are written in place, and a program's pools (or its
+/// planned arena) are allocated once per call and sliced.
+///
+/// Thread safety: a prepared `Executor` is immutable except for its
+/// multi-kernel dispatchers, which are themselves thread-safe
+/// (run/multi_kernel.hpp); all per-call state (buffers, symbols, pools,
+/// argument scratch) lives in the call. So one executor may `run` on many
+/// threads at once, provided the kernels and externs it was given may be
+/// called concurrently and the calls do not share input tensors they
+/// mutate. Copies of an `Executor` share the prepared state. `prepare`
+/// interns expressions in the program's expression context (solving input
+/// dimensions), so it must not run concurrently with other users of that
+/// context.
+#include <wrapir/diagnostic.hpp>
+#include <wrapir/expr/compile.hpp>
+#include <wrapir/expr/eval.hpp>
+#include <wrapir/ir/program.hpp>
+#include <wrapir/run/executor_kernels.hpp>
+#include <wrapir/run/extern.hpp>
+#include <wrapir/run/multi_kernel.hpp>
+#include <wrapir/run/tensor.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace wrapir::run {
+
+/// The providers the executor uses when `ExecutorOptions::kernels` is null.
+/// The hook where the compiled C++ kernel provider (run/cpu/) plugs in;
+/// today it is empty, so a program whose kernels nobody registered fails to
+/// prepare with a diagnostic naming the kernel.
+[[nodiscard]] inline std::shared_ptr<const ProviderChain> default_cpu_providers() {
+  return std::make_shared<const ProviderChain>();
+}
+
+/// The externs the executor uses when `ExecutorOptions::externs` is null:
+/// the hook for the reference externs (run/cpu/); empty today.
+[[nodiscard]] inline std::shared_ptr<const ExternRegistry> default_cpu_externs() {
+  return std::make_shared<const ExternRegistry>();
+}
+
+struct ExecutorOptions {
+  /// Where kernels come from; null: `default_cpu_providers()`.
+  CpuKernelProviderPtr kernels{};
+  /// Extern and fallback kernels; null: `default_cpu_externs()`.
+  std::shared_ptr<const ExternRegistry> externs{};
+  /// The program's constants (buffers of role `constant`) by name.
+  std::map<std::string, Tensor, std::less<>> constants{};
+  /// How multi-kernels choose (benchmarking on the first call, the on-disk
+  /// choice cache, a forced choice). Its `registry`, when set, must outlive
+  /// the executor.
+  MultiKernelOptions multi_kernel{};
+  /// Run the verifier first and refuse a program with findings.
+  bool verify = true;
+  /// Check every input's dtype, sizes and strides against its layout.
+  bool check_inputs = true;
+  /// A WhileLoop that runs more iterations than this is stopped with a
+  /// diagnostic (a runaway loop must not hang the caller).
+  std::size_t max_loop_iterations = std::size_t{1} << 24;
+};
+
+namespace executor_detail {
+struct Prepared;
+struct Dispatchers;
+}  // namespace executor_detail
+
+class Executor {
+ public:
+  /// Prepares `program` (copied; the executor does not refer to the
+  /// argument afterwards).
+  [[nodiscard]] static Result<Executor> prepare(const ir::Program& program, ExecutorOptions options = {});
+
+  /// Runs the program: `inputs` are its tensor inputs and `scalars` its
+  /// symbolic-integer inputs, each in program order. The outputs come in
+  /// program order: a `Tensor` for a buffer output (a view aliases its
+  /// base), an `int64_t` for a symbolic one, `None` for None.
+  [[nodiscard]] Result<std::vector<Value>> run(std::span<const Tensor> inputs,
+                                               std::span<const std::int64_t> scalars = {}) const;
+
+  /// The program it runs.
+  [[nodiscard]] const ir::Program& program() const noexcept;
+  /// The number of tensor and scalar inputs `run` expects.
+  [[nodiscard]] std::size_t tensor_input_count() const noexcept;
+  [[nodiscard]] std::size_t scalar_input_count() const noexcept;
+
+ private:
+  std::shared_ptr<const executor_detail::Prepared> prepared_;
+  std::shared_ptr<executor_detail::Dispatchers> dispatchers_;
+};
+
+}  // namespace wrapir::run
+
+#include <wrapir/run/detail/executor_prepare.hpp>
+#include <wrapir/run/detail/executor_lines.hpp>
