@@ -42,7 +42,7 @@ void collect_definitions(const json::value& body, std::vector<Definition>& out) 
   if (const auto* kind = o.if_contains("kind"); kind != nullptr && kind->is_string() && kind->as_string() == "KernelDefinition") {
     const auto* src = o.if_contains("source");
     if (src != nullptr && src->is_object() && src->as_object().contains("text"))
-      out.push_back({json::value_to<std::string>(o.at("kernel")), json::value_to<std::string>(src->as_object().at("text"))});
+      out.push_back({std::string(o.at("kernel").as_string()), std::string(src->as_object().at("text").as_string())});
   }
   for (const auto& [key, value] : o)
     if (value.is_array() || value.is_object()) collect_definitions(value, out);
@@ -100,12 +100,12 @@ int main() {
       for (const json::value& k : program.at("kernels").as_array()) {
         if (k.at("name").as_string() != d.name) continue;
         for (const json::value& p : k.at("signature").as_array()) {
-          const auto type = wrapir::ir::parse_param_type(json::value_to<std::string>(p.at("type")));
+          const auto type = wrapir::ir::parse_param_type(std::string(p.at("type").as_string()));
           if (!type) {
             std::printf("FAIL %s/%s: bad parameter type\n", model.filename().c_str(), d.name.c_str());
             ++failures;
           }
-          signature.push_back({json::value_to<std::string>(p.at("name")), type.value_or(wrapir::ir::ParamType{})});
+          signature.push_back({std::string(p.at("name").as_string()), type.value_or(wrapir::ir::ParamType{})});
         }
       }
       auto k = cache.load(d.name, d.source, signature);
