@@ -11,6 +11,13 @@
 //   cmake --build --preset release --target cpu_backend_bench
 //   build/release/bench/cpu_backend_bench
 
+// g++ 12 at -O3 reports a -Wrestrict false positive in std::string
+// concatenation inlined from wrapir/detail/safe_file.hpp (quoted_path); set
+// before any include so that it covers the inlined library code.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wrestrict"
+#endif
+
 #include <wrapir/run/cpu/externs.hpp>
 #include <wrapir/run/cpu/kernel_cache.hpp>
 

@@ -69,12 +69,7 @@ namespace wrapir::detail {
 
 /// `path` escaped (`escaped_path`) and in single quotes, for diagnostics.
 [[nodiscard]] inline std::string quoted_path(const std::filesystem::path& path) {
-  // Appended piecewise: `"'" + ... + "'"` trips g++ 12's -Wrestrict false
-  // positive at -O3 when inlined into some callers (the CPU backend's bench).
-  std::string out = "'";
-  out += escaped_path(path.string());
-  out += '\'';
-  return out;
+  return "'" + escaped_path(path.string()) + "'";
 }
 
 /// The text of `errno` value `error` ("No such file or directory").

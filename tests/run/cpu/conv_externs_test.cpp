@@ -94,3 +94,35 @@ TEST_CASE("cpu externs: convolution argument errors are diagnostics") {
   REQUIRE_FALSE(three_d.has_value());
   CHECK(three_d.error().message.find("rank 3 or 4") != std::string::npos);
 }
+
+TEST_CASE("cpu externs: a channels-last input gives a channels-last result, as conv2d_relu's program asserts") {
+  Caller call;
+  // conv2d_relu: input [2, 3, 16, 16] and weight [8, 3, 3, 3] channels-last,
+  // result asserted as (2, 8, 16, 16) with strides (2048, 1, 128, 8).
+  const auto xv = random_values(2 * 3 * 16 * 16, 31);
+  const auto wv = random_values(8 * 3 * 3 * 3, 32);
+  const auto bv = random_values(8, 33);
+  std::int64_t oh = 0, ow = 0;
+  const auto expected = direct_conv2d(xv, wv, &bv, 2, 3, 16, 16, 8, 3, 3, 1, 1, 1, 1, oh, ow);
+  auto channels_last = [](const std::vector<double>& nchw, std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) {
+    auto t = wrapir::run::empty_strided_cpu({n, c, h, w}, {h * w * c, 1, w * c, c}, DType::float32);
+    REQUIRE(t.has_value());
+    wrapir::run::cpu::detail::from_contiguous<double>(*t, nchw);
+    return *t;
+  };
+  auto r = call("extern_kernels.convolution",
+                {v(channels_last(xv, 2, 3, 16, 16)), v(channels_last(wv, 8, 3, 3, 3)), v(make({8}, bv))},
+                {{"stride", ints({1, 1})}, {"padding", ints({1, 1})}, {"dilation", ints({1, 1})},
+                 {"transposed", v(false)}, {"output_padding", ints({0, 0})}, {"groups", v(std::int64_t{1})}});
+  REQUIRE_MESSAGE(r.has_value(), r.error().message);
+  const Tensor& out = *r->get_if<Tensor>();
+  CHECK(out.sizes == std::vector<std::int64_t>{2, 8, 16, 16});
+  CHECK(out.strides == std::vector<std::int64_t>{2048, 1, 128, 8});
+  check_close(values_of(out), expected, 1e-5);
+  // A contiguous input stays contiguous.
+  auto c = call("extern_kernels.convolution", {v(make({2, 3, 16, 16}, xv)), v(make({8, 3, 3, 3}, wv)), v(make({8}, bv))},
+                {{"padding", ints({1, 1})}});
+  REQUIRE(c.has_value());
+  CHECK(c->get_if<Tensor>()->strides == std::vector<std::int64_t>{2048, 256, 16, 1});
+  check_close(values_of(*c->get_if<Tensor>()), expected, 1e-5);
+}

@@ -355,3 +355,24 @@ TEST_CASE("cpu kernel cache: the language is checked by the provider") {
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().message.find("triton") != std::string::npos);
 }
+
+TEST_CASE("cpu kernel cache: two kernels loaded one after the other stay distinct (regression)") {
+  // Loading through /proc/self/fd/N once returned the first kernel for the
+  // second: glibc matched the reused descriptor path to the loaded object.
+  ScratchDir scratch;
+  cpu::KernelCache cache{scratch.path / "cache", plain_options()};
+  const std::vector<KernelParam> sig{{"out", ParamType{true, DType::int64}}};
+  std::vector<wrapir::run::CpuKernelFn> fns;
+  for (int i = 0; i < 3; ++i) {
+    auto k = cache.load("k", "extern \"C\" void kernel(long* out) { *out = " + std::to_string(100 + i) + "; }\n", sig);
+    REQUIRE_MESSAGE(k.has_value(), k.error().message);
+    fns.push_back(k->fn);
+  }
+  for (int i = 0; i < 3; ++i) {
+    long out = 0;
+    void* p = &out;
+    std::vector<void*> args{&p};
+    REQUIRE(fns[static_cast<std::size_t>(i)](args).has_value());
+    CHECK(out == 100 + i);
+  }
+}

@@ -3,7 +3,8 @@
 /// Convolution for Inductor CPU programs: `extern_kernels.convolution(x, w,
 /// bias, stride=, padding=, dilation=, transposed=, output_padding=,
 /// groups=)` and `aten.convolution.default` (the same arguments,
-/// positional), allocating a contiguous result.
+/// positional), allocating the result contiguous, or channels-last when the
+/// input or weight is channels-last (as eager PyTorch does).
 ///
 /// 1-D and 2-D convolutions (1-D as 2-D with a height of one), any stride,
 /// padding, dilation and groups, by im2col and one GEMM per batch element and
@@ -21,6 +22,21 @@
 #include <vector>
 
 namespace wrapir::run::cpu {
+
+namespace detail {
+
+/// A 4-D tensor laid out NHWC but not also NCHW-contiguous (torch's
+/// preference in ambiguous cases such as one channel).
+[[nodiscard]] inline bool is_channels_last(const Tensor& t) noexcept {
+  if (t.dim() != 4 || t.is_contiguous()) return false;
+  const std::int64_t c = t.sizes[1], h = t.sizes[2], w = t.sizes[3];
+  const std::int64_t expected[4] = {h * w * c, 1, w * c, c};
+  for (std::size_t i = 0; i < 4; ++i)
+    if (t.sizes[i] != 1 && t.strides[i] != expected[i]) return false;
+  return true;
+}
+
+}  // namespace detail
 
 /// See the file comment.
 [[nodiscard]] inline Result<Value> convolution_extern(const ExternCall& call) {
@@ -80,7 +96,11 @@ namespace wrapir::run::cpu {
     return args.error("the kernel is larger than the padded input");
   std::vector<std::int64_t> out_sizes = spatial == 2 ? std::vector<std::int64_t>{n, o, oh, ow}
                                                      : std::vector<std::int64_t>{n, o, ow};
-  auto out = empty_cpu(out_sizes, input.dtype);
+  // As eager PyTorch: a channels-last input or weight gives a channels-last
+  // result (Inductor's programs assert that layout for the result).
+  const bool channels_last = spatial == 2 && (detail::is_channels_last(input) || detail::is_channels_last(weight));
+  auto out = channels_last ? empty_strided_cpu(out_sizes, {o * oh * ow, 1, ow * o, o}, input.dtype)
+                           : empty_cpu(out_sizes, input.dtype);
   if (!out) return std::move(out).error();
   if (out->numel() == 0) return Value{*out};
 
