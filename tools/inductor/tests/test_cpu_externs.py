@@ -1,0 +1,183 @@
+"""The CPU backend's reference externs (include/wrapir/run/cpu) against
+eager PyTorch on random cases, through the C++ driver
+tests/run/cpu/extern_driver.cpp (target wrapir_cpu_extern_driver).
+
+The driver is found at $WRAPIR_CPU_EXTERN_DRIVER or in build/dev (then
+build/release); without it the tests are skipped, saying so.
+
+    python -m unittest discover -s tools/inductor/tests -p test_cpu_externs.py
+"""
+
+import os
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+import numpy as np
+import torch
+
+_ROOT = Path(__file__).resolve().parents[3]
+
+
+def _driver():
+    env = os.environ.get("WRAPIR_CPU_EXTERN_DRIVER")
+    candidates = [Path(env)] if env else []
+    candidates += [_ROOT / "build" / p / "tests/run/cpu/wrapir_cpu_extern_driver" for p in ("dev", "release")]
+    for c in candidates:
+        if c.is_file() and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+class _Run:
+    """One driver call: tensors go to .npy files, results come back as torch tensors."""
+
+    def __init__(self, directory):
+        self.dir = Path(directory)
+        self.count = 0
+
+    def tensor(self, t):
+        self.count += 1
+        path = self.dir / f"in{self.count}.npy"
+        if t.dtype == torch.bfloat16:
+            np.save(path, t.contiguous().view(torch.int16).numpy().view(np.uint16))
+            return f"bf16:{path}"
+        np.save(path, t.contiguous().numpy())
+        return f"t:{path}"
+
+    def tensor_list(self, items):
+        paths = []
+        for t in items:
+            if t is None:
+                paths.append("none")
+            else:
+                self.count += 1
+                path = self.dir / f"in{self.count}.npy"
+                np.save(path, t.contiguous().numpy())
+                paths.append(str(path))
+        return "lt:" + ",".join(paths)
+
+    def __call__(self, op, *args):
+        out = self.dir / "out"
+        out.mkdir(exist_ok=True)
+        for f in out.iterdir():
+            f.unlink()
+        done = subprocess.run([str(_driver()), str(out), op, *args], capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise AssertionError(f"{op}: {done.stderr.strip()}")
+        return {f.stem: self._load(f) for f in out.iterdir()}
+
+    @staticmethod
+    def _load(path):
+        a = np.load(path)
+        if a.dtype == np.uint16:
+            return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
+        return torch.from_numpy(a.copy())
+
+
+@unittest.skipIf(_driver() is None, "wrapir_cpu_extern_driver is not built (build the dev preset, or set WRAPIR_CPU_EXTERN_DRIVER)")
+class CpuExternsAgainstTorch(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.run_ = _Run(self._tmp.name)
+        self.gen = torch.Generator().manual_seed(1234)
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def randn(self, *shape, dtype=torch.float32):
+        return torch.randn(*shape, generator=self.gen).to(dtype)
+
+    def test_mm_addmm_bmm(self):
+        r = self.run_
+        for dtype, tol in ((torch.float32, 1e-5), (torch.float64, 1e-12), (torch.bfloat16, 2e-2), (torch.float16, 2e-3)):
+            for m, k, n in ((1, 1, 1), (7, 5, 3), (33, 64, 17)):
+                a, b = self.randn(m, k, dtype=dtype), self.randn(k, n, dtype=dtype)
+                got = r("extern_kernels.mm", r.tensor(a), r.tensor(b), "out=" + r.tensor(torch.zeros(m, n, dtype=dtype)))
+                torch.testing.assert_close(got["kw_out"], torch.mm(a, b), rtol=tol, atol=tol)
+                bias = self.randn(n, dtype=dtype)
+                got = r("extern_kernels.addmm", r.tensor(bias), r.tensor(a), r.tensor(b), "beta=f:0.5", "alpha=f:2.0",
+                        "out=" + r.tensor(torch.zeros(m, n, dtype=dtype)))
+                torch.testing.assert_close(got["kw_out"], torch.addmm(bias, a, b, beta=0.5, alpha=2.0), rtol=tol, atol=tol * 4)
+            a, b = self.randn(4, 6, 5, dtype=dtype), self.randn(4, 5, 3, dtype=dtype)
+            got = r("extern_kernels.bmm", r.tensor(a), r.tensor(b), "out=" + r.tensor(torch.zeros(4, 6, 3, dtype=dtype)))
+            torch.testing.assert_close(got["kw_out"], torch.bmm(a, b), rtol=tol, atol=tol)
+
+    def test_convolution(self):
+        r = self.run_
+        cases = [
+            ((2, 3, 9, 9), (4, 3, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
+            ((1, 4, 8, 11), (6, 2, 3, 2), False, [2, 1], [0, 1], [1, 2], 2),
+            ((1, 6, 7, 7), (6, 1, 3, 3), True, [1, 1], [2, 2], [2, 2], 6),
+            ((3, 2, 10), (4, 2, 3), True, [2], [1], [1], 1),
+        ]
+        for x_shape, w_shape, with_bias, stride, padding, dilation, groups in cases:
+            x, w = self.randn(*x_shape), self.randn(*w_shape)
+            bias = self.randn(w_shape[0]) if with_bias else None
+            args = [r.tensor(x), r.tensor(w), r.tensor(bias) if with_bias else "n:"]
+            got = r("extern_kernels.convolution", *args, "stride=li:" + ",".join(map(str, stride)),
+                    "padding=li:" + ",".join(map(str, padding)), "dilation=li:" + ",".join(map(str, dilation)),
+                    "transposed=b:false", "output_padding=li:" + ",".join("0" * len(stride)), f"groups=i:{groups}")
+            want = torch.convolution(x, w, bias, stride, padding, dilation, False, [0] * len(stride), groups)
+            torch.testing.assert_close(got["result0"], want, rtol=1e-4, atol=1e-4)
+
+    def test_topk(self):
+        r = self.run_
+        x = self.randn(5, 40)
+        for k, dim, largest in ((3, -1, True), (5, 1, False), (2, 0, True)):
+            got = r("aten.topk.default", r.tensor(x), f"i:{k}", f"i:{dim}", f"b:{str(largest).lower()}")
+            values, indices = torch.topk(x, k, dim, largest)
+            torch.testing.assert_close(got["result0"], values)
+            torch.testing.assert_close(got["result1"], indices)
+
+    def test_scatter_reduce(self):
+        r = self.run_
+        self_ = self.randn(6, 5)
+        index = torch.randint(0, 6, (8, 5), generator=self.gen)
+        src = self.randn(8, 5)
+        for reduce in ("sum", "prod", "mean", "amax", "amin"):
+            for include_self in (True, False):
+                got = r("aten.scatter_reduce_.two", r.tensor(self_), "i:0", r.tensor(index), r.tensor(src),
+                        f"reduce=s:{reduce}", f"include_self=b:{str(include_self).lower()}")
+                want = self_.clone().scatter_reduce_(0, index, src, reduce, include_self=include_self)
+                torch.testing.assert_close(got["arg0"], want, rtol=1e-5, atol=1e-5, msg=f"{reduce} {include_self}")
+        got = r("aten.scatter_add_", r.tensor(self_), "i:0", r.tensor(index), r.tensor(src))
+        torch.testing.assert_close(got["arg0"], self_.clone().scatter_add_(0, index, src))
+
+    def test_index_put(self):
+        r = self.run_
+        x = self.randn(7, 4)
+        rows = torch.randint(-7, 7, (10,), generator=self.gen)
+        cols = torch.randint(0, 4, (10,), generator=self.gen)
+        values = self.randn(10)
+        got = r("aten.index_put_", r.tensor(x), r.tensor_list([rows, cols]), r.tensor(values), "b:true")
+        torch.testing.assert_close(got["arg0"], x.clone().index_put_((rows, cols), values, accumulate=True))
+        v2 = self.randn(3, 4)
+        picked = torch.tensor([0, 3, 5])
+        got = r("aten.index_put_", r.tensor(x), r.tensor_list([picked]), r.tensor(v2), "b:false")
+        torch.testing.assert_close(got["arg0"], x.clone().index_put_((picked,), v2))
+        v3 = self.randn(7, 2)
+        got = r("aten.index_put_", r.tensor(x), r.tensor_list([None, torch.tensor([1, 2])]), r.tensor(v3), "b:true")
+        torch.testing.assert_close(got["arg0"], _index_put_slice(x, v3))
+
+    def test_bucketize(self):
+        r = self.run_
+        boundaries = torch.sort(self.randn(9)).values
+        x = self.randn(4, 13)
+        for right in (False, True):
+            for out_int32 in (False, True):
+                got = r("torch.ops.aten.bucketize.Tensor", r.tensor(x), r.tensor(boundaries),
+                        f"out_int32=b:{str(out_int32).lower()}", f"right=b:{str(right).lower()}")
+                torch.testing.assert_close(got["result0"], torch.bucketize(x, boundaries, out_int32=out_int32, right=right))
+
+
+def _index_put_slice(x, values):
+    """x[:, [1, 2]] += values, in eager."""
+    y = x.clone()
+    y[:, [1, 2]] += values
+    return y
+
+
+if __name__ == "__main__":
+    unittest.main()
