@@ -150,7 +150,7 @@ void BM_MmOpenBlas(benchmark::State& state) {
   const std::int64_t n = state.range(0);
   auto a = random_matrix(n, 1), b = random_matrix(n, 2), c = std::vector<float>(static_cast<std::size_t>(n * n));
   const std::vector<wrapir::run::Value> args{wrapir::run::Value{tensor_of(a, n)}, wrapir::run::Value{tensor_of(b, n)}};
-  const std::vector<wrapir::run::NamedValue> kwargs{{"out", wrapir::run::Value{tensor_of(c, n)}}};
+  const std::vector<wrapir::run::KeywordArg> kwargs{{"out", wrapir::run::Value{tensor_of(c, n)}}};
   for (auto _ : state) {
     auto r = cpu::mm_extern(wrapir::run::ExternCall{"extern_kernels.mm", args, kwargs});
     if (!r) {

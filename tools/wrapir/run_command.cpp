@@ -13,9 +13,13 @@
 // printed. `--repeat N` runs the program N more times after the first run
 // and prints the per-call time (mean and best) on stdout.
 //
-// Kernels come from `run::default_cpu_providers()` and externs from
-// `run::default_cpu_externs()`: a program whose kernels no provider has
-// fails to prepare with a diagnostic naming the kernel and its line.
+// Where the CPU backend is built in (wrapir::cpu, OpenBLAS), C++ kernels are
+// compiled and cached (run/cpu/backend.hpp; torch's headers from
+// WRAPIR_TORCH_INCLUDE or the bridge's venv) and externs are the reference
+// ones; otherwise kernels come from `run::default_cpu_providers()` and
+// externs from `run::default_cpu_externs()`. A program whose kernels no
+// provider has fails to prepare with a diagnostic naming the kernel and its
+// line.
 
 #include "cli.hpp"
 #include "file_io.hpp"
@@ -23,6 +27,9 @@
 #include <wrapir/io/safetensors.hpp>
 #include <wrapir/ir/program.hpp>
 #include <wrapir/run/executor.hpp>
+#ifdef WRAPIR_TOOL_CPU_BACKEND
+#include <wrapir/run/cpu/backend.hpp>
+#endif
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
@@ -109,7 +116,14 @@ int cmd_run(const Arguments& a) {
     }
   }
 
+#ifdef WRAPIR_TOOL_CPU_BACKEND
+  // Inductor's C++ kernels compiled and cached, the reference externs.
+  auto backend = run::cpu::backend_options();
+  if (!backend) throw Failure{"run: " + one_line(backend.error().message, 600)};
+  run::ExecutorOptions options = *std::move(backend);
+#else
   run::ExecutorOptions options;
+#endif
   options.verify = !a.flag("--no-verify");
   auto executor = run::Executor::prepare(program, std::move(options));
   if (!executor) throw Failure{"run: " + one_line(executor.error().message, 600)};

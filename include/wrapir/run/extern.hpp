@@ -61,7 +61,7 @@ struct Value {
 };
 
 /// A keyword argument (`out=`, `alpha=`, `reduce=`).
-struct NamedValue {
+struct KeywordArg {
   std::string name;
   Value value;
 };
@@ -71,11 +71,11 @@ struct NamedValue {
 struct ExternCall {
   std::string_view op{};
   std::span<const Value> args{};
-  std::span<const NamedValue> kwargs{};
+  std::span<const KeywordArg> kwargs{};
 
   /// The keyword argument `name`, or null.
   [[nodiscard]] const Value* kwarg(std::string_view name) const noexcept {
-    for (const NamedValue& k : kwargs)
+    for (const KeywordArg& k : kwargs)
       if (k.name == name) return &k.value;
     return nullptr;
   }

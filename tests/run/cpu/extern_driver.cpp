@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
   const std::filesystem::path out_dir = argv[1];
   const std::string op = argv[2];
   std::vector<Value> args;
-  std::vector<wrapir::run::NamedValue> kwargs;
+  std::vector<wrapir::run::KeywordArg> kwargs;
   try {
     for (int i = 3; i < argc; ++i) {
       std::string text = argv[i];

@@ -15,7 +15,7 @@ namespace cpu_test {
 
 using wrapir::ir::DType;
 using wrapir::run::ExternCall;
-using wrapir::run::NamedValue;
+using wrapir::run::KeywordArg;
 using wrapir::run::Tensor;
 using wrapir::run::Value;
 using wrapir::run::ValueList;
@@ -45,7 +45,7 @@ struct Caller {
   wrapir::run::ExternRegistry registry;
   Caller() { REQUIRE(wrapir::run::cpu::register_reference_externs(registry).has_value()); }
   wrapir::Result<Value> operator()(std::string_view op, const std::vector<Value>& args,
-                                   const std::vector<NamedValue>& kwargs = {}) const {
+                                   const std::vector<KeywordArg>& kwargs = {}) const {
     const auto* fn = registry.find(op);
     REQUIRE_MESSAGE(fn != nullptr, std::string(op));
     return (*fn)(ExternCall{op, args, kwargs});

@@ -13,6 +13,7 @@
 #include <wrapir/run/executor.hpp>
 
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -186,13 +187,13 @@ class Frame {
     if (l.result) define_result(*l.result, std::move(result));
   }
   void operator()(const ir::ExternKernelOut& l) {
-    std::vector<NamedValue> kwargs = named_values_of(l.kwargs);
-    kwargs.push_back(NamedValue{"out", Value{resolve(l.out)}});
+    std::vector<KeywordArg> kwargs = named_values_of(l.kwargs);
+    kwargs.push_back(KeywordArg{"out", Value{resolve(l.out)}});
     (void)call_extern(l.kernel, values_of(l.args), std::move(kwargs));
   }
   void operator()(const ir::ExternKernelMultiOut& l) {
-    std::vector<NamedValue> kwargs = named_values_of(l.kwargs);
-    for (const ir::NamedBuffer& o : l.outs) kwargs.push_back(NamedValue{o.name.text, Value{resolve(o.buffer)}});
+    std::vector<KeywordArg> kwargs = named_values_of(l.kwargs);
+    for (const ir::NamedBuffer& o : l.outs) kwargs.push_back(KeywordArg{o.name.text, Value{resolve(o.buffer)}});
     Value result = call_extern(l.kernel, values_of(l.args), std::move(kwargs));
     if (l.result) define_result(*l.result, std::move(result));
   }
@@ -230,6 +231,17 @@ class Frame {
     for (expr::Expr e : l.sizes) sizes.push_back(eval(e));
     for (expr::Expr e : l.strides) strides.push_back(eval(e));
     check_layout(t, sizes, strides, name(l.buffer));
+  }
+  void operator()(const ir::AssertAlignment& l) {
+    const Tensor& t = tensor(l.buffer);
+    if (l.alignment <= 0) fail("alignment " + std::to_string(l.alignment) + " is not positive");
+    const auto address = reinterpret_cast<std::uintptr_t>(t.data());
+    if (address % static_cast<std::uintptr_t>(l.alignment) != 0)
+      fail(name(l.buffer) + " is not aligned to " + std::to_string(l.alignment) + " bytes" +
+           (l.op_name ? " (the result of " + *l.op_name + ")" : std::string{}));
+  }
+  void operator()(const ir::AssertScalar& l) {
+    if (eval(l.condition) == 0) fail("runtime assert failed: " + l.message);
   }
 
   // ---- control -----------------------------------------------------------
@@ -481,14 +493,14 @@ class Frame {
     for (const ir::Arg& a : args) out.push_back(value_of(a));
     return out;
   }
-  [[nodiscard]] std::vector<NamedValue> named_values_of(const std::vector<ir::NamedArg>& args) const {
-    std::vector<NamedValue> out;
+  [[nodiscard]] std::vector<KeywordArg> named_values_of(const std::vector<ir::NamedArg>& args) const {
+    std::vector<KeywordArg> out;
     out.reserve(args.size());
-    for (const ir::NamedArg& a : args) out.push_back(NamedValue{a.name.text, value_of(a.value)});
+    for (const ir::NamedArg& a : args) out.push_back(KeywordArg{a.name.text, value_of(a.value)});
     return out;
   }
 
-  Value call_extern(const ir::OpName& op_name, std::vector<Value> args, std::vector<NamedValue> kwargs) {
+  Value call_extern(const ir::OpName& op_name, std::vector<Value> args, std::vector<KeywordArg> kwargs) {
     const std::string& op = op_name.text;
     const ExternFn* fn = g_.line_externs.at(line_);
     if (fn == nullptr) fail("extern " + ir::quote_for_diagnostic(op) + " was not resolved");
