@@ -273,6 +273,48 @@ TEST_CASE("emit/python: a while loop") {
   check_golden("while_loop", emit_ok(p));
 }
 
+// Regression: the outputs were bound to the carried buffers themselves, so a
+// loop that never ran returned the program's input (eager returns a copy)
+// or a buffer that a later Reuse overwrites (Inductor's plan after a
+// while_loop reuses the carried buffer's storage).
+TEST_CASE("emit/python: a while loop that never runs returns copies of its carried buffers") {
+  ir::Program p{"loop"};
+  ir::Builder b{p, wrapir::cpu_device()};
+  const auto x = b.input("arg0_1", {p.ctx().integer(4)}, wrapir::f32);
+  const auto i0 = b.extern_alloc("torch.ops.aten.zeros.default", {},
+                                 ir::Layout{{}, {}, p.ctx().integer(0), wrapir::i64, wrapir::cpu_device()});
+  const auto outs = b.while_loop(
+      {i0, x}, {},
+      [&](ir::Builder& sb, std::span<const ir::ProgramInput> in) {
+        const auto i = boost::variant2::get<ir::BufferId>(in[0]);
+        sb.output(sb.extern_alloc("torch.ops.aten.gt.Scalar", {i, 100},
+                                  ir::Layout{{}, {}, p.ctx().integer(0), wrapir::b8, wrapir::cpu_device()}));
+      },
+      [&](ir::Builder& sb, std::span<const ir::ProgramInput> in) {
+        const auto i = boost::variant2::get<ir::BufferId>(in[0]);
+        const auto y = boost::variant2::get<ir::BufferId>(in[1]);
+        sb.output(sb.extern_alloc("torch.ops.aten.add.Scalar", {i, 1}, sb.program().buffers[i.index].layout));
+        sb.output(sb.extern_alloc("torch.ops.aten.mul.Scalar", {y, 2}, sb.program().buffers[y.index].layout));
+      });
+  b.output(outs[0]);
+  b.output(outs[1]);
+  const std::string text = emit_ok(p);
+  const std::string i_out = p.buffers[outs[0].index].name;
+  const std::string x_out = p.buffers[outs[1].index].name;
+  const std::string i_in = p.buffers[i0.index].name;
+  // After the first test of the condition, before the loop.
+  const auto first_test = text.find("_result,) = ");
+  const auto copies = text.find("    if not ");
+  const auto loop = text.find("    while ");
+  REQUIRE(first_test != std::string::npos);
+  REQUIRE(copies != std::string::npos);
+  REQUIRE(loop != std::string::npos);
+  CHECK(first_test < copies);
+  CHECK(copies < loop);
+  CHECK(text.find(i_out + " = " + i_in + ".clone()\n") != std::string::npos);
+  CHECK(text.find(x_out + " = arg0_1.clone()\n") != std::string::npos);
+}
+
 TEST_CASE("emit/python: dynamic shapes bind symbols from inputs and from data") {
   ir::Program p{"dynamic"};
   ir::Builder b{p};
@@ -1060,7 +1102,7 @@ TEST_CASE("emit/python: generated code never calls anything a program merely nam
       "collections.defaultdict", "c_void_p", "c_long", "c_int", "c_float", "c_double", "c_bool", "rand_strided",
       "print_performance", "benchmark_compiled_module", "compiled_module_main", "get_args", "call", "list", "args.clear",
       "slice", "RuntimeError", "min", "max", "abs", "int", "math.floor", "math.ceil", "math.trunc", "round"};
-  const std::vector<std::string_view> methods = {"run", "item", "copy_", "zero_", "size", "stride",
+  const std::vector<std::string_view> methods = {"run", "item", "clone", "copy_", "zero_", "size", "stride",
                                                  "storage_offset", "data_ptr", "__floordiv__"};
   int modules = 0;
   for (const auto& entry : std::filesystem::directory_iterator(golden_dir)) {

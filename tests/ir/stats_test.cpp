@@ -4,7 +4,10 @@
 #include <wrapir/ir/builder.hpp>
 #include <wrapir/ir/stats.hpp>
 
+#include <boost/variant2/variant.hpp>
 #include <doctest/doctest.h>
+
+#include <span>
 
 using namespace wrapir::ir;
 
@@ -168,4 +171,30 @@ TEST_CASE("ir/stats: elements of a multi-output result are counted, the tuple's 
   CHECK(st.allocations == 3);
   CHECK(st.bytes_allocated_at_hints == 8 + 16 + 80);
   CHECK(st.peak_bytes_at_hints == 96);
+}
+
+TEST_CASE("ir/stats: a Conditional's outputs are held by the caller until released (regression)") {
+  // Exported from Inductor (torch.cond, while_loop): the outputs were left
+  // out where the Conditional defines them but their release was
+  // subtracted, so the caller's peak read low (512 for 513 live bytes).
+  wrapir::Program p;
+  wrapir::Builder b{p};
+  auto& ctx = p.ctx();
+  const auto pred = b.input("arg0_1", {}, wrapir::b8);
+  const auto x = b.input("arg1_1", {ctx.integer(10)}, wrapir::f32);
+  auto branch = [&ctx](Builder& sb, std::span<const ProgramInput> inputs) {
+    const auto in = boost::variant2::get<BufferId>(inputs[0]);
+    sb.output(sb.extern_alloc("aten.sin", {in}, Layout::contiguous(ctx, {ctx.integer(10)}, wrapir::f32,
+                                                                  wrapir::cuda_device(0))));  // 40 bytes
+  };
+  const auto flag = b.empty({}, wrapir::b8);  // 1 byte, live across the Conditional
+  const auto outs = b.conditional(BufferArg{flag}, {x}, branch, branch);
+  b.append(FreeIfNotReused{flag, false});
+  b.append(FreeIfNotReused{outs[0], false});
+  (void)b.empty({ctx.integer(5)}, wrapir::f32);  // 20 bytes
+  (void)pred;
+  const ProgramStats st = program_stats(p);
+  CHECK(st.peak_bytes_at_hints == 41);  // the flag and the output; then 20 bytes, not 20 - 40
+  CHECK(st.allocations == 1 + 2 + 1);   // the flag, each branch's result, the last buffer
+  CHECK(st.bytes_allocated_at_hints == 1 + 40 + 40 + 20);
 }

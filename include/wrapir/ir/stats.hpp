@@ -7,9 +7,10 @@
 /// storage bytes when a line creates storage for it and subtracting them
 /// when a line releases it, as the line kinds' effects say (`ir/effects.hpp`):
 /// `Allocated` storage (Allocate, WorkspaceAllocate, CommBufferAllocate,
-/// extern results that are not multi-output tuples; not the outputs of
-/// Conditional and WhileLoop, which their subgraphs create) and
-/// `PoolCreated` pools grow it; `Released` storage that is not offered to a
+/// extern results that are not multi-output tuples) and `PoolCreated`
+/// pools grow it; the outputs of Conditional and WhileLoop grow it too,
+/// from their line on, but are not counted as allocations (their
+/// subgraphs' lines created them); `Released` storage that is not offered to a
 /// Reuse (FreeIfNotReused not reused, Free of a donated input, WorkspaceFree,
 /// CommBufferFree) and pools a `PoolReturned` releases shrink it. Inputs and
 /// constants are not counted. Symbolic sizes are evaluated at the symbols'
@@ -103,6 +104,20 @@ class StatsWalker {
       }
       peak = std::max(peak, live);
     };
+    // A control-flow result: created (and counted) by its subgraph's lines,
+    // held by this program from its line until it is released here.
+    auto hold = [&](expr::Expr bytes) {
+      if (!bytes) {
+        known = false;
+        return;
+      }
+      const auto v = expr::eval(bytes, hints);
+      if (!v || !wrapir::checked::add(live, *v, live)) {
+        known = false;
+        return;
+      }
+      peak = std::max(peak, live);
+    };
     auto shrink = [&](expr::Expr bytes) {
       if (!bytes) return;
       if (const auto v = expr::eval(bytes, hints); v && !wrapir::checked::sub(live, *v, live)) known = false;
@@ -115,12 +130,13 @@ class StatsWalker {
       for_each_effect(line, fx::Handlers{
           [&](const fx::KernelLaunched&) { ++stats_.launches; },
           // Storage of its own: not a tuple (its elements hold the storage),
-          // not a control result (the subgraph's lines created it), not a
-          // pool region (the pool is counted).
+          // not a pool region (the pool is counted). A control result is
+          // held, not allocated here: its release below is counted, so
+          // leaving it out made the live bytes drift low (regression).
           [&](const fx::Allocated& e) {
-            if (e.storage == Storage::control_result || !p.contains(e.buffer) || p.buffers[e.buffer.index].multi_output)
-              return;
-            grow(bytes_of(e.buffer));
+            if (!p.contains(e.buffer) || p.buffers[e.buffer.index].multi_output) return;
+            if (e.storage == Storage::control_result) hold(bytes_of(e.buffer));
+            else grow(bytes_of(e.buffer));
           },
           // An element of a multi-output result is a tensor the extern
           // operator allocated (the tuple itself holds no storage), and its

@@ -432,6 +432,8 @@ def call(args):
         buf1 = arg0_1
         true_graph_0_args = [buf1]
         (true_graph_0_result,) = true_graph_0(true_graph_0_args)
+        if not true_graph_0_result.item():
+            buf1 = arg0_1.clone()
         while true_graph_0_result.item():
             false_graph_0_args = [buf1]
             (buf1,) = false_graph_0(false_graph_0_args)

@@ -73,6 +73,8 @@ def call(args):
         buf0 = arg0_1
         cond_fn_0_args = [buf0, s0]
         (cond_fn_0_result,) = cond_fn_0(cond_fn_0_args)
+        if not cond_fn_0_result.item():
+            buf0 = arg0_1.clone()
         while cond_fn_0_result.item():
             body_fn_0_args = [buf0, s0]
             (buf0,) = body_fn_0(body_fn_0_args)

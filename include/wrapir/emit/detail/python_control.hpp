@@ -91,6 +91,27 @@ inline void FunctionEmitter::render(const ir::WhileLoop& l) {
     out_ += ")\n";
   };
   evaluate_condition();
+  // A loop that never runs must still return new tensors, not the carried
+  // ones (an input of the program, or a buffer freed after the loop), as
+  // Inductor does: `if not should_loop: buf1[0] = buf0.clone()`.
+  bool any_buffer = false;
+  for (const ir::Arg& a : l.carried) any_buffer = any_buffer || a.holds<ir::BufferArg>();
+  if (any_buffer) {
+    statement();
+    out_ += "if not ";
+    out_ += result;
+    out_ += ".item():\n";
+    ++indent_;
+    for (std::size_t i = 0; i < l.outputs.size(); ++i) {
+      if (!l.carried[i].holds<ir::BufferArg>()) continue;
+      statement();
+      out_ += buffer(l.outputs[i]).name;
+      out_ += " = ";
+      append_arg(l.carried[i]);
+      out_ += ".clone()\n";
+    }
+    --indent_;
+  }
   statement();
   out_ += "while ";
   out_ += result;
