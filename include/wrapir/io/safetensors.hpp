@@ -207,11 +207,11 @@ inline Result<std::int64_t> nonnegative_integer(const boost::json::value& v, con
 /// Reads the safetensors file at `path` (a regular file under the read
 /// options' cap; see detail/safe_file.hpp).
 [[nodiscard]] inline Result<TensorFile> read_safetensors(const std::filesystem::path& path,
-                                                         const detail::ReadOptions& options = {}) {
-  Result<std::string> content = detail::read_regular_file(path, options);
+                                                         const wrapir::detail::ReadOptions& options = {}) {
+  Result<std::string> content = wrapir::detail::read_regular_file(path, options);
   if (!content) return content.error();
   Result<TensorFile> file = parse_safetensors(std::as_bytes(std::span<const char>(content->data(), content->size())));
-  if (!file) return Diagnostic{"cannot read " + detail::quoted_path(path) + ": " + file.error().message};
+  if (!file) return Diagnostic{"cannot read " + wrapir::detail::quoted_path(path) + ": " + file.error().message};
   return file;
 }
 
@@ -280,7 +280,7 @@ inline Result<std::int64_t> nonnegative_integer(const boost::json::value& v, con
 [[nodiscard]] inline Result<void> write_safetensors(const std::filesystem::path& path, const TensorFile& file) {
   Result<std::string> bytes = to_safetensors(file);
   if (!bytes) return bytes.error();
-  return detail::write_file_atomically(path, *bytes);
+  return wrapir::detail::write_file_atomically(path, *bytes);
 }
 
 }  // namespace wrapir::io
