@@ -2,6 +2,9 @@
 // tensors, metadata, every dtype the format names), files the exporter wrote,
 // and refusals of hostile files (lengths, offsets, dtypes, overflow).
 
+// json.hpp first: it opens wrapir::io::detail, which once hid the
+// wrapir::detail file helpers that safetensors.hpp calls (a regression test).
+#include <wrapir/io/json.hpp>
 #include <wrapir/io/safetensors.hpp>
 
 #include <doctest/doctest.h>

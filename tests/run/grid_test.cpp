@@ -64,10 +64,10 @@ struct Paths {
 };
 
 Paths run_both(expr::Context& ctx, const Case& c) {
-  std::vector<NamedValue> values;
+  std::vector<NamedInt> values;
   std::vector<NamedExpr> numels;
   for (const auto& [name, value] : c.numels) {
-    values.push_back(NamedValue{name, value});
+    values.push_back(NamedInt{name, value});
     numels.push_back(NamedExpr{name, ctx.symbol(name, expr::Assumption::nonnegative)});
   }
   Paths p{grid_dims(c.type, values, c.block), grid_exprs(ctx, c.type, numels, c.block)};
@@ -348,8 +348,8 @@ TEST_CASE("grid: a missing, repeated or bad numel or block size is a diagnostic 
   CHECK(config_error({static_cast<GridType>(200), {}, {}}) == "grid type 200 is not a GridType");
 
   // Names that can only be wrong on one path.
-  CHECK(grid_dims(GridType::grid_1d, std::vector<NamedValue>{{"xnumel", 1}, {"xnumel", 2}},
-                  std::vector<NamedValue>{{"XBLOCK", 1}})
+  CHECK(grid_dims(GridType::grid_1d, std::vector<NamedInt>{{"xnumel", 1}, {"xnumel", 2}},
+                  std::vector<NamedInt>{{"XBLOCK", 1}})
             .error()
             .message == "Grid1D: numel 'xnumel' is given more than once");
   expr::Context ctx;
@@ -427,7 +427,7 @@ TEST_CASE("grid: negative dimensions and overflow are diagnostics naming the dim
   REQUIRE(g.ok());
   const std::array<std::int64_t, 1> negative{-9};
   CHECK(g->eval(negative).error().message == "grid x is -2, which is negative");
-  CHECK(grid_dims(GridType::grid_1d, std::vector<NamedValue>{{"xnumel", -9}}, block).error().message ==
+  CHECK(grid_dims(GridType::grid_1d, std::vector<NamedInt>{{"xnumel", -9}}, block).error().message ==
         "Grid1D: grid x is -2, which is negative");
 
   // (numel + XBLOCK - 1) leaves int64 on both paths, as Inductor's C++ would.
@@ -442,8 +442,8 @@ TEST_CASE("grid: negative dimensions and overflow are diagnostics naming the dim
 
 TEST_CASE("grid: other limits can be given, and must be valid") {
   const GridLimits small{1000, 10, 10};
-  const std::vector<NamedValue> numels{{"xnumel", 100}, {"ynumel", 11}};
-  const std::vector<NamedValue> block{{"XBLOCK", 1}, {"YBLOCK", 1}};
+  const std::vector<NamedInt> numels{{"xnumel", 100}, {"ynumel", 11}};
+  const std::vector<NamedInt> block{{"XBLOCK", 1}, {"YBLOCK", 1}};
   CHECK(grid_dims(GridType::grid_2d, numels, block, small).error().message ==
         "Grid2D: grid y is 11, above the limit of 10 blocks; the launch cannot run as one grid");
   CHECK(grid_dims(GridType::grid_2d, numels, block, GridLimits{1000, 0, 10}).error().message ==
@@ -522,8 +522,8 @@ TEST_CASE("grid: explicit grids compile, and must be whole") {
 // constexpr
 // ---------------------------------------------------------------------------
 
-constexpr std::array<NamedValue, 2> static_numels{{{"xnumel", 1000}, {"ynumel", 200000}}};
-constexpr std::array<NamedValue, 2> static_block{{{"XBLOCK", 128}, {"YBLOCK", 1}}};
+constexpr std::array<NamedInt, 2> static_numels{{{"xnumel", 1000}, {"ynumel", 200000}}};
+constexpr std::array<NamedInt, 2> static_block{{{"XBLOCK", 128}, {"YBLOCK", 1}}};
 static_assert(compute_grid_dims(GridType::grid_1d, static_numels, static_block).dims == Dim3{8, 1, 1});
 static_assert(compute_grid_dims(GridType::grid_2d_with_yz_overflow, static_numels, static_block).dims ==
               Dim3{8, 50000, 4});
@@ -693,7 +693,7 @@ TEST_CASE("grid: property: expressions and integers agree on every grid type") {
       CAPTURE(shown);
       const Paths p = run_both(ctx, c);
       const GridOutcome outcome = [&] {
-        std::vector<NamedValue> values;
+        std::vector<NamedInt> values;
         for (const auto& [n, v] : c.numels) values.push_back({n, v});
         return compute_grid_dims(type, values, c.block);
       }();

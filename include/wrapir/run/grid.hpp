@@ -119,7 +119,7 @@ inline constexpr GridLimits cuda_grid_limits{};
 inline constexpr std::int64_t default_max_y_grid = 65535;
 
 /// A named integer: a numel's value, or a block-configuration entry.
-struct NamedValue {
+struct NamedInt {
   std::string_view name{};
   std::int64_t value = 0;
 };
@@ -293,7 +293,7 @@ inline constexpr std::array<char, 3> dimension_names{'x', 'y', 'z'};
 // Name lookup
 // ---------------------------------------------------------------------------
 
-[[nodiscard]] constexpr std::string_view name_of(const NamedValue& v) noexcept { return v.name; }
+[[nodiscard]] constexpr std::string_view name_of(const NamedInt& v) noexcept { return v.name; }
 [[nodiscard]] inline std::string_view name_of(const ir::BlockSize& b) noexcept { return b.name.text; }
 [[nodiscard]] inline std::string_view name_of(const ir::NamedExpr& n) noexcept { return n.name.text; }
 
@@ -747,12 +747,12 @@ class GridDefinition {
 };
 
 template <class Block>
-[[nodiscard]] constexpr GridError compute_grid(ir::GridType type, std::span<const NamedValue> numels,
+[[nodiscard]] constexpr GridError compute_grid(ir::GridType type, std::span<const NamedInt> numels,
                                                std::span<const Block> block, GridLimits limits, Dim3& out) noexcept {
   if (const GridError e = check_limits(limits); !e.ok()) return e;
   IntArith arith;
   std::array<std::int64_t, 3> dims{};
-  GridDefinition<IntArith, NamedValue, Block> definition(arith, numels, block);
+  GridDefinition<IntArith, NamedInt, Block> definition(arith, numels, block);
   if (const GridError e = definition.build(type, dims); !e.ok()) return e;
   return to_dim3(dims, limits, out);
 }
@@ -773,8 +773,8 @@ struct GridOutcome {
 /// The grid of `type` for concrete numel values and block configuration,
 /// checked against `limits`. `constexpr` and allocation-free, for hot paths
 /// and compile-time checks; `grid_dims` is the same with a diagnostic.
-[[nodiscard]] constexpr GridOutcome compute_grid_dims(ir::GridType type, std::span<const NamedValue> numels,
-                                                      std::span<const NamedValue> block,
+[[nodiscard]] constexpr GridOutcome compute_grid_dims(ir::GridType type, std::span<const NamedInt> numels,
+                                                      std::span<const NamedInt> block,
                                                       GridLimits limits = cuda_grid_limits) noexcept {
   GridOutcome r;
   r.error = detail::compute_grid(type, numels, block, limits, r.dims);
@@ -782,7 +782,7 @@ struct GridOutcome {
 }
 
 /// As above, with the block configuration as the IR stores it.
-[[nodiscard]] inline GridOutcome compute_grid_dims(ir::GridType type, std::span<const NamedValue> numels,
+[[nodiscard]] inline GridOutcome compute_grid_dims(ir::GridType type, std::span<const NamedInt> numels,
                                                    std::span<const ir::BlockSize> block,
                                                    GridLimits limits = cuda_grid_limits) noexcept {
   GridOutcome r;
@@ -792,14 +792,14 @@ struct GridOutcome {
 
 /// The grid of `type` for concrete values, or a diagnostic: a missing or
 /// bad numel or block size, an overflow, a dimension over `limits`.
-[[nodiscard]] inline Result<Dim3> grid_dims(ir::GridType type, std::span<const NamedValue> numels,
-                                            std::span<const NamedValue> block, GridLimits limits = cuda_grid_limits) {
+[[nodiscard]] inline Result<Dim3> grid_dims(ir::GridType type, std::span<const NamedInt> numels,
+                                            std::span<const NamedInt> block, GridLimits limits = cuda_grid_limits) {
   const GridOutcome r = compute_grid_dims(type, numels, block, limits);
   if (!r.ok()) return Diagnostic{describe(type, r.error)};
   return r.dims;
 }
 
-[[nodiscard]] inline Result<Dim3> grid_dims(ir::GridType type, std::span<const NamedValue> numels,
+[[nodiscard]] inline Result<Dim3> grid_dims(ir::GridType type, std::span<const NamedInt> numels,
                                             std::span<const ir::BlockSize> block,
                                             GridLimits limits = cuda_grid_limits) {
   const GridOutcome r = compute_grid_dims(type, numels, block, limits);

@@ -148,10 +148,10 @@ class Frame {
     if (l.args.size() != k.signature.size())
       fail("kernel " + ir::quote_for_diagnostic(k.name) + " takes " + std::to_string(k.signature.size()) +
            " arguments, the call passes " + std::to_string(l.args.size()));
-    for (std::size_t i = 0; i < l.args.size(); ++i) pack(i, l.args[i], k.signature[i].type);
+    for (std::size_t i = 0; i < l.args.size(); ++i) (void)pack(i, l.args[i], k.signature[i].type);
     if (Result<void> r = fn(std::span<void* const>(params_.data(), l.args.size())); !r)
       fail("kernel " + ir::quote_for_diagnostic(k.name) + ": " + r.error().message);
-    for (std::size_t i = 0; i < l.args.size(); ++i) arg_tensors_[i] = Tensor{};
+    drop_views(l.args);
   }
   void operator()(const ir::SymbolicCallArg& l) { set_symbol(l.symbol, eval(l.value)); }
   void operator()(const ir::MultiKernelDefinition&) {}  // dispatcher built when prepared
@@ -159,6 +159,7 @@ class Frame {
     const ir::KernelDecl& k = p_.kernel(l.kernel);
     const std::int32_t index = g_.multi.at(l.kernel.index);
     if (index < 0) fail("multi-kernel " + ir::quote_for_diagnostic(k.name) + " is called but was never defined");
+    MultiDispatch& d = *disp_.all.at(static_cast<std::size_t>(index));
     std::vector<PackedArg> packed(l.args.size());
     ir::ShapeKey shapes;
     for (std::size_t i = 0; i < l.args.size(); ++i) {
@@ -168,17 +169,16 @@ class Frame {
       } else if (l.args[i].holds<ir::BufferArg>()) {
         type = ir::ParamType{true, decl(l.args[i].get_if<ir::BufferArg>()->buffer).layout.dtype};
       }
-      pack(i, l.args[i], type);
+      const Tensor* t = pack(i, l.args[i], type);
       packed[i].param = params_[i];
-      if (l.args[i].holds<ir::BufferArg>()) {
-        packed[i].tensor = &arg_tensors_[i];
-        shapes.push_back(arg_tensors_[i].sizes);
+      if (t != nullptr) {
+        packed[i].tensor = t;
+        if (d.wants_shapes()) shapes.push_back(t->sizes);
       }
     }
-    MultiDispatch& d = *disp_.all.at(static_cast<std::size_t>(index));
     Result<std::size_t> r = d.call(packed, shapes);
     if (!r) fail(r.error().message);
-    for (std::size_t i = 0; i < l.args.size(); ++i) arg_tensors_[i] = Tensor{};
+    drop_views(l.args);
   }
 
   // ---- extern kernels ----------------------------------------------------
@@ -230,7 +230,7 @@ class Frame {
     std::vector<std::int64_t> sizes, strides;
     for (expr::Expr e : l.sizes) sizes.push_back(eval(e));
     for (expr::Expr e : l.strides) strides.push_back(eval(e));
-    check_layout(t, sizes, strides, name(l.buffer));
+    check_layout(t, sizes, strides, [&] { return name(l.buffer); });
   }
   void operator()(const ir::AssertAlignment& l) {
     const Tensor& t = tensor(l.buffer);
@@ -374,21 +374,26 @@ class Frame {
 
   /// Sizes must match; strides too, except where the size is 0 or 1 (any
   /// stride addresses the same elements), as torch's assert_size_stride.
+  template <class Who>
   static void check_layout(const Tensor& t, std::span<const std::int64_t> sizes, std::span<const std::int64_t> strides,
-                           const std::string& who) {
+                           const Who& who_of) {
+    auto who = [&] {
+      if constexpr (std::is_invocable_v<const Who&>) return std::string(who_of());
+      else return std::string(who_of);
+    };
     auto text = [](std::span<const std::int64_t> v) {
       std::string s = "[";
       for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
       return s + "]";
     };
     if (t.sizes.size() != sizes.size() || !std::equal(sizes.begin(), sizes.end(), t.sizes.begin()))
-      fail(who + " has sizes " + text(t.sizes) + ", the program expects " + text(sizes));
+      fail(who() + " has sizes " + text(t.sizes) + ", the program expects " + text(sizes));
     bool empty = false;
     for (std::int64_t s : sizes) empty = empty || s == 0;
     if (empty) return;
     for (std::size_t i = 0; i < strides.size() && i < t.strides.size(); ++i)
       if (sizes[i] > 1 && t.strides[i] != strides[i])
-        fail(who + " has strides " + text(t.strides) + ", the program expects " + text(strides));
+        fail(who() + " has strides " + text(t.strides) + ", the program expects " + text(strides));
   }
 
   void set_symbol(expr::Expr s, std::int64_t v) {
@@ -444,33 +449,59 @@ class Frame {
     return *r;
   }
 
-  /// Packs argument `i` as a parameter of `type` into the scratch slots.
-  void pack(std::size_t i, const ir::Arg& a, ir::ParamType type) {
-    const std::string what = "argument " + std::to_string(i);
+  /// Views made for a call's arguments hold their storage: dropped after
+  /// the call, so that a Free later releases the memory.
+  void drop_views(const std::vector<ir::Arg>& args) {
+    for (std::size_t i = 0; i < args.size(); ++i)
+      if (const ir::BufferArg* b = args[i].get_if<ir::BufferArg>(); b && b->view) arg_tensors_[i] = Tensor{};
+  }
+
+  /// The tensor a buffer argument passes: the buffer's own (no copy) or,
+  /// for a view, the view made in argument `i`'s scratch.
+  const Tensor& argument_tensor(std::size_t i, const ir::BufferArg& b) {
+    if (!b.view) return tensor(b.buffer);
+    arg_tensors_[i] = resolve(b);
+    return arg_tensors_[i];
+  }
+
+  /// Packs argument `i` as a parameter of `type` into the scratch slots;
+  /// returns the tensor of a buffer argument (else null). Messages are
+  /// built only on failure: this runs for every argument of every launch.
+  const Tensor* pack(std::size_t i, const ir::Arg& a, ir::ParamType type) {
+    auto what = [i] { return "argument " + std::to_string(i); };
     ArgSlot& slot = slots_[i];
     params_[i] = &slot;
     if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) {
-      if (!type.pointer) fail(what + " is a buffer but the parameter is a scalar " + ir::to_string(type));
-      arg_tensors_[i] = resolve(*b);
-      if (arg_tensors_[i].dtype != type.dtype)
-        fail(what + " is " + name(b->buffer) + " of " + std::string(ir::name(arg_tensors_[i].dtype)) +
+      if (!type.pointer) fail(what() + " is a buffer but the parameter is a scalar " + ir::to_string(type));
+      const Tensor& t = argument_tensor(i, *b);
+      if (t.dtype != type.dtype) [[unlikely]]
+        fail(what() + " is " + name(b->buffer) + " of " + std::string(ir::name(t.dtype)) +
              " but the parameter is " + ir::to_string(type));
-      store(slot, arg_tensors_[i].data());
-      return;
+      store(slot, t.data());
+      return &t;
     }
     if (type.pointer) {
       if (a.holds<ir::None>()) {
         store(slot, static_cast<void*>(nullptr));
-        return;
+        return nullptr;
       }
-      fail(what + " is a " + std::string(ir::arg_kind_name(a)) + " but the parameter is a pointer " +
+      fail(what() + " is a " + std::string(ir::arg_kind_name(a)) + " but the parameter is a pointer " +
            ir::to_string(type));
     }
-    if (const expr::Expr* e = a.get_if<expr::Expr>()) store_integer(slot, eval(*e), type.dtype, what.c_str());
-    else if (const std::int64_t* n = a.get_if<std::int64_t>()) store_integer(slot, *n, type.dtype, what.c_str());
-    else if (const bool* x = a.get_if<bool>()) store_integer(slot, *x ? 1 : 0, type.dtype, what.c_str());
-    else if (const double* d = a.get_if<double>()) store_float(slot, *d, type.dtype);
-    else fail(what + " is a " + std::string(ir::arg_kind_name(a)) + ", which a CPU kernel cannot take");
+    if (const expr::Expr* e = a.get_if<expr::Expr>()) {
+      const std::int64_t v = eval(*e);
+      if (type.dtype == ir::DType::int64) [[likely]] store(slot, v);
+      else store_integer(slot, v, type.dtype, what().c_str());
+    } else if (const std::int64_t* n = a.get_if<std::int64_t>()) {
+      store_integer(slot, *n, type.dtype, what().c_str());
+    } else if (const bool* x = a.get_if<bool>()) {
+      store_integer(slot, *x ? 1 : 0, type.dtype, what().c_str());
+    } else if (const double* d = a.get_if<double>()) {
+      store_float(slot, *d, type.dtype);
+    } else {
+      fail(what() + " is a " + std::string(ir::arg_kind_name(a)) + ", which a CPU kernel cannot take");
+    }
+    return nullptr;
   }
 
   [[nodiscard]] Value value_of(const ir::Arg& a) const {
@@ -557,34 +588,43 @@ inline void Frame::bind_inputs(std::span<const Value> inputs) {
   if (inputs.size() != p_.inputs.size())
     fail("the program takes " + std::to_string(p_.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const std::string who = "input " + std::to_string(i);
+    auto who = [i] { return "input " + std::to_string(i); };
     if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p_.inputs[i])) {
       const Tensor* t = inputs[i].get_if<Tensor>();
-      if (t == nullptr) fail(who + " (" + name(*b) + ") must be a tensor");
+      if (t == nullptr) fail(who() + " (" + name(*b) + ") must be a tensor");
       const ir::BufferDecl& d = decl(*b);
-      if (t->device().type != ir::DeviceType::cpu) fail(who + " (" + name(*b) + ") is not on the CPU");
+      if (t->device().type != ir::DeviceType::cpu) fail(who() + " (" + name(*b) + ") is not on the CPU");
       if (t->dtype != d.layout.dtype)
-        fail(who + " (" + name(*b) + ") is " + std::string(ir::name(t->dtype)) + ", the program expects " +
+        fail(who() + " (" + name(*b) + ") is " + std::string(ir::name(t->dtype)) + ", the program expects " +
              std::string(ir::name(d.layout.dtype)));
       if (t->sizes.size() != d.layout.sizes.size() || t->strides.size() != t->sizes.size())
-        fail(who + " (" + name(*b) + ") has " + std::to_string(t->sizes.size()) + " dimensions, the program expects " +
+        fail(who() + " (" + name(*b) + ") has " + std::to_string(t->sizes.size()) + " dimensions, the program expects " +
              std::to_string(d.layout.sizes.size()));
       // A tensor that reaches past its storage would let kernels read
       // past it: refused whatever check_inputs says.
       Result<std::int64_t> reach = bytes_spanned(t->sizes, t->strides, t->offset, t->dtype);
-      if (!reach) fail(who + " (" + name(*b) + "): " + reach.error().message);
+      if (!reach) fail(who() + " (" + name(*b) + "): " + reach.error().message);
       if (*reach > (t->storage ? t->storage->nbytes : 0))
-        fail(who + " (" + name(*b) + ") reaches " + std::to_string(*reach) + " bytes past a storage of " +
+        fail(who() + " (" + name(*b) + ") reaches " + std::to_string(*reach) + " bytes past a storage of " +
              std::to_string(t->storage ? t->storage->nbytes : 0));
       define(*b, inputs[i]);
     } else {
       const expr::Expr s = boost::variant2::get<expr::Expr>(p_.inputs[i]);
       const std::int64_t* v = inputs[i].get_if<std::int64_t>();
-      if (v == nullptr) fail(who + " (symbol " + ir::quote_for_diagnostic(s.name()) + ") must be an integer");
+      if (v == nullptr) fail(who() + " (symbol " + ir::quote_for_diagnostic(s.name()) + ") must be an integer");
       set_symbol(s, *v);
     }
   }
   for (const ShapeBinding& sb : g_.shape_bindings) {
+    // A single size or stride step is the common case: read directly.
+    const Tensor* t = inputs[sb.input].get_if<Tensor>();
+    if (t != nullptr && sb.path.size() == 1 && sb.path[0].value >= 0 &&
+        static_cast<std::size_t>(sb.path[0].value) < t->dim() &&
+        (sb.path[0].kind == ir::KeyStepKind::size || sb.path[0].kind == ir::KeyStepKind::stride)) {
+      const auto d = static_cast<std::size_t>(sb.path[0].value);
+      set_symbol(sb.symbol, sb.path[0].kind == ir::KeyStepKind::size ? t->sizes[d] : t->strides[d]);
+      continue;
+    }
     const std::string what = "symbol " + ir::quote_for_diagnostic(sb.symbol.name());
     set_symbol(sb.symbol, integer_of(follow_path(inputs[sb.input], sb.path, what.c_str()), what.c_str()));
   }
@@ -608,7 +648,7 @@ inline void Frame::bind_inputs(std::span<const Value> inputs) {
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p_.inputs[i])) {
         const EvaluatedLayout lay = layout(*b);
-        check_layout(*inputs[i].get_if<Tensor>(), lay.sizes, lay.strides, "input " + std::to_string(i) + " (" + name(*b) + ")");
+        check_layout(*inputs[i].get_if<Tensor>(), lay.sizes, lay.strides, [&] { return "input " + std::to_string(i) + " (" + name(*b) + ")"; });
       }
 }
 
