@@ -352,6 +352,64 @@ def _run_path(label: str, program: Path, exported: Exported, wrapir: str, work: 
     return result
 
 
+def _run_executor(label: str, program: Path, exported: Exported, wrapir: str, work: Path,
+                  size_scales: list[int]) -> Result:
+    """The program run by wrapir's C++ executor (`wrapir run`, no Python):
+    the same fresh inputs as eager, written as safetensors; its outputs
+    compared with eager's by value, dtype and shape. (Tensor files are dense:
+    strides and aliasing of outputs are the executor's unit tests' to check.)"""
+    from safetensors.torch import load_file, save_file
+
+    import os
+
+    from torch.utils.cpp_extension import include_paths
+
+    # Inductor's kernels include <torch/csrc/inductor/cpp_prefix.h>: the
+    # executor's compiler needs this torch's headers.
+    os.environ.setdefault("WRAPIR_TORCH_INCLUDE", include_paths()[0])
+    result = Result(label)
+    result.peak = _planned_peak(wrapir, program)
+    names = exported.translation.graph_input_names
+    worst = 0.0
+    for scale in size_scales:
+        sizes = _user_sizes(exported, scale)
+        where = "" if scale == 1 else f" at {scale}x the symbolic sizes"
+        stem = f"{label.replace('+', '.')}.{scale}x"
+        try:
+            inputs = Inputs(exported, torch.Generator().manual_seed(1234 + scale), sizes)
+            graph = inputs.for_module()
+            tensors = {n: v.detach().contiguous() for n, v in zip(names, graph) if isinstance(v, torch.Tensor)}
+            scalars = {n: int(v) for n, v in zip(names, graph) if not isinstance(v, torch.Tensor)}
+            save_file(tensors, str(work / f"{stem}.inputs.safetensors"), metadata={"scalars": json.dumps(scalars)})
+            want, _, _ = _run_eager(exported, inputs)
+            inputs.restore()
+        except Exception as e:
+            result.why = f"inputs{where}: {type(e).__name__}: {' '.join(str(e).split())[:300]}"
+            return result
+        outputs = work / f"{stem}.outputs.safetensors"
+        ok, message, _ = _run_tool(wrapir, "run", str(program), "--inputs", str(work / f"{stem}.inputs.safetensors"),
+                                   "-o", str(outputs))
+        if not ok:
+            result.why = f"run{where}: {message}"
+            return result
+        got_file = load_file(str(outputs))
+        for i, w in enumerate(want):
+            if not isinstance(w, torch.Tensor):
+                continue
+            g = got_file.get(f"out{i}")
+            if g is None:
+                result.why = f"output {i}: `wrapir run` wrote no out{i}{where}"
+                return result
+            ok, diff, why = _compare_tensor(f"output {i}", g, w.contiguous())
+            worst = max(worst, diff)
+            result.err = worst
+            if not ok:
+                result.why = why + where
+                return result
+    result.ok = True
+    return result
+
+
 def _call_body(text: str) -> list[str]:
     """The statements of the module's `call` (Inductor: `Runner.call`), unindented."""
     lines = text.splitlines()
@@ -420,6 +478,14 @@ def check(spec: Spec, device: str, wrapir: str, out: Path | None, dynamic, confi
             result.lower_bound = stats.get("lower_bound_bytes")
         print(result.line())
         results.append(result)
+    if device == "cpu":
+        # The C++ executor, on the program as exported and as arena-planned.
+        for label, path in (("executor", program), ("executor+arena", work / "program.arena.json")):
+            result = _run_executor(label, path, exported, wrapir, work, scales) if path.is_file() else Result(label)
+            if not path.is_file():
+                result.why = f"no {path.name}"
+            print(result.line())
+            results.append(result)
     summary["paths"] = [r.as_dict() for r in results]
     (work / "check.json").write_text(json.dumps(summary, indent=1) + "\n")
     return 0 if all(r.ok for r in results) else 1
