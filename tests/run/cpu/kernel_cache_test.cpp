@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -188,6 +190,41 @@ extern "C" void kernel(long* out) { *out = WRAPIR_TEST_SCALE; }
   auto other = cache.load("k", source + "\n// a comment\n", sig);
   REQUIRE(other.has_value());
   CHECK(other->identity.hex() != id2);
+}
+
+TEST_CASE("cpu kernel cache: a compiler that hangs is stopped after the timeout, with what it started") {
+  ScratchDir scratch;
+  const fs::path pid_file = scratch.path / "grandchild.pid";
+  const fs::path wrapper = scratch.path / "cxx";
+  // Answers --version; otherwise starts a grandchild that sleeps (as g++
+  // starts cc1plus) and sleeps itself.
+  write_text(wrapper, "#!/bin/sh\nif [ \"$1\" = --version ]; then exec g++ --version; fi\n"
+                      "sleep 120 & echo $! > '" + pid_file.string() + "'\nsleep 120\n");
+  fs::permissions(wrapper, fs::perms::owner_all);
+  cpu::CompileOptions o = plain_options();
+  o.compiler = wrapper;
+  o.timeout = std::chrono::milliseconds(500);
+  cpu::KernelCache cache{scratch.path / "cache", o};
+  const auto start = std::chrono::steady_clock::now();
+  auto k = cache.load("saxpy", saxpy_source, saxpy_signature());
+  const auto took = std::chrono::steady_clock::now() - start;
+  REQUIRE_FALSE(k.has_value());
+  CHECK(k.error().message.find("was stopped after 500 ms") != std::string::npos);
+  CHECK(took < std::chrono::seconds(60));
+  // The grandchild went with its group.
+  std::ifstream in(pid_file);
+  pid_t grandchild = 0;
+  in >> grandchild;
+  REQUIRE(grandchild > 0);
+  // Gone, or a zombie nobody reaped yet (its parent died; in a container
+  // PID 1 may not reap).
+  auto alive = [&] {
+    std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
+    std::string pid, name, state;
+    return stat >> pid >> name >> state && state != "Z";
+  };
+  for (int i = 0; i < 100 && alive(); ++i) ::usleep(10'000);
+  CHECK_FALSE(alive());
 }
 
 TEST_CASE("cpu kernel cache: a compile error is a diagnostic with the compiler's message") {

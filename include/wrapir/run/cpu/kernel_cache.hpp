@@ -67,6 +67,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -121,6 +122,9 @@ struct CompileOptions {
   std::string entry = "kernel";
   /// The compiler's message in a diagnostic is cut to this many bytes.
   std::size_t max_message_bytes = 4096;
+  /// A compiler still running after this is killed (with what it started)
+  /// and the kernel refused: a hanging compiler must not hang the program.
+  std::chrono::milliseconds timeout = std::chrono::minutes(5);
 };
 
 /// Inductor's flags for its CPU kernels (its `cpp_builder` for a kernel:
@@ -477,7 +481,7 @@ class KernelCache {
   Result<detail::ProcessOutcome> run(const std::vector<std::string>& argv, const std::filesystem::path& output) {
     ++compiler_runs_;
     ++detail::processes_started();
-    return detail::run_process(argv, output);
+    return detail::run_process(argv, output, std::size_t{1} << 20, options_.timeout);
   }
 
   static std::optional<std::vector<std::string>> parse_deps(std::string_view text) {
@@ -613,8 +617,10 @@ class KernelCache {
       if (cut) message.resize(options_.max_message_bytes);
       std::string shown = wrapir::detail::printable(message, false);
       if (cut) shown += " [... " + std::to_string(outcome->output_bytes - options_.max_message_bytes) + " more bytes]";
-      const std::string how = outcome->signal != 0 ? "was killed by signal " + std::to_string(outcome->signal)
-                                                   : "exited with status " + std::to_string(outcome->exit_status);
+      const std::string how =
+          outcome->timed_out ? "was stopped after " + std::to_string(options_.timeout.count()) + " ms"
+          : outcome->signal != 0 ? "was killed by signal " + std::to_string(outcome->signal)
+                                 : "exited with status " + std::to_string(outcome->exit_status);
       return Diagnostic{"does not compile (the compiler " + how + "): " + shown};
     }
     auto deps_text = wrapir::detail::read_regular_file(deps, {.max_bytes = 16 << 20, .follow_symlinks = false,
