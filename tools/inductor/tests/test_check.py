@@ -78,6 +78,12 @@ class Expectations(unittest.TestCase):
     def test_a_model_is_held_to_its_expectation(self):
         finding = "wrapir_inductor: unsupported: m: line 3: EnterSubgraphLine: ..."
         self.assertEqual(classify(0, [], [], [], []), (True, "ok"))
+        known = {"executor": "no reference extern for sdpa"}
+        self.assertTrue(classify(1, [], [], ["executor"], [], known, ["python"])[0])
+        self.assertFalse(classify(1, [], [], ["executor", "python"], [], known, [])[0])  # an unexpected failure
+        passed, why = classify(0, [], [], [], [], known, ["python", "executor"])
+        self.assertFalse(passed)  # a known failure that passes must be noticed
+        self.assertIn("update the model", why)
         self.assertTrue(classify(2, ["EnterSubgraphLine"], [finding], [], [])[0])
         # Starts to pass, fails otherwise, or is unsupported for another reason: all failures.
         self.assertFalse(classify(0, ["EnterSubgraphLine"], [], [], [])[0])

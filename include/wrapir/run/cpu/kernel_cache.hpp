@@ -118,6 +118,9 @@ struct CompileOptions {
   /// Flags before the source; the cache adds `-shared -fPIC -w -MD -MF ...
   /// -o ... source`.
   std::vector<std::string> flags{};
+  /// Flags after the source: libraries the kernel links (their order
+  /// matters to the linker, so they follow the object that needs them).
+  std::vector<std::string> link_flags{};
   /// The name of the kernel's C entry point.
   std::string entry = "kernel";
   /// The compiler's message in a diagnostic is cut to this many bytes.
@@ -130,8 +133,9 @@ struct CompileOptions {
 /// Inductor's flags for its CPU kernels (its `cpp_builder` for a kernel:
 /// standalone prefix header, -O3, its floating-point flags, OpenMP, the ISA),
 /// with `torch_include` (`.../site-packages/torch/include`) for
-/// `<torch/csrc/inductor/cpp_prefix.h>`. Nothing links libtorch: the
-/// standalone prefix header needs only the headers.
+/// `<torch/csrc/inductor/cpp_prefix.h>`, linked (as Inductor links them)
+/// against `torch_include/../lib`'s libtorch_cpu and libc10 for the Sleef
+/// math their vectorised loops call.
 [[nodiscard]] inline CompileOptions inductor_compile_options(const std::filesystem::path& torch_include,
                                                              VecIsa isa = detect_vec_isa(),
                                                              std::filesystem::path compiler = "g++") {
@@ -143,6 +147,10 @@ struct CompileOptions {
              "-ffp-contract=off", "-fexcess-precision=fast", "-fno-tree-loop-vectorize", "-march=native",
              "-std=c++17", "-fopenmp", "-I" + torch_include.string(),
              "-I" + (torch_include / "torch/csrc/api/include").string()};
+  // Vectorised math (tanh, exp, erf, ...) calls Sleef, which torch's
+  // libtorch_cpu carries; Inductor links its kernels against it too.
+  const std::filesystem::path torch_lib = torch_include.parent_path() / "lib";
+  o.link_flags = {"-L" + torch_lib.string(), "-Wl,-rpath," + torch_lib.string(), "-ltorch_cpu", "-lc10"};
   switch (isa) {
     case VecIsa::avx512:
       o.flags.insert(o.flags.end(), {"-DCPU_CAPABILITY_AVX512", "-mavx512f", "-mavx512dq", "-mavx512vl",
@@ -385,6 +393,8 @@ class KernelCache {
     direct_input.add("wrapir-cpu-kernel/1").add(compiler->first).add(compiler->second).add(options_.entry);
     direct_input.add(std::to_string(options_.flags.size()));
     for (const std::string& f : options_.flags) direct_input.add(f);
+    direct_input.add(std::to_string(options_.link_flags.size()));
+    for (const std::string& f : options_.link_flags) direct_input.add(f);
     direct_input.add(unit);
     auto direct = detail::sha256(direct_input.text());
     if (!direct) return std::move(direct).error();
@@ -606,6 +616,7 @@ class KernelCache {
     argv.insert(argv.end(), options_.flags.begin(), options_.flags.end());
     argv.insert(argv.end(), {"-shared", "-fPIC", "-w", "-MD", "-MF", deps.string(), "-o", object.string(),
                              source.string()});
+    argv.insert(argv.end(), options_.link_flags.begin(), options_.link_flags.end());
     auto outcome = run(argv, *build / "compiler-output.txt");
     if (!outcome) return std::move(outcome).error();
     if (outcome->exit_status != 0) {
