@@ -379,6 +379,30 @@ TEST_CASE("emit/python: reuse, pool and null lines") {
   check_golden("memory_lines", emit_ok(p));
 }
 
+TEST_CASE("emit/python: a pool is created as its tensor when typed, else as bytes") {
+  ir::Program p{"typed_pool"};
+  ir::Builder b{p};
+  auto& ctx = p.ctx();
+  const auto s0 = b.size_symbol("s0", 8);
+  const auto x = b.input("arg0_1", {s0, ctx.integer(128)}, wrapir::f32);
+  const auto k = unary_kernel(b, "triton_poi_fused_exp_0");
+  const auto buf0 = b.declare("buf0", ir::Layout::contiguous(ctx, {s0, ctx.integer(128)}, wrapir::f32, wrapir::cuda_device(0)),
+                              ir::BufferRole::intermediate);
+  p.pools.push_back(ir::PoolDecl{"pool0", wrapir::cuda_device(0), s0 * 512,
+                                 ir::PoolTensor{ir::DType::float32, {s0, ctx.integer(128)}, {ctx.integer(128), ctx.integer(1)}}});
+  p.pools.push_back(ir::PoolDecl{"pool1", wrapir::cuda_device(0), ctx.integer(1024)});
+  b.append(ir::PoolCreate{ir::PoolId{0}});
+  b.append(ir::AllocFromPool{buf0, ir::PoolId{0}, ctx.integer(0)});
+  b.call(k, {x, buf0, 64});
+  b.append(ir::PoolCreate{ir::PoolId{1}});
+  b.append(ir::DeallocFromPool{buf0, ir::PoolId{0}, true});
+  b.output(x);
+  const std::string body = call_body(emit_ok(p));
+  CHECK(body.find("pool0 = empty_strided_cuda((s0, 128), (128, 1), torch.float32)\n") != std::string::npos);
+  CHECK(body.find("pool1 = empty_strided_cuda((1024, ), (1, ), torch.uint8)\n") != std::string::npos);
+  CHECK(body.find("buf0 = alloc_from_pool(pool0, 0, torch.float32, (s0, 128), (128, 1))\n") != std::string::npos);
+}
+
 TEST_CASE("emit/python: a pool's del releases the names Reuse bound to its storage (regression)") {
   // plan_pools keeps a reused name bound (delete_old = false) and releases
   // the pool at the group's end; the new name held the pool's storage alive

@@ -163,7 +163,8 @@ Program every_line_kind_program() {
                                     BufferRole::intermediate);
   b.append(Reuse{c, reused, false});
   b.append(Null{});
-  p.pools.push_back(PoolDecl{"pool0", cuda_device(0), ctx.integer(1 << 20)});
+  p.pools.push_back(PoolDecl{"pool0", cuda_device(0), ctx.integer(1 << 20),
+                             PoolTensor{DType::float32, {ctx.integer(512), ctx.integer(512)}, {ctx.integer(512), ctx.integer(1)}}});
   const PoolId pool{0};
   b.append(PoolCreate{pool});
   const BufferId carved = b.declare("buf_carved", Layout::contiguous(ctx, {s0}, f16, cuda_device(0)),

@@ -176,7 +176,8 @@ Fixture make_every_kind() {
                                      *ir::parse_signature("in_ptr0: *fp32, out_ptr0: *fp32, xnumel: i32")});
   f.mk = ir::KernelId{2};
 
-  p.pools.push_back(ir::PoolDecl{"pool0", wrapir::cuda_device(1), f.s0 * 64 + 128});
+  p.pools.push_back(ir::PoolDecl{"pool0", wrapir::cuda_device(1), f.s0 * 64 + 128,
+                                 ir::PoolTensor{ir::DType::float32, {f.s0 * 16 + 32}, {ctx.integer(1)}}});
   f.pool0 = ir::PoolId{0};
 
   p.subgraphs.push_back(make_branch(f, "true_graph_0", true));

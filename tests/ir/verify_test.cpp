@@ -177,7 +177,7 @@ Program program_with_every_line_kind() {
 
   // PoolCreate, AllocFromPool, DeallocFromPool, CommBufferAllocate,
   // CommBufferFree, WorkspaceAllocate, WorkspaceFree.
-  p.pools.push_back(PoolDecl{"pool0", dev, expr::mul(s0, ctx.integer(4))});
+  p.pools.push_back(PoolDecl{"pool0", dev, expr::mul(s0, ctx.integer(4)), PoolTensor{DType::float32, {s0}, {ctx.integer(1)}}});
   b.append(PoolCreate{PoolId{0}});
   const BufferId pooled = b.declare("buf_pooled", contiguous({s0}), BufferRole::intermediate);
   b.append(AllocFromPool{pooled, PoolId{0}, ctx.integer(0)});
@@ -841,6 +841,17 @@ TEST_CASE("ir/verify: multi-kernel definitions and calls") {
 // ---------------------------------------------------------------------------
 // 8. Symbols
 // ---------------------------------------------------------------------------
+
+TEST_CASE("ir/verify: a pool created as a tensor spans the pool's bytes") {
+  Fixture f;
+  f.p.pools.push_back(PoolDecl{"pool0", cuda_device(0), f.I(1024), PoolTensor{DType::float32, {f.I(16), f.I(16)}, {f.I(16), f.I(1)}}});
+  f.p.pools.push_back(PoolDecl{"pool1", cuda_device(0), f.I(1024), PoolTensor{DType::float32, {f.I(128)}, {f.I(1)}}});
+  f.p.pools.push_back(PoolDecl{"pool2", cuda_device(0), f.I(1024), PoolTensor{DType::float32, {f.I(128)}, {}}});
+  f.p.pools.push_back(PoolDecl{"pool3", cuda_device(0), expr::mul(f.s0, f.I(8)), PoolTensor{DType::int64, {f.s0}, {f.I(1)}}});
+  f.b.output(f.x);
+  EXPECT_FINDINGS(f.p, {"pools: pool pool1: its tensor spans 512 bytes, not its size 1024",
+                        "pools: pool pool2: its tensor has 1 sizes but 0 strides"});
+}
 
 TEST_CASE("ir/verify: alignment and scalar asserts") {
   Fixture f;

@@ -188,6 +188,13 @@ struct RecordSyntax<ir::CommBufferInfo> {
   static constexpr char open = '{', close = '}';
 };
 
+template <>
+struct RecordSyntax<ir::PoolTensor> {
+  static constexpr std::string_view what = "a pool tensor";
+  static constexpr std::string_view prefix = "";
+  static constexpr char open = '{', close = '}';
+};
+
 template <class T>
 concept Record = ir::Reflected<T> && requires { RecordSyntax<T>::open; };
 
@@ -529,6 +536,10 @@ inline void write_pool_decl(std::string& out, Writer& w, const ir::PoolDecl& p) 
   w.write(p.device);
   out += " size_bytes=";
   w.write(p.size_bytes);
+  if (p.tensor) {
+    out += " tensor=";
+    w.write(*p.tensor);
+  }
 }
 
 inline void write_program(std::string& out, const ir::Program& p, std::size_t depth) {

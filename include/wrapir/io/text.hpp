@@ -1105,8 +1105,9 @@ class ProgramParser {
     decl.name = std::string(r.checked_name("pool"));
     claim_name(r, frame, decl.name, "pool", at);
     r.expect(':', "after the pool name");
-    r.read_attributes<2>("a pool", {Attribute{"device", true, [&] { r.read(decl.device); }},
-                                    Attribute{"size_bytes", true, [&] { r.read(decl.size_bytes); }}});
+    r.read_attributes<3>("a pool", {Attribute{"device", true, [&] { r.read(decl.device); }},
+                                    Attribute{"size_bytes", true, [&] { r.read(decl.size_bytes); }},
+                                    Attribute{"tensor", false, [&] { r.read(decl.tensor.emplace()); }}});
     const std::uint32_t index = next_index(r, frame.program.pools.size(), at);
     frame.pools.try_emplace(decl.name, index);
     frame.program.pools.push_back(std::move(decl));

@@ -96,15 +96,42 @@ struct BufferDecl {
   friend bool operator==(const BufferDecl&, const BufferDecl&) = default;
 };
 
+/// The tensor a pool's storage is created as, when not bytes. Inductor
+/// creates a pool whose size equals one of its blocks' as that block's
+/// buffer (`pool0 = empty_strided_cuda((128, 128), (128, 1),
+/// torch.float32)`), any other as `uint8` bytes; AllocFromPool views the
+/// storage at byte offsets either way. Its storage must span exactly the
+/// pool's `size_bytes` (`storage_bytes` of a layout with these fields and
+/// offset 0; the verifier checks when the equality is decidable).
+struct PoolTensor {
+  DType dtype = DType::uint8;
+  std::vector<expr::Expr> sizes{};
+  std::vector<expr::Expr> strides{};
+  friend bool operator==(const PoolTensor&, const PoolTensor&) = default;
+};
+
 /// An entry of the pool table (pool planning, reference §3.4): one block of
 /// `size_bytes` bytes on `device` that AllocFromPool lines carve buffers
-/// from at byte offsets.
+/// from at byte offsets. PoolCreate allocates it as `tensor` when present,
+/// else as `size_bytes` `uint8` elements.
 struct PoolDecl {
   std::string name{};
   Device device{};
   expr::Expr size_bytes{};
+  std::optional<PoolTensor> tensor{};
   friend bool operator==(const PoolDecl&, const PoolDecl&) = default;
 };
+
+/// The layout a pool is created with (offset 0, on the pool's device).
+[[nodiscard]] inline Layout pool_layout(const PoolDecl& p, const PoolTensor& t) {
+  Layout l;
+  l.dtype = t.dtype;
+  l.device = p.device;
+  l.sizes = t.sizes;
+  l.strides = t.strides;
+  l.storage_offset = p.size_bytes ? p.size_bytes.context().integer(0) : expr::Expr{};
+  return l;
+}
 
 }  // namespace wrapir::ir
 
@@ -112,3 +139,5 @@ struct PoolDecl {
 // in JSON and the text form (defaults left out, the layout inline), so they
 // are not walked field by field and not adapted.
 WRAPIR_REFLECT(wrapir::ir::CommBufferInfo, type, group);
+// A record in both forms (a JSON object, a text `{dtype=..., ...}`).
+WRAPIR_REFLECT(wrapir::ir::PoolTensor, dtype, sizes, strides);

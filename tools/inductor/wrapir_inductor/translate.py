@@ -500,10 +500,11 @@ class Translator:
                                      "size_bytes": self.expr(nbytes)}
             for block in pool.root.allocations:
                 if isinstance(block, _memory_planning.Allocation) and block.get_symbolic_size() == nbytes:
-                    # Inductor then creates the pool with that buffer's dtype and shape, wrapir as bytes.
-                    self.lossy.append({"line": self.line_index, "class": "AllocFromPoolLine",
-                                       "what": f"{pool.name} is created as uint8 bytes; Inductor creates it "
-                                               f"as {block.node.get_name()}'s dtype and shape"})
+                    # Inductor then creates the pool as that buffer (its dtype, sizes and strides).
+                    node = block.node
+                    self.pools[pool.name]["tensor"] = {"dtype": dtype_name(node.get_dtype()),
+                                                       "sizes": [self.expr(s) for s in node.get_size()],
+                                                       "strides": [self.expr(s) for s in node.get_stride()]}
                     break
         if line.is_first_pool_usage:
             self.emit({"kind": "PoolCreate", "pool": pool.name})

@@ -83,7 +83,16 @@ inline void FunctionEmitter::render(const ir::PoolCreate& l) {
   statement();
   out_ += p.name;
   out_ += " = ";
-  append_empty_strided_1d(p.size_bytes, ir::DType::uint8, p.device, "the pool's size");
+  if (p.tensor) {
+    // Typed as Inductor types a pool the size of one of its blocks.
+    if (p.tensor->sizes.size() != p.tensor->strides.size())
+      fail("pool " + ir::quote_for_diagnostic(p.name) + " has a tensor with " +
+           std::to_string(p.tensor->sizes.size()) + " sizes but " + std::to_string(p.tensor->strides.size()) +
+           " strides");
+    append_allocation(ir::pool_layout(p, *p.tensor));
+  } else {
+    append_empty_strided_1d(p.size_bytes, ir::DType::uint8, p.device, "the pool's size");
+  }
   out_ += '\n';
   pool_names_[l.pool.index].clear();
 }

@@ -455,6 +455,7 @@ class Decoder {
     out.name = std::string(r.required("name").text());  // checked when registered
     get(r.required("device"), out.device, path / "device");
     get(r.required("size_bytes"), out.size_bytes, path / "size_bytes");
+    if (const Node* t = r.optional("tensor")) get(*t, out.tensor, path / "tensor");
     r.finish();
   }
 

@@ -170,6 +170,10 @@ class Encoder {
     put(p.device);
     w_.key("size_bytes");
     w_.expression(p.size_bytes);
+    if (p.tensor) {
+      w_.key("tensor");
+      put(*p.tensor);
+    }
     w_.end_object();
   }
 

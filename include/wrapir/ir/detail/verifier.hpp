@@ -225,6 +225,10 @@ class ProgramVerifier { public:
   void check_fields(const Null&) {}
   void check_fields(const PoolCreate&) {}
 
+  /// A pool created as a tensor: a valid dtype, one stride per size, and a
+  /// storage that does not provably differ from the pool's size in bytes.
+  void check_pool_tensor(const PoolDecl& q, const std::string& subject);
+
   void check_fields(const AllocFromPool& l);
 
   void check_results(const AllocFromPool& l);

@@ -22,6 +22,34 @@ WRAPIR_DECL std::string ProgramVerifier::kernel_name(std::uint32_t k) const {
   return k < p_.kernels.size() ? shown(p_.kernels[k].name) : "#" + std::to_string(k);
 }
 
+WRAPIR_DECL void ProgramVerifier::check_pool_tensor(const PoolDecl& q, const std::string& subject) {
+  const PoolTensor& t = *q.tensor;
+  if (!is_valid(t.dtype)) {
+    report(subject, "its tensor has dtype " + enum_value(t.dtype) + ", which is not a DType");
+    return;
+  }
+  if (t.sizes.size() != t.strides.size()) {
+    report(subject, "its tensor has " + std::to_string(t.sizes.size()) + " sizes but " +
+                        std::to_string(t.strides.size()) + " strides");
+    return;
+  }
+  for (const auto* dims : {&t.sizes, &t.strides})
+    for (const expr::Expr& e : *dims)
+      if (!e || !q.size_bytes || &e.context() != &q.size_bytes.context()) {
+        report(subject, "its tensor has a null expression or one of another context");
+        return;
+      }
+  // AllocFromPool carves by bytes: the tensor must span the pool's bytes.
+  try {
+    const expr::Expr spanned = storage_bytes(pool_layout(q, t));
+    const expr::Interval d = expr::bounds(expr::sub(spanned, q.size_bytes));
+    if (d.known_positive() || d.known_negative())
+      report(subject, "its tensor spans " + printed(spanned) + " bytes, not its size " + printed(q.size_bytes));
+  } catch (const expr::Error& e) {
+    report(subject, std::string("its tensor's span cannot be computed: ") + e.what());
+  }
+}
+
 WRAPIR_DECL std::string ProgramVerifier::pool_name(std::uint32_t q) const {
   return q < p_.pools.size() ? shown(p_.pools[q].name) : "#" + std::to_string(q);
 }
@@ -190,6 +218,7 @@ WRAPIR_DECL void ProgramVerifier::check_tables() {
     if (auto err = check_name(q.name, "pool")) report(subject(), *std::move(err));
     note_name(q.name, "pool", subject);
     if (auto valid = validate(q.device); !valid) report(subject(), valid.error().message);
+    if (q.tensor) check_pool_tensor(q, subject());
   }
 
   kind_ = "subgraphs";
