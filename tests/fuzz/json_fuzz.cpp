@@ -12,14 +12,20 @@
 //   * a loaded program saves to JSON that loads again, and saving that
 //     second program gives the same text (the first save is canonical);
 //   * the same holds for the pretty form, and loading the saved text into
-//     the first program's context gives a program whose text is the same.
+//     the first program's context gives a program whose text is the same;
+//   * loading the input in chunks (of 1 to 64 bytes, by the input's length)
+//     gives what loading it whole gives: the same program's text or the
+//     same diagnostic.
 
 #include <wrapir/io/json.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -41,6 +47,20 @@ void check(std::string_view input) {
   wrapir::io::JsonLoadOptions options;
   options.max_depth = 64;  // keeps recursion (and ASan's frames) small
   auto first = wrapir::io::program_from_json(input, options);
+
+  wrapir::io::JsonLoadOptions chunked = options;
+  chunked.read_chunk_bytes = 1 + input.size() % 64;
+  auto read_at = [&](std::size_t offset, std::span<char> buffer) -> wrapir::Result<std::size_t> {
+    const std::size_t n = offset >= input.size() ? 0 : std::min(buffer.size(), input.size() - offset);
+    if (n) std::memcpy(buffer.data(), input.data() + offset, n);
+    return n;
+  };
+  auto streamed = wrapir::io::program_from_json(input.size(), read_at, chunked);
+  const std::string whole_outcome = first ? wrapir::io::to_json(first.value()) : first.error().message;
+  const std::string streamed_outcome = streamed ? wrapir::io::to_json(streamed.value()) : streamed.error().message;
+  if (whole_outcome != streamed_outcome)
+    fail("loading in chunks differs from loading whole", input, whole_outcome + "\n" + streamed_outcome);
+
   if (!first) {
     check_refusal(first.error(), input);
     return;

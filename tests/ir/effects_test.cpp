@@ -443,3 +443,31 @@ TEST_CASE("ir/effects: memory planning lines are those that only manage storage"
     CHECK(seen[k]);
   }
 }
+
+TEST_CASE("ir/effects: argument lists nested a million deep are walked without recursion") {
+  // Regression: the walk recursed once per level, so a program built in C++
+  // with lists nested deeply enough overflowed the stack before any
+  // verifier or emitter could refuse it (they stop at 64 levels).
+  constexpr std::size_t depth = 1'000'000;
+  Arg nested{BufferId{7}};
+  for (std::size_t i = 0; i < depth; ++i) {
+    ArgList list;
+    list.items.push_back(std::move(nested));
+    nested = Arg{std::move(list)};
+  }
+  KernelCall call;
+  call.kernel = KernelId{1};
+  call.args.push_back(Arg{BufferId{2}});
+  call.args.push_back(std::move(nested));
+  call.args.push_back(Arg{ArgList{{Arg{BufferId{3}}, Arg{ArgList{{Arg{BufferId{4}}}}}, Arg{BufferId{5}}}}});
+  Recorder r;
+  for_each_effect(call, r);  // on the struct: a `Line` would copy the list, recursively
+  CHECK(r.out == Strings{"launch k1", "access b2 2", "access b7 2", "access b3 2", "access b4 2", "access b5 2"});
+  // Taken apart level by level: destroying it whole recurses as deep.
+  Arg rest = std::move(call.args[1]);
+  while (ArgList* l = boost::variant2::get_if<ArgList>(&rest.value)) {
+    if (l->items.empty()) break;
+    Arg inner = std::move(l->items.front());
+    rest = std::move(inner);
+  }
+}

@@ -61,8 +61,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -104,7 +106,18 @@ struct JsonLoadOptions {
   /// that nest large subexpressions deeply again and again exceed
   /// (io/detail/expression_budget.hpp).
   std::optional<std::uint64_t> max_expression_lookups{};
+  /// How much of the document `program_from_json(document_bytes, read_at)`
+  /// asks `read_at` for at a time (the one buffer it keeps for the text).
+  std::size_t read_chunk_bytes = std::size_t{1} << 18;
 };
+
+/// Reads a document in pieces for `program_from_json(document_bytes,
+/// read_at)`: copies the bytes from byte `offset` of the document on into
+/// `buffer` and returns how many it copied (fewer than asked only at the end
+/// of the document), or a diagnostic when it cannot. The loader reads the
+/// document front to back once, and again only to place a diagnostic; a
+/// file is read with `pread`, a document in memory with `memcpy`.
+using JsonReadAt = std::function<Result<std::size_t>(std::size_t offset, std::span<char> buffer)>;
 
 /// Appends the JSON form of `program` to `out`.
 ///
@@ -121,6 +134,20 @@ WRAPIR_DECL void to_json(const ir::Program& program, std::string& out, const Jso
 
 /// The program `text` describes, or the first problem found in it.
 [[nodiscard]] WRAPIR_DECL Result<ir::Program> program_from_json(std::string_view text,
+                                                              const JsonLoadOptions& options = {});
+
+/// The program of a document of `document_bytes` bytes that `read_at` reads
+/// (see `JsonReadAt`), or the first problem found in it: the same program
+/// or the same diagnostic, positions included, as `program_from_json` of
+/// the whole text, without ever holding that text. The document is parsed
+/// in chunks of `JsonLoadOptions::read_chunk_bytes` into one buffer, and
+/// each table entry and line is decoded as soon as its object is complete
+/// and then dropped, strings included, so that loading a large program
+/// costs the program and little more (`docs/performance.md`, "Loading
+/// without the text"). `document_bytes` is checked against
+/// `JsonLoadOptions::max_bytes` before anything is read; a reader that ends
+/// sooner ends the document there.
+[[nodiscard]] WRAPIR_DECL Result<ir::Program> program_from_json(std::size_t document_bytes, const JsonReadAt& read_at,
                                                               const JsonLoadOptions& options = {});
 
 }  // namespace wrapir::io

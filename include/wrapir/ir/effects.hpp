@@ -82,6 +82,7 @@
 #include <optional>
 #include <span>
 #include <tuple>
+#include <utility>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -231,12 +232,31 @@ struct Walker {
     if (b.view) symbols(*b.view);
   }
   void access(const Arg& arg, Access a) const {
+    if (const ArgList* l = arg.get_if<ArgList>()) return access_items(*l, a);
+    access_leaf(arg, a);
+  }
+  void access_leaf(const Arg& arg, Access a) const {
     if (const BufferArg* b = arg.get_if<BufferArg>())
       access(*b, a);
     else if (const expr::Expr* e = arg.get_if<expr::Expr>())
       symbols(*e);
-    else if (const ArgList* l = arg.get_if<ArgList>())
-      for (const Arg& item : l->items) access(item, a);
+  }
+  /// The items of nested lists in order, without recursion: a program built
+  /// in C++ may nest lists as deep as it likes (the loaders stop at their
+  /// `max_depth`, the verifier and the emitters refuse more than 64 levels
+  /// with a diagnostic, and those must be reached, not a stack overflow).
+  void access_items(const ArgList& list, Access a) const {
+    std::vector<std::pair<const ArgList*, std::size_t>> open{{&list, 0}};
+    while (!open.empty()) {
+      auto& [l, next] = open.back();
+      if (next == l->items.size()) {
+        open.pop_back();
+        continue;
+      }
+      const Arg& item = l->items[next++];
+      if (const ArgList* inner = item.get_if<ArgList>()) open.emplace_back(inner, 0);  // `l`, `next` not used after
+      else access_leaf(item, a);
+    }
   }
   void access(const NamedArg& n, Access a) const { access(n.value, a); }
   void access(const NamedBuffer& n, Access a) const { access(n.buffer, a); }

@@ -47,9 +47,13 @@ class Decoder {
  public:
   /// For a document of `document_bytes` bytes (what the expressions' shared
   /// work budget is measured by).
+  /// `input` is the whole document when it is parsed whole, so that
+  /// strings viewing it are remembered as they are; empty when it comes in
+  /// chunks, whose strings live only as long as their nodes.
   Decoder(expr::Context& ctx, const JsonLoadOptions& options, std::size_t document_bytes,
-          LoadStatistics* statistics = nullptr)
-      : ctx_(ctx),
+          LoadStatistics* statistics = nullptr, std::string_view input = {})
+      : input_(input),
+        ctx_(ctx),
         options_(options),
         statistics_(statistics),
         budget_(document_bytes, options.max_expression_lookups, "JsonLoadOptions::max_expression_lookups") {}
@@ -141,11 +145,11 @@ class Decoder {
     return left;
   }
 
-  /// The body begins, at `position` in the input that ends at `end`, in a
+  /// The body begins, at byte `position` of the input that ends at `end`, in a
   /// program whose read-ahead is `ahead`. Returns the read-ahead its lines
   /// go to, or null when they stay on the tape (before the symbols, which
   /// expressions need, are read).
-  static ReadAhead* begin_body(ReadAhead* ahead, const char* position, const char* end) {
+  static ReadAhead* begin_body(ReadAhead* ahead, std::size_t position, std::size_t end) {
     if (!ahead || ahead->tables_read == 0 || ahead->body_begun) return nullptr;
     ahead->body_begun = true;
     ahead->start = position;
@@ -154,10 +158,10 @@ class Decoder {
   }
 
   /// A line of a streamed body is complete on the tape; the input up to
-  /// `position` at least was parsed. True when it was read (its nodes may
+  /// byte `position` at least was parsed. True when it was read (its nodes may
   /// go); false when it stays for the final pass, and the rest of the body
   /// too.
-  bool stream_line(ReadAhead& ahead, const Node& line_node, const char* position) {
+  bool stream_line(ReadAhead& ahead, const Node& line_node, std::size_t position) {
     if (ahead.body.size() == ahead.body.capacity()) reserve_body(ahead, position);
     const std::size_t index = ahead.body.size();
     const std::size_t references = ahead.graph_references.size();
@@ -198,11 +202,11 @@ class Decoder {
 
  private:
   /// Gives a streamed body that is full the capacity `body_capacity` says.
-  void reserve_body(ReadAhead& ahead, const char* position) {
+  void reserve_body(ReadAhead& ahead, std::size_t position) {
     const std::size_t lines = ahead.body.size();
     if (lines == body_sample / 2) ahead.half = position;
-    auto bytes = [](const char* from, const char* to) {
-      return from && to > from ? static_cast<std::size_t>(to - from) : std::size_t{0};
+    auto bytes = [](std::size_t from, std::size_t to) {
+      return from != ReadAhead::unknown_offset && to > from ? to - from : std::size_t{0};
     };
     const std::size_t capacity = body_capacity(lines, bytes(ahead.start, position), bytes(ahead.half, position),
                                                bytes(position, ahead.end));
@@ -353,7 +357,7 @@ class Decoder {
   std::string_view register_name(const Node& e, std::size_t index, Table table, const Path& path) {
     ObjectReader entry(e, path);
     const Path name_path = path / "name";
-    const std::string_view name = name_of(entry.required("name"), name_path, table_entry_name(table));
+    const std::string_view name = keep(name_of(entry.required("name"), name_path, table_entry_name(table)));
     const auto [it, inserted] =
         scope_->names.try_emplace(HashedName(name), Scope::Entry{table, static_cast<std::uint32_t>(index)});
     if (!inserted)
@@ -394,7 +398,7 @@ class Decoder {
       // Buffers come after symbols as `to_json` writes them.
       if (entry_ahead_ && s->is(NodeKind::string) && !scope_->names.contains(HashedName(s->text()))) {
         out.source.emplace();
-        entry_ahead_->symbol_sources.push_back(LaterName{entry_index_, 0, s->text()});
+        entry_ahead_->symbol_sources.push_back(LaterName{entry_index_, 0, keep(s->text())});
       } else {
         get(*s, out.source, path / "source");
       }
@@ -488,9 +492,8 @@ class Decoder {
 
   /// `ir::line_kind_from_name`, remembered per distinct text.
   std::optional<std::size_t> kind_index(std::string_view name) {
-    const auto [it, inserted] = kinds_.try_emplace(name);
-    if (inserted) it->second = ir::line_kind_from_name(name);
-    return it->second;
+    if (const auto it = kinds_.find(name); it != kinds_.end()) return it->second;
+    return kinds_.emplace(keep(name), ir::line_kind_from_name(name)).first->second;
   }
 
   /// Decodes a line onto the end of `body`: made in place, as a `Line` made
@@ -533,7 +536,7 @@ class Decoder {
       // fail again in the final pass.
       if (const auto it = scope_->expressions.find(v.text()); it != scope_->expressions.end()) return it->second;
       const expr::Expr e = parse_expression(v.text(), path);
-      scope_->expressions.emplace(v.text(), e);
+      scope_->expressions.emplace(keep(v.text()), e);
       return e;
     }
     if (v.is(NodeKind::int64)) return ctx_.integer(v.int64);
@@ -643,7 +646,7 @@ class Decoder {
         fail(path, "invalid device " + ir::quote_for_diagnostic(s) + ": expected such as cuda:0 or cpu");
       fail(path, d.error().message);
     }
-    out = devices_[s] = *d;
+    out = devices_[keep(s)] = *d;
   }
   void get(const Node& v, ir::DType& out, const Path& path) {
     const std::string_view s = as_string(v, path);
@@ -653,7 +656,7 @@ class Decoder {
     }
     const auto d = ir::dtype_from_name(s);
     if (!d) fail(path, "unknown dtype " + ir::quote_for_diagnostic(s) + " (expected a name such as float32)");
-    out = dtypes_[s] = *d;
+    out = dtypes_[keep(s)] = *d;
   }
   void get(const Node& v, ir::ParamType& out, const Path& path) {
     const std::string_view s = as_string(v, path);
@@ -663,7 +666,7 @@ class Decoder {
     }
     const auto t = ir::parse_param_type(s);
     if (!t) fail(path, "unknown parameter type " + ir::quote_for_diagnostic(s) + " (expected such as *fp32 or i32)");
-    out = param_types_[s] = *t;
+    out = param_types_[keep(s)] = *t;
   }
   template <class E>
     requires std::is_enum_v<E>
@@ -684,7 +687,7 @@ class Decoder {
       if (line_ahead_) {
         const std::size_t ordinal = graph_ordinal_++;
         if (!scope_->names.contains(HashedName(name))) {
-          line_ahead_->graph_references.push_back(LaterName{line_index_, ordinal, name});
+          line_ahead_->graph_references.push_back(LaterName{line_index_, ordinal, keep(name)});
           return;
         }
       }
@@ -745,15 +748,15 @@ class Decoder {
   /// The entry `name` names in the current scope, if any. A large program's
   /// names table is mostly out of cache, and so is the text of its keys, so
   /// two guesses come first. Lines mostly name what the lines just before
-  /// them named: the last lookups are kept by hash, with the text of that
-  /// last mention, which is still in cache. And a buffer named for the first
-  /// time is mostly the one after the last found (`Scope::next_buffer`).
+  /// them named: the last lookups are kept by hash, with a copy of the name
+  /// (the text of its mention may be gone with its node). And a buffer named
+  /// for the first time is mostly the one after the last found
+  /// (`Scope::next_buffer`).
   const Scope::Entry* find_name(std::string_view name) {
     Scope& scope = *scope_;
     const std::uint64_t h = StringHash{}(name);
     RecentName& recent = recent_names_[(h * 0x9e3779b97f4a7c15ULL) >> (64 - recent_name_bits)];
-    if (recent.scope == scope.serial && StringEqual{}(std::string_view(recent.chars, recent.size), name))
-      return &recent.entry;
+    if (recent.scope == scope.serial && StringEqual{}(recent.text(), name)) return &recent.entry;
     Scope::Entry entry{};
     if (scope.buffers && scope.next_buffer < scope.buffers->size() &&
         StringEqual{}((*scope.buffers)[scope.next_buffer].name, name)) {
@@ -765,7 +768,14 @@ class Decoder {
     }
     if (entry.table == Table::buffer && entry.index >= scope.next_buffer)
       scope.next_buffer = entry.index + std::size_t{1};
-    recent = RecentName{name.data(), name.size(), scope.serial, entry};
+    if (name.size() > RecentName::max_size) {
+      found_ = entry;
+      return &found_;
+    }
+    std::memcpy(recent.chars.data(), name.data(), name.size());
+    recent.size = static_cast<std::uint8_t>(name.size());
+    recent.scope = scope.serial;
+    recent.entry = entry;
     return &recent.entry;
   }
 
@@ -911,6 +921,20 @@ class Decoder {
   template <class T>
   using TextMap = boost::unordered_flat_map<std::string_view, T, StringHash, StringEqual>;
 
+  /// `s`, or a copy of it, that lives as long as the load: strings of the
+  /// tape's nodes go with them while the document is parsed, unless they
+  /// view a document given whole.
+  std::string_view keep(std::string_view s) {
+    if (tape_ != nullptr) return s;  // the final pass: the tape stays until the end
+    const auto lo = reinterpret_cast<std::uintptr_t>(input_.data());
+    const auto p = reinterpret_cast<std::uintptr_t>(s.data());
+    if (!input_.empty() && p >= lo && p + s.size() <= lo + input_.size()) return s;
+    return kept_.keep(s);
+  }
+
+  std::string_view input_;
+  StringArena kept_;
+
   expr::Context& ctx_;
   const JsonLoadOptions& options_;
   LoadStatistics* statistics_;
@@ -930,11 +954,14 @@ class Decoder {
   TextMap<ir::DType> dtypes_;
   TextMap<ir::ParamType> param_types_;
   struct RecentName {
-    const char* chars = nullptr;
-    std::size_t size = 0;
-    std::size_t scope = 0;  // `Scope::serial`; 0 for none
+    static constexpr std::size_t max_size = 38;  // the record is 56 bytes
+    std::array<char, max_size> chars;
+    std::uint8_t size = 0;
     Scope::Entry entry{};
+    std::size_t scope = 0;  // `Scope::serial`; 0 for none
+    [[nodiscard]] std::string_view text() const noexcept { return {chars.data(), size}; }
   };
+  Scope::Entry found_{};  // what `find_name` found, when too long to keep in `recent_names_`
   static constexpr unsigned recent_name_bits = 8;
   std::array<RecentName, std::size_t{1} << recent_name_bits> recent_names_{};
   std::size_t scopes_ = 0;  // scopes made

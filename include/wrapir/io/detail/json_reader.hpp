@@ -391,10 +391,12 @@ struct ReadAhead {
   std::vector<ir::Line> body;
   std::vector<LaterName> graph_references;
   /// The input from the body's key to the end, and where the first
-  /// `body_sample / 2` lines ended, for `body_capacity`.
-  const char* start = nullptr;
-  const char* end = nullptr;
-  const char* half = nullptr;
+  /// `body_sample / 2` lines ended (`unknown_offset` until then), as byte
+  /// offsets in the document, for `body_capacity`.
+  static constexpr std::size_t unknown_offset = std::numeric_limits<std::size_t>::max();
+  std::size_t start = 0;
+  std::size_t end = 0;
+  std::size_t half = unknown_offset;
 };
 
 template <class T>

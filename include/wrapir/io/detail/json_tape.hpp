@@ -66,6 +66,97 @@ inline std::string text_position(std::string_view text, std::size_t offset) {
          std::to_string(offset) + ")";
 }
 
+/// Text the tape's strings point to when the input does not hold them: a
+/// string unescaped, or delivered in pieces, or any string of a document
+/// read in chunks (`program_from_json(document_bytes, read_at)`), whose
+/// buffer is overwritten by the next chunk. Blocks that never move, used as
+/// a stack: `mark` before a container's nodes, `truncate` with the tape when
+/// they are dropped, so that it holds the strings of the nodes on the tape
+/// and no more.
+class StringStack {
+ public:
+  struct Mark {
+    std::size_t block = 0;  // blocks in use: those before it are full
+    std::size_t used = 0;   // bytes used in the last of them
+  };
+
+  /// A copy of `s` that lives until a `truncate` to a mark made before it.
+  std::string_view push(std::string_view s) {
+    if (s.empty()) return {};
+    if (in_use_ == 0 || used_ + s.size() > blocks_[in_use_ - 1].size) next_block(s.size());
+    char* at = blocks_[in_use_ - 1].chars.get() + used_;
+    std::memcpy(at, s.data(), s.size());
+    used_ += s.size();
+    return {at, s.size()};
+  }
+  [[nodiscard]] Mark mark() const noexcept { return Mark{in_use_, used_}; }
+  /// Drops the strings pushed since `m`. One block beyond keeps its memory,
+  /// so that a line's strings pushed and dropped again and again at a block's
+  /// end do not allocate each time.
+  void truncate(Mark m) noexcept {
+    in_use_ = m.block;
+    used_ = m.used;
+    if (blocks_.size() > in_use_ + 1) blocks_.resize(in_use_ + 1);
+  }
+  /// Bytes held (for tests).
+  [[nodiscard]] std::size_t capacity() const noexcept {
+    std::size_t n = 0;
+    for (const Block& b : blocks_) n += b.size;
+    return n;
+  }
+
+ private:
+  static constexpr std::size_t block_bytes = std::size_t{1} << 16;
+  struct Block {
+    std::unique_ptr<char[]> chars;
+    std::size_t size;
+  };
+  void next_block(std::size_t least) {
+    // A spare block beyond the mark is reused when the string fits it.
+    if (in_use_ < blocks_.size() && blocks_[in_use_].size >= least) {
+      ++in_use_;
+      used_ = 0;
+      return;
+    }
+    blocks_.resize(in_use_);
+    const std::size_t size = std::max(block_bytes, least);
+    blocks_.push_back(Block{std::make_unique_for_overwrite<char[]>(size), size});
+    ++in_use_;
+    used_ = 0;
+  }
+
+  std::vector<Block> blocks_;
+  std::size_t in_use_ = 0;
+  std::size_t used_ = 0;
+};
+
+/// Copies of strings that must outlive the tape's nodes they came from: the
+/// names, expressions and other keys the decoder remembers for the rest of
+/// a load. Blocks that never move and are never freed before the load ends.
+class StringArena {
+ public:
+  std::string_view keep(std::string_view s) {
+    if (s.empty()) return {};
+    if (s.size() > left_) {
+      const std::size_t size = std::max(block_bytes, s.size());
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+      next_ = blocks_.back().get();
+      left_ = size;
+    }
+    char* at = next_;
+    std::memcpy(at, s.data(), s.size());
+    next_ += s.size();
+    left_ -= s.size();
+    return {at, s.size()};
+  }
+
+ private:
+  static constexpr std::size_t block_bytes = std::size_t{1} << 16;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* next_ = nullptr;
+  std::size_t left_ = 0;
+};
+
 /// The nodes of a document in document order: an array that doubles when
 /// full, so that adding a node, once per JSON value, is a few instructions.
 class Tape {

@@ -36,12 +36,25 @@ class TapeBuilder {
 
   // About one value per 7 bytes of JSON as wrapir writes it. Reserved, not
   // touched: when entries and lines are read ahead, only the first pages are.
-  TapeBuilder(std::string_view input, Decoder& decoder)
-      : nodes(input.size() / 7 + 16), input_(input), decoder_(&decoder) {}
+  /// For a document of `document_bytes` bytes. With `copy_strings`, the
+  /// document comes in chunks (`next_chunk`) whose text does not outlive
+  /// the parser's call, and every string is copied onto `strings`; without,
+  /// it comes whole and strings view it where they can.
+  TapeBuilder(std::size_t document_bytes, bool copy_strings, Decoder& decoder)
+      : nodes(document_bytes / 7 + 16), document_bytes_(document_bytes), copy_strings_(copy_strings),
+        decoder_(&decoder) {}
+
+  /// The text the parser is given next starts at byte `offset` of the
+  /// document.
+  void next_chunk(std::string_view chunk, std::size_t offset) noexcept {
+    chunk_ = chunk;
+    chunk_offset_ = offset;
+  }
 
   Tape nodes;
-  /// Where strings with escapes live; a deque, so they never move.
-  std::deque<std::string> escaped;
+  /// The strings of the nodes on the tape that the input does not hold
+  /// (see `StringStack`): truncated with the tape.
+  StringStack strings;
   /// Set when parsing stopped at a duplicate key.
   std::optional<std::string> duplicate_key{};
 
@@ -57,11 +70,11 @@ class TapeBuilder {
     }
     if (object.role == Role::entry) {
       Open& table = open_.back();
-      if (decoder_->stream_entry(*table.ahead, table.table, nodes[object.index])) nodes.truncate(object.index);
+      if (decoder_->stream_entry(*table.ahead, table.table, nodes[object.index])) drop_from(object);
       else table.active = top_active_ = false;  // this entry and the rest stay
     } else if (object.role == Role::line) {
       Open& body = open_.back();
-      if (decoder_->stream_line(*body.ahead, nodes[object.index], position_)) nodes.truncate(object.index);
+      if (decoder_->stream_line(*body.ahead, nodes[object.index], position_)) drop_from(object);
       else body.active = top_active_ = false;  // this line and the rest stay
     }
     return true;
@@ -144,7 +157,14 @@ class TapeBuilder {
     bool active = false;        // a table or body: its elements are read ahead
     std::size_t ordinal = 0;    // a program: its place among the programs, in document order
     ReadAhead* ahead = nullptr;  // a program: what of it is read ahead; a table or body: the same, once read ahead
+    StringStack::Mark strings{};  // `strings` before the container's own
   };
+
+  /// Drops `container` and what it holds from the tape.
+  void drop_from(const Open& container) noexcept {
+    nodes.truncate(container.index);
+    strings.truncate(container.strings);
+  }
 
   Node& push(NodeKind kind) {
     if (kind != NodeKind::key) {
@@ -166,6 +186,7 @@ class TapeBuilder {
     Open& container = open_.emplace_back();
     container.index = index;
     container.role = role;
+    container.strings = strings.mark();
     if (role == Role::program) {
       container.ordinal = programs_++;
       if (open_.size() == 2 && open_[0].role == Role::document) may_read_ahead_ = document_is_wrapir(index);
@@ -177,7 +198,7 @@ class TapeBuilder {
       container.active = container.ahead != nullptr;
       if (container.ahead) program.ahead = container.ahead;
     } else if (role == Role::body) {
-      container.ahead = Decoder::begin_body(open_[open_.size() - 2].ahead, position_, input_.data() + input_.size());
+      container.ahead = Decoder::begin_body(open_[open_.size() - 2].ahead, position_, document_bytes_);
       container.active = container.ahead != nullptr;
     }
     top_active_ = container.active;
@@ -252,30 +273,35 @@ class TapeBuilder {
   }
   bool text(NodeKind kind, bj::string_view s) {
     std::string_view piece(s.data(), s.size());
-    if (in_parts_ || !within_input(piece)) {
-      // Unescaped into the parser's scratch space, or delivered in parts:
-      // keep a copy for the life of the tape.
+    const bool in_chunk = !in_parts_ && within_chunk(piece);
+    if (in_parts_) {
       parts_.append(piece);
-      piece = escaped.emplace_back(std::move(parts_));
-      parts_.clear();
-      in_parts_ = false;
-      // Somewhere after the last position known, and at least as long as
+      piece = parts_;
+    }
+    if (in_chunk) {
+      position_ = chunk_offset_ + static_cast<std::size_t>(piece.data() + piece.size() - chunk_.data());
+    } else {
+      // Unescaped into the parser's scratch space, or delivered in parts:
+      // somewhere after the last position known, and at least as long as
       // its text unescaped, with its quotes (and a key its colon).
       const std::size_t least = piece.size() + (kind == NodeKind::key ? 3 : 2);
-      const auto left = static_cast<std::size_t>(input_.data() + input_.size() - position_);
-      position_ += std::min(least, left);
-    } else {
-      position_ = piece.data() + piece.size();
+      position_ += std::min(least, document_bytes_ - std::min(position_, document_bytes_));
+    }
+    // Kept for the life of its node when the input will not hold it.
+    if (!in_chunk || copy_strings_) piece = strings.push(piece);
+    if (in_parts_) {
+      parts_.clear();
+      in_parts_ = false;
     }
     Node& n = push(kind);
     n.chars = piece.data();
     n.size = static_cast<std::uint32_t>(piece.size());
     return true;
   }
-  [[nodiscard]] bool within_input(std::string_view s) const noexcept {
-    const auto lo = reinterpret_cast<std::uintptr_t>(input_.data());
+  [[nodiscard]] bool within_chunk(std::string_view s) const noexcept {
+    const auto lo = reinterpret_cast<std::uintptr_t>(chunk_.data());
     const auto p = reinterpret_cast<std::uintptr_t>(s.data());
-    return p >= lo && p + s.size() <= lo + input_.size();
+    return p >= lo && p + s.size() <= lo + chunk_.size();
   }
 
   static std::optional<std::string_view> find_duplicate(const Node& object) {
@@ -299,16 +325,20 @@ class TapeBuilder {
     return std::nullopt;
   }
 
-  std::string_view input_;
+  std::size_t document_bytes_;
+  bool copy_strings_;
+  std::string_view chunk_{};     // the text the parser reads now
+  std::size_t chunk_offset_ = 0;  // its offset in the document
   Decoder* decoder_;
   std::vector<Open> open_;
   bool top_active_ = false;       // `open_.back().active`
   Role next_role_ = Role::other;  // of the value after the last key
   std::size_t next_table_ = 0;    // when that is a table
   std::size_t programs_ = 0;      // program objects begun
-  // Where the input was parsed to, at least: the end of the last string
-  // read from it, or past that by the strings with escapes read since.
-  const char* position_ = input_.data();
+  // Where the input was parsed to, at least (a byte offset): the end of the
+  // last string read from it, or past that by the strings with escapes or
+  // in pieces read since.
+  std::size_t position_ = 0;
   bool may_read_ahead_ = false;  // the document's format and version came first, and were right
   std::string parts_;
   bool in_parts_ = false;

@@ -30,4 +30,9 @@ WRAPIR_DECL Result<ir::Program> program_from_json(std::string_view text, const J
   return detail::json::load_program(text, options, nullptr);
 }
 
+WRAPIR_DECL Result<ir::Program> program_from_json(std::size_t document_bytes, const JsonReadAt& read_at,
+                                                  const JsonLoadOptions& options) {
+  return detail::json::load_program_in_chunks(document_bytes, read_at, options, nullptr);
+}
+
 }  // namespace wrapir::io
