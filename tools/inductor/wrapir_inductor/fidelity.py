@@ -23,7 +23,31 @@ KINDS = {
     "symbol inputs": "symbols passed to `call()` bound by their own name instead of `argN_1` then `sN = argN_1`",
     "pool dtype": "pools allocated as uint8 bytes where Inductor allocates the first buffer's dtype and shape",
     "pool del": "the `del` of a pool naming other buffers than Inductor's",
+    "store_cubin": "CUDA exports set Inductor's `triton.store_cubin`, which adds its kernel-saving loop to Inductor's "
+                   "own `call()` (an artifact of exporting, not a difference of wrapir's)",
+    "None binding": "Inductor's `bufN = None` after a DynamicScalar or a scalar assert (it names no storage)",
+    "assert order": "a scalar assert's condition in wrapir's canonical order (`1 <= u1` for `u1 >= 1`)",
 }
+
+_STORE_CUBIN = (
+    "for kernel in globals().values():",
+    "if isinstance(kernel, torch._inductor.runtime.triton_heuristics.CachingAutotuner):",
+    "kernel.cuda_kernel_saved = False",
+    "if not kernel.cuda_kernel_saved:",
+    "if len(kernel.launchers) == 0:",
+    "kernel.precompile()",
+    "kernel.save_gpu_kernel(",
+    'stream="stream",  # use dummy stream',
+    "launcher=kernel.launchers[0],",
+    ")",
+)
+_FLIPPED = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
+
+
+def _flip_condition(line: str) -> str | None:
+    """`if not (u0 >= 1):` as `if not (1 <= u0):`, or None."""
+    m = re.fullmatch(r"if not \((\S+) (>=|<=|>|<|==|!=) (\S+)\):", line)
+    return f"if not ({m.group(3)} {_FLIPPED[m.group(2)]} {m.group(1)}):" if m else None
 
 _TUPLE = re.compile(r"(?<![\w\])])\(([^()]*)\)")  # not the parentheses of a call
 
@@ -53,6 +77,14 @@ def classify(diff: list[str]) -> tuple[Counter, list[str]]:
                 keep.append(line)
         lines[:] = keep
 
+    take("store_cubin", removed, lambda s: s in _STORE_CUBIN)
+    take("None binding", removed, lambda s: re.fullmatch(r"buf\d+ = None", s) is not None)
+    for line in list(removed):
+        flipped = _flip_condition(line)
+        if flipped is not None and flipped in added:
+            removed.remove(line)
+            added.remove(flipped)
+            kinds["assert order"] += 2
     take("raw stream", removed, lambda s: re.fullmatch(r"stream\d+ = get_raw_stream\(\d+\)", s) is not None)
     take("raw stream", added, lambda s: re.fullmatch(r"stream\d+ = get_raw_stream\(\d+\)", s) is not None)
     # Pairs that are equal up to a known difference.
