@@ -353,7 +353,7 @@ def _run_path(label: str, program: Path, exported: Exported, wrapir: str, work: 
 
 
 def _run_executor(label: str, program: Path, exported: Exported, wrapir: str, work: Path,
-                  size_scales: list[int]) -> Result:
+                  size_scales: list[int], peak: str) -> Result:
     """The program run by wrapir's C++ executor (`wrapir run`, no Python):
     the same fresh inputs as eager, written as safetensors; its outputs
     compared with eager's by value, dtype and shape. (Tensor files are dense:
@@ -368,7 +368,7 @@ def _run_executor(label: str, program: Path, exported: Exported, wrapir: str, wo
     # executor's compiler needs this torch's headers.
     os.environ.setdefault("WRAPIR_TORCH_INCLUDE", include_paths()[0])
     result = Result(label)
-    result.peak = _planned_peak(wrapir, program)
+    result.peak = peak  # the Python path of the same program measured it
     names = exported.translation.graph_input_names
     worst = 0.0
     for scale in size_scales:
@@ -480,8 +480,11 @@ def check(spec: Spec, device: str, wrapir: str, out: Path | None, dynamic, confi
         results.append(result)
     if device == "cpu":
         # The C++ executor, on the program as exported and as arena-planned.
-        for label, path in (("executor", program), ("executor+arena", work / "program.arena.json")):
-            result = _run_executor(label, path, exported, wrapir, work, scales) if path.is_file() else Result(label)
+        peaks = {r.path: r.peak for r in results}
+        for label, path, python_path in (("executor", program, "python"),
+                                         ("executor+arena", work / "program.arena.json", "python+arena")):
+            result = (_run_executor(label, path, exported, wrapir, work, scales, peaks.get(python_path, "n/a"))
+                      if path.is_file() else Result(label))
             if not path.is_file():
                 result.why = f"no {path.name}"
             print(result.line())
