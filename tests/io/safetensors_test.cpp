@@ -111,6 +111,8 @@ TEST_CASE("safetensors: hostile files are refused with a reason") {
                     "abcdefgh"),
           "overlap");
   refused(file_with(R"({"a":[[[[[[[[[[[[1]]]]]]]]]]]]})"), "not valid JSON");
+  // Found by fuzz.safetensors: the writer refuses an empty name, so the reader must too.
+  refused(file_with(R"({"":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", "abcd"), "empty name");
 }
 
 TEST_CASE("safetensors: files and the exporter's format") {

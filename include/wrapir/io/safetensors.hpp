@@ -150,6 +150,8 @@ inline Result<std::int64_t> nonnegative_integer(const boost::json::value& v, con
       }
       continue;
     }
+    // The writer refuses an empty name too: a file it could not write back is not accepted.
+    if (name.empty()) return Diagnostic{"a tensor has an empty name"};
     const std::string who = "tensor " + sd::quoted(name);
     if (file.find(name) != nullptr) return Diagnostic{who + " appears twice"};
     const boost::json::object* entry = value.if_object();
