@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -185,6 +186,38 @@ TEST_CASE("safe file: the size cap is checked before reading") {
     CHECK_FALSE(proc.content);
     CHECK(contains(proc.why, "more than the limit of 16 bytes"));
   }
+}
+
+TEST_CASE("safe file: an opened regular file reads at offsets, with the refusals of reading it whole") {
+  TempDir dir;
+  put(dir.path / "f", "0123456789");
+  auto file = open_regular_file(dir.path / "f");
+  REQUIRE(file.ok());
+  CHECK(file->size() == 10);
+  char buffer[4];
+  CHECK(file->read_at(3, buffer) == std::size_t{4});
+  CHECK(std::string_view(buffer, 4) == "3456");
+  CHECK(file->read_at(8, buffer) == std::size_t{2});  // short only at the end
+  CHECK(std::string_view(buffer, 2) == "89");
+  CHECK(file->read_at(10, buffer) == std::size_t{0});
+  // Copies share the descriptor, which stays open while one of them lives.
+  std::optional<RegularFile> copy{*file};
+  file = open_regular_file(dir.path / "missing");
+  CHECK(copy->read_at(0, buffer) == std::size_t{4});
+
+  const fs::path fifo = dir.path / "fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  OpenOutcome fifo_open;
+  CHECK(returns_promptly(fifo, [&] { fifo_open = open_regular_file_outcome(fifo); }));
+  CHECK_FALSE(fifo_open.file);
+  CHECK(fifo_open.why == "it is a FIFO, not a regular file");
+  CHECK(open_regular_file_outcome("/dev/zero").why == "it is a character device, not a regular file");
+  CHECK(open_regular_file_outcome(dir.path / "missing").missing);
+  CHECK(open_regular_file_outcome(dir.path / "f", {.max_bytes = 9}).why ==
+        "it is 10 bytes, more than the limit of 9 bytes");
+  const auto refused = open_regular_file(dir.path);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message == "cannot read " + quoted_path(dir.path) + ": it is a directory, not a regular file");
 }
 
 TEST_CASE("safe file: an atomic write creates, replaces and keeps the permission bits") {

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -68,13 +69,38 @@ inline std::uint64_t max_input_bytes(const Arguments& a) {
   return default_max_input_bytes;
 }
 
-/// The whole content of the regular file at `path`, at most `max_bytes` long.
-inline std::string read_input(std::string_view path, std::uint64_t max_bytes) {
-  auto content = detail::read_regular_file(
+/// The regular file at `path` opened for reading, at most `max_bytes` long.
+inline detail::RegularFile open_input(std::string_view path, std::uint64_t max_bytes) {
+  auto file = detail::open_regular_file(
       std::string(path),
       {.max_bytes = max_bytes, .follow_symlinks = true, .limit_hint = "--max-input-bytes or $WRAPIR_MAX_INPUT_BYTES raises it"});
-  if (!content) throw Failure{content.error().message};
-  return std::move(content).value();
+  if (!file) throw Failure{file.error().message};
+  return std::move(file).value();
+}
+
+/// The content of an opened input (its size at the open; bytes appended
+/// since are not read).
+inline std::string read_whole(const detail::RegularFile& file, std::string_view path) {
+  std::string content(static_cast<std::size_t>(file.size()), '\0');
+  auto got = file.read_at(0, content);
+  if (!got) throw Failure{"cannot read " + detail::quoted_path(std::string(path)) + ": " + got.error().message};
+  content.resize(*got);
+  return content;
+}
+
+/// Whether the first character of an opened input that is not blank is `{`
+/// (JSON); reads only as far as that character.
+inline bool starts_with_object(const detail::RegularFile& file) {
+  char chunk[4096];
+  for (std::uint64_t offset = 0; offset < file.size();) {
+    auto got = file.read_at(offset, chunk);
+    if (!got || *got == 0) return false;
+    const std::string_view text(chunk, *got);
+    const std::size_t first = text.find_first_not_of(" \t\r\n");
+    if (first != std::string_view::npos) return text[first] == '{';
+    offset += *got;
+  }
+  return false;
 }
 
 /// Replaces the file at `path` with `text` atomically.

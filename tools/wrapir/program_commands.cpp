@@ -31,17 +31,26 @@
 namespace wrapir::cli {
 
 // JSON when the first non-blank character opens an object, else the text
-// form (so that a bug report's .wir file can be checked as it is).
-// The loaders' own size limits follow the input cap, so that raising the
-// cap is enough to load a larger program.
+// form (so that a bug report's .wir file can be checked as it is). JSON is
+// loaded in chunks straight from the file (`program_from_json(bytes,
+// read_at)`), so a large program costs its IR and not its text as well; the
+// text form is parsed whole. The loaders' own size limits follow the input
+// cap, so that raising the cap is enough to load a larger program.
 ir::Program load_program(std::string_view path, std::uint64_t max_bytes) {
-  const std::string content = read_input(path, max_bytes);
-  const std::size_t first = content.find_first_not_of(" \t\r\n");
+  const detail::RegularFile file = open_input(path, max_bytes);
   const auto limit = static_cast<std::size_t>(max_bytes);
-  auto program = first != std::string::npos && content[first] == '{'
-                     ? io::program_from_json(content, io::JsonLoadOptions{.max_bytes = limit})
-                     : text::parse_program_text(content, text::TextParseOptions{.max_length = limit});
-  if (!program) throw Failure{one_line(path, 200) + ": " + one_line(program.error().to_string(), 400)};
+  const std::string where = one_line(path, 200);
+  const io::JsonReadAt read_at = [&file, path](std::size_t offset, std::span<char> buffer) -> Result<std::size_t> {
+    Result<std::size_t> got = file.read_at(offset, buffer);
+    if (!got) return Diagnostic{"cannot read " + detail::quoted_path(std::string(path)) + ": " + got.error().message};
+    return got;
+  };
+  auto program = starts_with_object(file)
+                     ? io::program_from_json(static_cast<std::size_t>(file.size()), read_at,
+                                             io::JsonLoadOptions{.max_bytes = limit})
+                     : text::parse_program_text(read_whole(file, path),
+                                                text::TextParseOptions{.max_length = limit});
+  if (!program) throw Failure{where + ": " + one_line(program.error().to_string(), 400)};
   return std::move(program).value();
 }
 

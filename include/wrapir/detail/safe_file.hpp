@@ -42,7 +42,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -214,27 +216,89 @@ struct RemoveUnlessKept {
 
 }  // namespace safe_file_detail
 
-/// What `read_regular_file_outcome` found: the content, or why there is
+/// A regular file opened for reading, with its size at the open: what
+/// `open_regular_file` gives for reading at offsets without holding the
+/// whole content (the `wrapir` tool's chunked JSON loading).
+class RegularFile {
+ public:
+  /// The size `fstat` reported when the file was opened.
+  [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+
+  /// Copies the bytes from `offset` on into `buffer`; returns how many,
+  /// fewer than asked only at the end of the file. A failure says why
+  /// ("reading at byte N failed: ..."); the caller names the file.
+  [[nodiscard]] Result<std::size_t> read_at(std::uint64_t offset, std::span<char> buffer) const {
+    std::size_t filled = 0;
+#ifdef WRAPIR_SAFE_FILE_POSIX
+    while (filled < buffer.size()) {
+      const ssize_t got = ::pread(descriptor_->get(), buffer.data() + filled, buffer.size() - filled,
+                                  static_cast<off_t>(offset + filled));
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        return Diagnostic{"reading at byte " + std::to_string(offset + filled) + " failed: " + errno_text(errno)};
+      }
+      if (got == 0) break;
+      filled += static_cast<std::size_t>(got);
+    }
+#else
+    stream_->clear();
+    stream_->seekg(static_cast<std::streamoff>(offset));
+    stream_->read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    if (stream_->bad()) return Diagnostic{"reading at byte " + std::to_string(offset) + " failed"};
+    filled = static_cast<std::size_t>(stream_->gcount());
+#endif
+    return filled;
+  }
+
+ private:
+  friend struct RegularFileAccess;
+  std::uint64_t size_ = 0;
+#ifdef WRAPIR_SAFE_FILE_POSIX
+  std::shared_ptr<safe_file_detail::Descriptor> descriptor_{};
+#else
+  std::shared_ptr<std::ifstream> stream_{};
+#endif
+};
+
+/// What `open_regular_file_outcome` found: the open file, or why there is
 /// none (`missing` when nothing is at the path).
-struct ReadOutcome {
-  std::optional<std::string> content{};
+struct OpenOutcome {
+  std::optional<RegularFile> file{};
   bool missing = false;
-  /// Why there is no content: "it is a FIFO, not a regular file", ...
+  /// Why there is no file: "it is a FIFO, not a regular file", ...
   std::string why{};
 };
 
-/// The whole content of the regular file at `path`, or why not: it does not
+struct RegularFileAccess {
+#ifdef WRAPIR_SAFE_FILE_POSIX
+  using Handle = std::shared_ptr<safe_file_detail::Descriptor>;
+#else
+  using Handle = std::shared_ptr<std::ifstream>;
+#endif
+  static RegularFile make(std::uint64_t size, Handle handle) {
+    RegularFile file;
+    file.size_ = size;
+#ifdef WRAPIR_SAFE_FILE_POSIX
+    file.descriptor_ = std::move(handle);
+#else
+    file.stream_ = std::move(handle);
+#endif
+    return file;
+  }
+};
+
+/// The regular file at `path` opened for reading, or why not: it does not
 /// exist, it is a directory / FIFO / device / socket, it is a symbolic link
 /// (when not followed) or a loop of them, it is larger than
 /// `options.max_bytes`, or an I/O error. Never blocks on a FIFO, never opens
 /// a device.
-[[nodiscard]] inline ReadOutcome read_regular_file_outcome(const std::filesystem::path& path,
+[[nodiscard]] inline OpenOutcome open_regular_file_outcome(const std::filesystem::path& path,
                                                            const ReadOptions& options = {}) {
   namespace sd = safe_file_detail;
-  auto fail = [](std::string why) { return ReadOutcome{std::nullopt, false, std::move(why)}; };
+  auto fail = [](std::string why) { return OpenOutcome{std::nullopt, false, std::move(why)}; };
 #ifdef WRAPIR_SAFE_FILE_POSIX
   auto fail_errno = [&](int error) {
-    if (error == ENOENT) return ReadOutcome{std::nullopt, true, errno_text(error)};
+    if (error == ENOENT) return OpenOutcome{std::nullopt, true, errno_text(error)};
     if (error == ELOOP) {
       return fail(options.follow_symlinks ? "too many levels of symbolic links (a loop?)"
                                           : "it is a symbolic link, which is not followed");
@@ -251,57 +315,80 @@ struct ReadOutcome {
   if (!S_ISREG(before.st_mode)) return fail(sd::not_regular(before.st_mode));
 
   const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (options.follow_symlinks ? 0 : O_NOFOLLOW);
-  sd::Descriptor file{sd::open_retrying(path.c_str(), flags)};
-  if (file.get() < 0) return fail_errno(errno);
+  const int fd = sd::open_retrying(path.c_str(), flags);
+  if (fd < 0) return fail_errno(errno);
+  auto descriptor = std::make_shared<sd::Descriptor>(fd);
   struct stat st {};
-  if (::fstat(file.get(), &st) != 0) return fail(errno_text(errno));
+  if (::fstat(fd, &st) != 0) return fail(errno_text(errno));
   if (!S_ISREG(st.st_mode)) return fail(sd::not_regular(st.st_mode));
   // O_NONBLOCK only guarded the open; reads of a regular file should block.
-  if (const int status = ::fcntl(file.get(), F_GETFL); status >= 0) ::fcntl(file.get(), F_SETFL, status & ~O_NONBLOCK);
+  if (const int status = ::fcntl(fd, F_GETFL); status >= 0) ::fcntl(fd, F_SETFL, status & ~O_NONBLOCK);
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (size > options.max_bytes) return fail(sd::too_large(size, options));
-
-  // One byte more than the size: a file that grew is noticed, and one that
-  // reports no size (some in /proc) is read in chunks up to the limit.
-  const std::uint64_t past_limit = options.max_bytes + (options.max_bytes < UINT64_MAX ? 1 : 0);
-  std::string content;
-  content.resize(static_cast<std::size_t>(size) + 1);
-  std::size_t filled = 0;
-  while (true) {
-    if (filled == content.size()) {
-      if (filled >= past_limit) return fail(sd::too_large(filled, options, true));
-      content.resize(static_cast<std::size_t>(std::min<std::uint64_t>(past_limit, filled + (std::size_t{1} << 16))));
-    }
-    const ssize_t got = ::read(file.get(), content.data() + filled, content.size() - filled);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return fail(errno_text(errno));
-    }
-    if (got == 0) break;
-    filled += static_cast<std::size_t>(got);
-  }
-  content.resize(filled);
-  return ReadOutcome{std::move(content), false, {}};
+  return OpenOutcome{RegularFileAccess::make(size, std::move(descriptor)), false, {}};
 #else
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status status = options.follow_symlinks ? fs::status(path, ec) : fs::symlink_status(path, ec);
-  if (status.type() == fs::file_type::not_found) return ReadOutcome{std::nullopt, true, "it does not exist"};
+  if (status.type() == fs::file_type::not_found) return OpenOutcome{std::nullopt, true, "it does not exist"};
   if (ec) return fail(ec.message());
   if (fs::is_symlink(status)) return fail("it is a symbolic link, which is not followed");
   if (!fs::is_regular_file(status)) return fail(sd::not_regular(status.type()));
   const std::uintmax_t size = fs::file_size(path, ec);
   if (ec) return fail(ec.message());
   if (size > options.max_bytes) return fail(sd::too_large(size, options));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail("it cannot be opened");
-  std::string content(static_cast<std::size_t>(options.max_bytes < size + 1 ? options.max_bytes + 1 : size + 1), '\0');
-  in.read(content.data(), static_cast<std::streamsize>(content.size()));
-  if (in.bad()) return fail("reading it failed");
-  content.resize(static_cast<std::size_t>(in.gcount()));
-  if (content.size() > options.max_bytes) return fail(sd::too_large(content.size(), options));
-  return ReadOutcome{std::move(content), false, {}};
+  auto stream = std::make_shared<std::ifstream>(path, std::ios::binary);
+  if (!*stream) return fail("it cannot be opened");
+  return OpenOutcome{RegularFileAccess::make(size, std::move(stream)), false, {}};
 #endif
+}
+
+/// The regular file at `path` opened for reading (see
+/// `open_regular_file_outcome`), or the diagnostic "cannot read '<path>': <why>".
+[[nodiscard]] inline Result<RegularFile> open_regular_file(const std::filesystem::path& path,
+                                                           const ReadOptions& options = {}) {
+  OpenOutcome outcome = open_regular_file_outcome(path, options);
+  if (!outcome.file) return Diagnostic{"cannot read " + quoted_path(path) + ": " + outcome.why};
+  return std::move(*outcome.file);
+}
+
+/// What `read_regular_file_outcome` found: the content, or why there is
+/// none (`missing` when nothing is at the path).
+struct ReadOutcome {
+  std::optional<std::string> content{};
+  bool missing = false;
+  /// Why there is no content: "it is a FIFO, not a regular file", ...
+  std::string why{};
+};
+
+/// The whole content of the regular file at `path`, or why not (the
+/// refusals of `open_regular_file_outcome`, or a file that grew past
+/// `options.max_bytes` while it was read).
+[[nodiscard]] inline ReadOutcome read_regular_file_outcome(const std::filesystem::path& path,
+                                                           const ReadOptions& options = {}) {
+  OpenOutcome opened = open_regular_file_outcome(path, options);
+  if (!opened.file) return ReadOutcome{std::nullopt, opened.missing, std::move(opened.why)};
+  const RegularFile& file = *opened.file;
+  // One byte more than the size: a file that grew is noticed, and one that
+  // reports no size (some in /proc) is read in chunks up to the limit.
+  const std::uint64_t past_limit = options.max_bytes + (options.max_bytes < UINT64_MAX ? 1 : 0);
+  std::string content;
+  content.resize(static_cast<std::size_t>(file.size()) + 1);
+  std::size_t filled = 0;
+  while (true) {
+    if (filled == content.size()) {
+      if (filled >= past_limit) {
+        return ReadOutcome{std::nullopt, false, safe_file_detail::too_large(filled, options, true)};
+      }
+      content.resize(static_cast<std::size_t>(std::min<std::uint64_t>(past_limit, filled + (std::size_t{1} << 16))));
+    }
+    Result<std::size_t> got = file.read_at(filled, std::span<char>(content.data() + filled, content.size() - filled));
+    if (!got) return ReadOutcome{std::nullopt, false, got.error().message};
+    if (*got == 0) break;
+    filled += *got;
+  }
+  content.resize(filled);
+  return ReadOutcome{std::move(content), false, {}};
 }
 
 /// The whole content of the regular file at `path` (see
