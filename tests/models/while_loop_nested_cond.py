@@ -14,6 +14,6 @@ def model():
             b = torch.cond(a.sum() > 0, lambda t: t - 1.0, lambda t: t * -0.5 + 0.25, (a,))
             return i + 1, b
 
-        return while_loop(cond_fn, body_fn, (torch.zeros((), dtype=torch.int64), x))
+        return while_loop(cond_fn, body_fn, (torch.zeros((), dtype=torch.int64, device=x.device), x))
 
     return looped, (torch.randn(8, 16),)

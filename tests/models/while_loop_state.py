@@ -12,6 +12,6 @@ def model():
         def body_fn(i, acc):
             return i + 1, acc * 0.5 + 1.0
 
-        return while_loop(cond_fn, body_fn, (torch.zeros((), dtype=torch.int64), x))
+        return while_loop(cond_fn, body_fn, (torch.zeros((), dtype=torch.int64, device=x.device), x))
 
     return looped, (torch.randn(8, 16),)

@@ -14,9 +14,10 @@ def model():
         def body_fn(i, a, b):
             return i + 1, torch.tanh(a @ w), b + a.sum(0)
 
-        i, a, b = while_loop(cond_fn, body_fn, (torch.zeros((), dtype=torch.int64), x, torch.zeros(16)))
+        i, a, b = while_loop(cond_fn, body_fn, (torch.zeros((), dtype=torch.int64, device=x.device), x,
+                                                      torch.zeros(16, device=x.device)))
         j, y = while_loop(lambda j, y: j > 100, lambda j, y: (j + 1, y * 2.0),
-                          (torch.zeros((), dtype=torch.int64), x))
+                          (torch.zeros((), dtype=torch.int64, device=x.device), x))
         return i, a, b, j, y
 
     return looped, (torch.randn(8, 16), torch.randn(16, 16) * 0.25)
