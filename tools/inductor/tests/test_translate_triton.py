@@ -31,6 +31,16 @@ class Signatures(unittest.TestCase):
             {"name": "in_ptr0", "type": "*fp32"}, {"name": "out_ptr0", "type": "*bf16"},
             {"name": "xnumel", "type": "i32"}])
 
+    def test_a_numel_specialised_to_one_is_still_launched(self):
+        # Inductor 2.11 on CUDA: `'xnumel': 'constexpr'` with `'constants': {'xnumel': 1}`,
+        # and the launch still passes the 1 (tests/models/cond_* on an H100).
+        specialised = SOURCE.replace("'xnumel': 'i32'", "'xnumel': 'constexpr'")
+        self.assertEqual(triton_signature(specialised, "k"), [
+            {"name": "in_ptr0", "type": "*fp32"}, {"name": "out_ptr0", "type": "*bf16"},
+            {"name": "xnumel", "type": "i32"}])
+        # XBLOCK, annotated tl.constexpr in the def, is never launched.
+        self.assertNotIn("XBLOCK", [p["name"] for p in triton_signature(specialised, "k")])
+
     def test_unknown_types_and_missing_signatures_are_unsupported(self):
         with self.assertRaises(Unsupported):
             triton_signature(SOURCE.replace("'i32'", "'nvTmaDesc'"), "k")

@@ -31,9 +31,28 @@ _MULTI_KERNEL = re.compile(
 _SLICE = re.compile(r"slice\((\d+), (\d+), None\)")
 
 
+def _launch_parameters(source: str, name: str) -> list[str] | None:
+    """The parameters of the kernel's `def` that a launch passes: those not
+    annotated `tl.constexpr` (None when the `def` is not found)."""
+    m = re.search(rf"^def {re.escape(name)}\(([^)]*)\):", source, re.M)
+    if not m:
+        return None
+    passed = []
+    for part in m.group(1).split(","):
+        param, _, annotation = part.partition(":")
+        if param.strip() and "constexpr" not in annotation:
+            passed.append(param.strip())
+    return passed
+
+
 def triton_signature(source: str, name: str) -> list[dict[str, str]]:
-    """The launch parameters of a Triton kernel (constexprs dropped), from the
-    `triton_meta={'signature': {...}}` of its decorator."""
+    """The launch parameters of a Triton kernel, from the `triton_meta=
+    {'signature': {...}}` of its decorator: block sizes and other
+    `tl.constexpr` parameters are dropped; a parameter that Triton specialised
+    to a constant (`'xnumel': 'constexpr'` with `'constants': {'xnumel': 1}`
+    when the numel is 1) is still passed by every launch, so it stays, as
+    `i32` (the launcher drops it)."""
+    launched = _launch_parameters(source, name)
     m = _SIGNATURE.search(source)
     if not m:
         raise Unsupported(f"Triton kernel {name}: no `'signature': {{...}}` in its triton_meta")
@@ -46,6 +65,8 @@ def triton_signature(source: str, name: str) -> list[dict[str, str]]:
         if not isinstance(param, str) or not _IDENT.match(param) or not isinstance(kind, str):
             raise Unsupported(f"Triton kernel {name}: signature entry {param!r}: {kind!r}")
         if kind == "constexpr":
+            if launched is not None and param in launched:
+                params.append({"name": param, "type": "i32"})
             continue
         if not re.fullmatch(r"\*?(fp|bf|i|u)\d+", kind):
             raise Unsupported(f"Triton kernel {name}: parameter {param} of type {kind!r}")
