@@ -215,6 +215,14 @@ TEST_CASE("cpu externs: flash attention's edge cases are torch's") {
     CHECK(values_of(out) == std::vector<double>(16, 0.0));
     CHECK(values_of(lse) == std::vector<double>(4, 0.0));
   }
+  SUBCASE("head size 0: every score is scale * 0") {
+    const std::vector<Value> empty_heads{v(make({1, 1, 4, 0}, {})), v(make({1, 1, 3, 0}, {})), v(make({1, 1, 3, 0}, {}))};
+    const auto [out, lse] = results(call(sdpa, empty_heads, {{"scale", v(1.0)}}));
+    CHECK(out.numel() == 0);
+    check_close(values_of(lse), std::vector<double>(4, std::log(3.0)));
+    const auto [out_default, lse_default] = results(call(sdpa, empty_heads));  // scale 1/sqrt(0): NaN, as torch
+    for (const double x : values_of(lse_default)) CHECK(std::isnan(x));
+  }
   SUBCASE("no queries: empty outputs") {
     const auto [out, lse] = results(call(sdpa, {v(make({1, 1, 0, 4}, {})), v(k), v(vt)}));
     CHECK(out.sizes == std::vector<std::int64_t>{1, 1, 0, 4});

@@ -32,6 +32,7 @@
 
 #include <wrapir/run/cpu/blas_externs.hpp>
 #include <wrapir/run/cpu/detail/elements.hpp>
+#include <wrapir/run/cpu/detail/extern_args.hpp>
 #include <wrapir/run/extern.hpp>
 #include <wrapir/run/tensor.hpp>
 
@@ -141,8 +142,11 @@ inline void attention(const AttentionShape& s, const Tensor& query, const Tensor
       T* lse_bh = lse.data() + (b * s.q_heads + h) * L;
       for (std::int64_t i0 = 0; i0 < L; i0 += attention_row_block) {
         const std::int64_t rows = std::min(attention_row_block, L - i0);
-        if (E == 0) {
-          std::fill(scores.begin(), scores.end(), T{0});
+        // (BLAS refuses empty products' leading dimensions: they are done here.
+        // A head size of 0 makes every score scale * 0: NaN for the default
+        // scale 1/sqrt(0), as in torch.)
+        if (E == 0 || S == 0) {
+          std::fill(scores.begin(), scores.end(), scale * T{0});
         } else {
           // scores = scale * q[i0 : i0+rows] @ kᵀ  (rows × S)
           gemm_one<T>({qp + i0 * q.strides[2], rows, E, q.strides[2], q.strides[3]},
@@ -179,7 +183,7 @@ inline void attention(const AttentionShape& s, const Tensor& query, const Tensor
           lse_bh[i] = max + std::log(sum);
         }
         // out[i0 : i0+rows] = p @ v  (rows × E)
-        if (S == 0) {
+        if (S == 0 || E == 0) {
           std::fill(out_bh + i0 * E, out_bh + (i0 + rows) * E, T{0});
         } else {
           gemm_one<T>({scores.data(), rows, S, S, 1}, {vp, S, E, v.strides[2], v.strides[3]}, out_bh + i0 * E, E, T{1},
@@ -194,32 +198,21 @@ inline void attention(const AttentionShape& s, const Tensor& query, const Tensor
 
 /// `aten._scaled_dot_product_flash_attention_for_cpu`: see the file comment.
 [[nodiscard]] inline Result<Value> flash_attention_for_cpu_extern(const ExternCall& call) {
-  const detail::Args args(call, call.op);
-  auto query_arg = args.tensor(0, "query");
-  if (!query_arg) return std::move(query_arg).error();
-  auto key_arg = args.tensor(1, "key");
-  if (!key_arg) return std::move(key_arg).error();
-  auto value_arg = args.tensor(2, "value");
-  if (!value_arg) return std::move(value_arg).error();
-  auto dropout = args.number(3, "dropout_p", 0.0);
-  if (!dropout) return std::move(dropout).error();
-  auto causal = args.boolean(4, "is_causal", false);
-  if (!causal) return std::move(causal).error();
-  auto mask = args.optional_tensor(5, "attn_mask");
-  if (!mask) return std::move(mask).error();
-  const Value* scale_value = args.get(6, "scale");
-  std::optional<double> scale_given;
-  if (scale_value != nullptr && !scale_value->holds<ir::None>()) {
-    auto s = args.number(6, "scale", std::nullopt);
-    if (!s) return std::move(s).error();
-    scale_given = *s;
-  }
-  const Tensor& query = **query_arg;
-  const Tensor& key = **key_arg;
-  const Tensor& value = **value_arg;
+  const detail::Args args(call);
+  auto read = args.read(detail::tensor_arg(0, "query"), detail::tensor_arg(1, "key"), detail::tensor_arg(2, "value"),
+                        detail::number_arg(3, "dropout_p", 0.0), detail::bool_arg(4, "is_causal", false),
+                        detail::optional_tensor_arg(5, "attn_mask"), detail::optional_number_arg(6, "scale"));
+  if (!read) return std::move(read).error();
+  const auto& [query_arg, key_arg, value_arg, dropout, causal_arg, mask_arg, scale_given] = *read;
+  // Plain names, not bindings: the lambda below captures them (clang 14 captures no structured binding).
+  const Tensor& query = *query_arg;
+  const Tensor& key = *key_arg;
+  const Tensor& value = *value_arg;
+  const Tensor* const mask = mask_arg;
+  const bool causal = causal_arg;
 
-  if (*dropout != 0.0)
-    return args.error("dropout_p=" + std::to_string(*dropout) + " is not supported (only 0: the reference has no RNG, "
+  if (dropout != 0.0)
+    return args.error("dropout_p=" + std::to_string(dropout) + " is not supported (only 0: the reference has no RNG, "
                       "and torch refuses dropout on the CPU as well)");
   if (query.dim() != 4 || key.dim() != 4 || value.dim() != 4)
     return args.error("expects 4-D query, key and value [batch, heads, length, head size], got " +
@@ -246,7 +239,7 @@ inline void attention(const AttentionShape& s, const Tensor& query, const Tensor
                       std::to_string(s.k_heads) + " and value's " + std::to_string(s.v_heads));
   if (!detail::fits_blas_int(s.q_len) || !detail::fits_blas_int(s.kv_len) || !detail::fits_blas_int(s.head))
     return args.error("sizes exceed BLAS's int range");
-  if (const Tensor* m = *mask; m != nullptr) {
+  if (const Tensor* m = mask; m != nullptr) {
     if (m->dtype != query.dtype && m->dtype != ir::DType::float32)
       return args.error("attn_mask of dtype " + std::string(ir::name(m->dtype)) + " is neither float32 nor the query's " +
                         std::string(ir::name(query.dtype)) + " (an additive mask; torch refuses bool masks here too)");
@@ -271,7 +264,7 @@ inline void attention(const AttentionShape& s, const Tensor& query, const Tensor
     auto compute = [&]<class T>() {
       std::vector<T> out(static_cast<std::size_t>(output->numel()));
       std::vector<T> sums(static_cast<std::size_t>(lse->numel()));
-      detail::attention<T>(s, query, key, value, *mask, *causal, static_cast<T>(scale), out, sums);
+      detail::attention<T>(s, query, key, value, mask, causal, static_cast<T>(scale), out, sums);
       detail::from_contiguous<T>(*output, out);
       detail::from_contiguous<T>(*lse, sums);
     };
