@@ -6,7 +6,7 @@
 #         -DWORK_DIR=<scratch dir under the build tree>
 #         -DWRAPIR_SOURCE_DIR=<wrapir checkout> -DWRAPIR_BINARY_DIR=<wrapir build dir>
 #         [-DCXX_COMPILER=..] [-DGENERATOR=..] [-DMAKE_PROGRAM=..] [-DBUILD_TYPE=..]
-#         [-DBoost_DIR=..]
+#         [-DBoost_DIR=..] [-DEXPECT_CPU=ON|OFF]
 #         -P WrapirConsumerTest.cmake
 #
 # add_subdirectory: configure CONSUMER_SOURCE_DIR with -DWRAPIR_SOURCE_DIR=...;
@@ -16,6 +16,8 @@
 #                   with CMAKE_PREFIX_PATH=WORK_DIR/prefix and check that
 #                   wrapir_DIR points into that prefix.
 # Both then build the consumer and run its `consumer` executable (exit 0).
+# EXPECT_CPU (wrapir's build found OpenBLAS): the consumer must get
+# wrapir::cpu too, and its `consumer_cpu` executable runs as well.
 # WORK_DIR is wiped first, so every run starts from scratch.
 cmake_minimum_required(VERSION 3.25)
 
@@ -68,6 +70,12 @@ if(DEFINED Boost_DIR AND NOT Boost_DIR STREQUAL "" AND NOT Boost_DIR MATCHES "NO
   list(APPEND _configure "-DBoost_DIR=${Boost_DIR}")
 endif()
 
+if(EXPECT_CPU)
+  list(APPEND _configure "-DWRAPIR_EXPECT_CPU=ON")
+else()
+  list(APPEND _configure "-DWRAPIR_EXPECT_CPU=OFF")
+endif()
+
 if(MODE STREQUAL "add_subdirectory")
   list(APPEND _configure "-DWRAPIR_SOURCE_DIR=${WRAPIR_SOURCE_DIR}")
 else()
@@ -99,13 +107,19 @@ if(MODE STREQUAL "find_package")
 endif()
 run("build" "${CMAKE_COMMAND}" --build "${_build}")
 
-set(_exe "${_build}/consumer")
-if(NOT EXISTS "${_exe}")
-  file(GLOB_RECURSE _exe LIST_DIRECTORIES false "${_build}/consumer" "${_build}/consumer.exe")
-  if(NOT _exe)
-    message(FATAL_ERROR "consumer.${MODE}: built, but found no 'consumer' executable under ${_build}")
-  endif()
-  list(GET _exe 0 _exe)
+set(_programs consumer)
+if(EXPECT_CPU)
+  list(APPEND _programs consumer_cpu)
 endif()
-run("run" "${_exe}")
-message(STATUS "consumer.${MODE}: OK")
+foreach(_program IN LISTS _programs)
+  set(_exe "${_build}/${_program}")
+  if(NOT EXISTS "${_exe}")
+    file(GLOB_RECURSE _exe LIST_DIRECTORIES false "${_build}/${_program}" "${_build}/${_program}.exe")
+    if(NOT _exe)
+      message(FATAL_ERROR "consumer.${MODE}: built, but found no '${_program}' executable under ${_build}")
+    endif()
+    list(GET _exe 0 _exe)
+  endif()
+  run("run ${_program}" "${_exe}")
+endforeach()
+message(STATUS "consumer.${MODE}: OK (${_programs})")

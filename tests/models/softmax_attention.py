@@ -1,5 +1,7 @@
-"""Softmax attention written out: (q @ k^T) * scale, softmax, @ v (batched GEMMs
-as extern kernels, the softmax as fused C++ reductions)."""
+"""Softmax attention written out: (q @ k^T) * scale, softmax, @ v. On the CPU
+Inductor's pattern matcher makes it one call of
+aten._scaled_dot_product_flash_attention_for_cpu (a multi-output extern); on
+CUDA, batched GEMMs as extern kernels and the softmax as a fused reduction."""
 import math
 
 import torch
@@ -12,9 +14,3 @@ def model():
 
     shape = (2, 4, 16, 32)  # batch, heads, sequence, head dim
     return attention, (torch.randn(shape), torch.randn(shape), torch.randn(shape))
-
-# The C++ executor has no reference implementation of CPU SDPA yet (issue 14 §2).
-expect_failing_paths = {
-    "executor": "no reference extern for aten._scaled_dot_product_flash_attention_for_cpu",
-    "executor+arena": "no reference extern for aten._scaled_dot_product_flash_attention_for_cpu",
-}

@@ -31,9 +31,3 @@ class Block(torch.nn.Module):
 def model():
     torch.manual_seed(0)
     return Block().eval(), (torch.randn(2, 16, 64),)
-
-# The C++ executor has no reference implementation of CPU SDPA yet (issue 14 §2).
-expect_failing_paths = {
-    "executor": "no reference extern for aten._scaled_dot_product_flash_attention_for_cpu",
-    "executor+arena": "no reference extern for aten._scaled_dot_product_flash_attention_for_cpu",
-}

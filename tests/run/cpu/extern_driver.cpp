@@ -6,12 +6,14 @@
 //
 // Each ARG is `[name=]kind:value`; with `name=` it is a keyword argument.
 //   t:FILE.npy     a tensor (float16/32/64, int32/64, uint8, bool)
+//   t:FILE.npy@2,4,16,16@3072,16,192,1@64
+//                  a strided view (sizes, strides, offset) of the file's elements
 //   bf16:FILE.npy  a bfloat16 tensor stored as uint16 bits ('<u2')
 //   i:N  f:X  b:true|false  s:TEXT  n:   (None)
 //   li:1,2,3       a list of integers
 //   lt:A.npy,none,B.npy   a list of tensors and Nones (index_put's indices)
 // After the call it writes OUT_DIR/result<i>.npy for each tensor the extern
-// returned and OUT_DIR/arg<i>.npy / OUT_DIR/kw_<name>.npy for every tensor
+// returned (and its strides, comma-separated, in OUT_DIR/result<i>.strides) and OUT_DIR/arg<i>.npy / OUT_DIR/kw_<name>.npy for every tensor
 // argument (in-place and out= results). Exit 0 on success; 1 with the
 // diagnostic on stderr.
 #include <wrapir/detail/safe_file.hpp>
@@ -118,9 +120,26 @@ wrapir::Result<Value> parse_value(const std::string& text) {
     return parts;
   };
   if (kind == "t" || kind == "bf16") {
-    auto t = read_npy(value, kind == "bf16");
+    // FILE.npy, or FILE.npy@SIZES@STRIDES@OFFSET: a strided view of the file's elements.
+    const auto at = value.find('@');
+    auto t = read_npy(value.substr(0, at), kind == "bf16");
     if (!t) return std::move(t).error();
-    return Value{*t};
+    if (at == std::string::npos) return Value{*t};
+    std::vector<std::string> parts;
+    std::string rest = value.substr(at + 1);
+    for (std::size_t next; (next = rest.find('@')) != std::string::npos; rest = rest.substr(next + 1))
+      parts.push_back(rest.substr(0, next));
+    parts.push_back(rest);
+    if (parts.size() != 3) return wrapir::Diagnostic{"a strided tensor is FILE@SIZES@STRIDES@OFFSET"};
+    auto numbers = [&](const std::string& text) {
+      std::vector<std::int64_t> out;
+      if (!text.empty())
+        for (const auto& p : split(text)) out.push_back(std::stoll(p));
+      return out;
+    };
+    auto view = wrapir::run::as_strided(*t, numbers(parts[0]), numbers(parts[1]), std::stoll(parts[2]));
+    if (!view) return std::move(view).error();
+    return Value{*view};
   }
   if (kind == "i") return Value{static_cast<std::int64_t>(std::stoll(value))};
   if (kind == "f") return Value{std::stod(value)};
@@ -212,8 +231,16 @@ int main(int argc, char** argv) {
     }
     return true;
   };
-  for (std::size_t i = 0; i < results.size(); ++i)
+  for (std::size_t i = 0; i < results.size(); ++i) {
     if (!write(out_dir / ("result" + std::to_string(i) + ".npy"), results[i])) return 1;
+    // The layout the extern chose (the .npy holds the elements row-major).
+    std::string strides;
+    for (const std::int64_t s : results[i].strides) strides += (strides.empty() ? "" : ",") + std::to_string(s);
+    if (auto w = wrapir::detail::write_file_atomically(out_dir / ("result" + std::to_string(i) + ".strides"), strides); !w) {
+      std::fprintf(stderr, "%s\n", w.error().message.c_str());
+      return 1;
+    }
+  }
   for (std::size_t i = 0; i < args.size(); ++i)
     if (const Tensor* t = args[i].get_if<Tensor>())
       if (!write(out_dir / ("arg" + std::to_string(i) + ".npy"), *t)) return 1;

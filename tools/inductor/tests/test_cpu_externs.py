@@ -66,7 +66,12 @@ class _Run:
         done = subprocess.run([str(_driver()), str(out), op, *args], capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise AssertionError(f"{op}: {done.stderr.strip()}")
-        return {f.stem: self._load(f) for f in out.iterdir()}
+        return {f.stem: self._load(f) for f in out.iterdir() if f.suffix == ".npy"}
+
+    def strides(self, name):
+        """The strides the extern gave its result `name` (last call)."""
+        text = (self.dir / "out" / f"{name}.strides").read_text()
+        return tuple(int(s) for s in text.split(",")) if text else ()
 
     @staticmethod
     def _load(path):
@@ -170,6 +175,72 @@ class CpuExternsAgainstTorch(unittest.TestCase):
                 got = r("torch.ops.aten.bucketize.Tensor", r.tensor(x), r.tensor(boundaries),
                         f"out_int32=b:{str(out_int32).lower()}", f"right=b:{str(right).lower()}")
                 torch.testing.assert_close(got["result0"], torch.bucketize(x, boundaries, out_int32=out_int32, right=right))
+
+    def test_flash_attention_for_cpu(self):
+        r = self.run_
+        op = "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default"
+        sdpa = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default
+        tolerances = {torch.float32: 1e-5, torch.float64: 1e-12, torch.bfloat16: 2e-2, torch.float16: 2e-3}
+        for dtype, tol in tolerances.items():
+            # (batch, q heads, kv heads, q length, kv length, head size): L > 64 crosses a row block;
+            # L != S with causal checks its top-left alignment; 4 vs 2 heads is grouped-query attention.
+            for b, hq, hkv, length, kv_length, e in ((2, 4, 4, 16, 16, 32), (1, 4, 2, 70, 70, 8), (2, 2, 1, 7, 4, 5),
+                                                     (1, 2, 2, 4, 9, 3)):
+                q = self.randn(b, hq, length, e, dtype=dtype)
+                k = self.randn(b, hkv, kv_length, e, dtype=dtype)
+                v = self.randn(b, hkv, kv_length, e, dtype=dtype)
+                for causal in (False, True):
+                    with self.subTest(dtype=dtype, shape=(b, hq, hkv, length, kv_length, e), causal=causal):
+                        got = r(op, r.tensor(q), r.tensor(k), r.tensor(v), "f:0.0", f"b:{str(causal).lower()}")
+                        out, lse = sdpa(q, k, v, 0.0, causal)
+                        torch.testing.assert_close(got["result0"], out, rtol=tol, atol=tol)
+                        # logsumexp is float32 for 16-bit inputs, whose products torch sums in another order.
+                        lse_tol = {torch.float64: tol, torch.float32: 1e-5}.get(dtype, 1e-4)
+                        torch.testing.assert_close(got["result1"], lse, rtol=lse_tol, atol=lse_tol)
+                        self.assertEqual(r.strides("result0"), out.stride())
+                        self.assertEqual(r.strides("result1"), lse.stride())
+        # Scale, and additive masks that broadcast (2-D over batch and heads, 4-D over heads / keys).
+        q, k, v = self.randn(2, 4, 6, 8), self.randn(2, 4, 5, 8), self.randn(2, 4, 5, 8)
+        for mask in (self.randn(6, 5), self.randn(6, 1), self.randn(2, 1, 6, 5), self.randn(1, 4, 1, 5)):
+            for causal in (False, True):
+                with self.subTest(mask=tuple(mask.shape), causal=causal):
+                    got = r(op, r.tensor(q), r.tensor(k), r.tensor(v), "dropout_p=f:0.0", f"is_causal=b:{str(causal).lower()}",
+                            "attn_mask=" + r.tensor(mask), "scale=f:0.3")
+                    out, lse = sdpa(q, k, v, 0.0, causal, attn_mask=mask, scale=0.3)
+                    torch.testing.assert_close(got["result0"], out, rtol=1e-5, atol=1e-5)
+                    torch.testing.assert_close(got["result1"], lse, rtol=1e-5, atol=1e-5)
+        # A row that sees no key: torch writes zeros and a logsumexp of 0.
+        mask = torch.zeros(6, 5)
+        mask[2] = float("-inf")
+        got = r(op, r.tensor(q), r.tensor(k), r.tensor(v), "attn_mask=" + r.tensor(mask))
+        out, lse = sdpa(q, k, v, attn_mask=mask)
+        torch.testing.assert_close(got["result0"], out, rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(got["result1"], lse, rtol=1e-5, atol=1e-5)
+        # Layouts: the output follows the query's strides, as the transformer block's program asserts.
+        proj = self.randn(2, 16, 3 * 64)
+        qkv = [proj[..., i * 64:(i + 1) * 64].view(2, 16, 4, 16).transpose(1, 2) for i in range(3)]
+        for query in (qkv[0], self.randn(2, 16, 4, 16).transpose(1, 2), self.randn(2, 4, 16, 32)[..., :16],
+                      self.randn(2, 16, 1, 64)[..., :16].transpose(1, 2)):
+            with self.subTest(query_strides=query.stride()):
+                key = torch.randn(query.shape[0], query.shape[1], 16, 16, generator=self.gen)
+                driver_query = _strided_file(r, query)
+                got = r(op, driver_query, r.tensor(key), r.tensor(key), "f:0.0", "b:true")
+                out, lse = sdpa(query, key, key, 0.0, True)
+                torch.testing.assert_close(got["result0"], out, rtol=1e-5, atol=1e-5)
+                self.assertEqual(r.strides("result0"), out.stride())
+        # Refusals name the extern: dropout, bool masks.
+        with self.assertRaisesRegex(AssertionError, "dropout_p"):
+            r(op, r.tensor(q), r.tensor(k), r.tensor(v), "f:0.5")
+        with self.assertRaisesRegex(AssertionError, "bool"):
+            r(op, r.tensor(q), r.tensor(k), r.tensor(v), "attn_mask=" + r.tensor(torch.ones(6, 5, dtype=torch.bool)))
+
+
+def _strided_file(r, t):
+    """A driver argument for `t` with its own strides: the .npy holds its
+    whole storage, and `@` carries sizes, strides and the offset."""
+    storage = torch.as_strided(t, (t.untyped_storage().nbytes() // t.element_size(),), (1,), 0)
+    path = r.tensor(storage)
+    return f"{path}@{','.join(map(str, t.shape))}@{','.join(map(str, t.stride()))}@{t.storage_offset()}"
 
 
 def _index_put_slice(x, values):

@@ -18,6 +18,7 @@
 /// dtypes (integers) are refused with a diagnostic.
 
 #include <wrapir/run/cpu/detail/elements.hpp>
+#include <wrapir/run/cpu/detail/extern_args.hpp>
 #include <wrapir/run/extern.hpp>
 #include <wrapir/run/tensor.hpp>
 
@@ -213,80 +214,56 @@ inline void gemm_one(MatrixView<T> a, MatrixView<T> b, T* c, std::int64_t ldc, T
   return {};
 }
 
-/// The output tensor: `out=` when given (ExternKernelOut), else a new
-/// contiguous tensor of `sizes` (the allocating aten forms).
-[[nodiscard]] inline Result<Tensor> output_for(const Args& args, std::vector<std::int64_t> sizes, ir::DType dtype,
-                                               bool& allocated) {
-  auto out = args.out();
-  if (!out) return std::move(out).error();
-  if (*out != nullptr) {
-    allocated = false;
-    return **out;
+/// `[bias +] a @ b` for operands of `rank` dimensions (2: mm and addmm, 3:
+/// bmm), into `out=` when given (ExternKernelOut, returning None), else
+/// into a new contiguous tensor that is returned (the allocating aten forms).
+[[nodiscard]] inline Result<Value> product(const Args& args, const Tensor* bias, const Tensor& a, const Tensor& b,
+                                           double alpha, double beta, std::size_t rank) {
+  if (a.dim() != rank || b.dim() != rank)
+    return args.error("expects " + std::to_string(rank) + "-D operands, got " + shape_text(a.sizes) + " and " +
+                      shape_text(b.sizes));
+  auto given = args.out();
+  if (!given) return std::move(given).error();
+  Tensor out;
+  if (*given != nullptr) {
+    out = **given;
+  } else {
+    std::vector<std::int64_t> sizes(a.sizes.begin(), a.sizes.end() - 1);
+    sizes.push_back(b.sizes[rank - 1]);
+    auto fresh = empty_cpu(std::move(sizes), a.dtype);
+    if (!fresh) return std::move(fresh).error();
+    out = *std::move(fresh);
   }
-  allocated = true;
-  return empty_cpu(std::move(sizes), dtype);
+  if (auto status = gemm(args.call().op, a, b, bias, out, alpha, beta); !status) return std::move(status).error();
+  if (*given != nullptr) return Value{ir::None{}};
+  return Value{std::move(out)};
 }
 
-[[nodiscard]] inline Result<Value> finish(Result<void> status, Tensor out, bool allocated) {
-  if (!status) return std::move(status).error();
-  if (allocated) return Value{std::move(out)};
-  return Value{ir::None{}};
+/// mm and bmm: `self @ mat2` with operands of `rank` dimensions.
+[[nodiscard]] inline Result<Value> plain_product(const ExternCall& call, std::size_t rank) {
+  const Args args(call);
+  auto read = args.read(tensor_arg(0, "self"), tensor_arg(1, "mat2"));
+  if (!read) return std::move(read).error();
+  const auto& [a, b] = *read;
+  return product(args, nullptr, *a, *b, 1.0, 0.0, rank);
 }
 
 }  // namespace detail
 
 /// `mm(a, b, out=)`: `a` [m, k], `b` [k, n], `out` [m, n].
-[[nodiscard]] inline Result<Value> mm_extern(const ExternCall& call) {
-  const detail::Args args(call, call.op);
-  auto a = args.tensor(0, "self");
-  if (!a) return std::move(a).error();
-  auto b = args.tensor(1, "mat2");
-  if (!b) return std::move(b).error();
-  if ((*a)->dim() != 2 || (*b)->dim() != 2)
-    return args.error("expects 2-D operands, got " + detail::shape_text((*a)->sizes) + " and " +
-                      detail::shape_text((*b)->sizes));
-  bool allocated = false;
-  auto out = detail::output_for(args, {(*a)->sizes[0], (*b)->sizes[1]}, (*a)->dtype, allocated);
-  if (!out) return std::move(out).error();
-  return detail::finish(detail::gemm(call.op, **a, **b, nullptr, *out, 1.0, 0.0), *out, allocated);
-}
+[[nodiscard]] inline Result<Value> mm_extern(const ExternCall& call) { return detail::plain_product(call, 2); }
 
 /// `addmm(bias, a, b, beta=1, alpha=1, out=)`: `beta * bias + alpha * a @ b`.
 [[nodiscard]] inline Result<Value> addmm_extern(const ExternCall& call) {
-  const detail::Args args(call, call.op);
-  auto bias = args.tensor(0, "self");
-  if (!bias) return std::move(bias).error();
-  auto a = args.tensor(1, "mat1");
-  if (!a) return std::move(a).error();
-  auto b = args.tensor(2, "mat2");
-  if (!b) return std::move(b).error();
-  auto beta = args.number(3, "beta", 1.0);
-  if (!beta) return std::move(beta).error();
-  auto alpha = args.number(4, "alpha", 1.0);
-  if (!alpha) return std::move(alpha).error();
-  if ((*a)->dim() != 2 || (*b)->dim() != 2)
-    return args.error("expects 2-D operands, got " + detail::shape_text((*a)->sizes) + " and " +
-                      detail::shape_text((*b)->sizes));
-  bool allocated = false;
-  auto out = detail::output_for(args, {(*a)->sizes[0], (*b)->sizes[1]}, (*a)->dtype, allocated);
-  if (!out) return std::move(out).error();
-  return detail::finish(detail::gemm(call.op, **a, **b, *bias, *out, *alpha, *beta), *out, allocated);
+  const detail::Args args(call);
+  auto read = args.read(detail::tensor_arg(0, "self"), detail::tensor_arg(1, "mat1"), detail::tensor_arg(2, "mat2"),
+                        detail::number_arg(3, "beta", 1.0), detail::number_arg(4, "alpha", 1.0));
+  if (!read) return std::move(read).error();
+  const auto& [bias, a, b, beta, alpha] = *read;
+  return detail::product(args, bias, *a, *b, alpha, beta, 2);
 }
 
 /// `bmm(a, b, out=)`: `a` [batch, m, k], `b` [batch, k, n], `out` [batch, m, n].
-[[nodiscard]] inline Result<Value> bmm_extern(const ExternCall& call) {
-  const detail::Args args(call, call.op);
-  auto a = args.tensor(0, "self");
-  if (!a) return std::move(a).error();
-  auto b = args.tensor(1, "mat2");
-  if (!b) return std::move(b).error();
-  if ((*a)->dim() != 3 || (*b)->dim() != 3)
-    return args.error("expects 3-D operands, got " + detail::shape_text((*a)->sizes) + " and " +
-                      detail::shape_text((*b)->sizes));
-  bool allocated = false;
-  auto out = detail::output_for(args, {(*a)->sizes[0], (*a)->sizes[1], (*b)->sizes[2]}, (*a)->dtype, allocated);
-  if (!out) return std::move(out).error();
-  return detail::finish(detail::gemm(call.op, **a, **b, nullptr, *out, 1.0, 0.0), *out, allocated);
-}
+[[nodiscard]] inline Result<Value> bmm_extern(const ExternCall& call) { return detail::plain_product(call, 3); }
 
 }  // namespace wrapir::run::cpu

@@ -14,6 +14,7 @@
 
 #include <wrapir/run/cpu/blas_externs.hpp>
 #include <wrapir/run/cpu/detail/elements.hpp>
+#include <wrapir/run/cpu/detail/extern_args.hpp>
 #include <wrapir/run/extern.hpp>
 #include <wrapir/run/tensor.hpp>
 
@@ -40,15 +41,13 @@ namespace detail {
 
 /// See the file comment.
 [[nodiscard]] inline Result<Value> convolution_extern(const ExternCall& call) {
-  const detail::Args args(call, call.op);
-  auto x = args.tensor(0, "input");
-  if (!x) return std::move(x).error();
-  auto w = args.tensor(1, "weight");
-  if (!w) return std::move(w).error();
-  auto bias = args.optional_tensor(2, "bias");
-  if (!bias) return std::move(bias).error();
-  const Tensor& input = **x;
-  const Tensor& weight = **w;
+  const detail::Args args(call);
+  auto tensors = args.read(detail::tensor_arg(0, "input"), detail::tensor_arg(1, "weight"),
+                           detail::optional_tensor_arg(2, "bias"));
+  if (!tensors) return std::move(tensors).error();
+  const auto& [x, w, bias] = *tensors;
+  const Tensor& input = *x;
+  const Tensor& weight = *w;
   const std::size_t rank = input.dim();
   if (rank != 3 && rank != 4)
     return args.error("supports 1-D and 2-D convolutions (input of rank 3 or 4), got input " +
@@ -57,18 +56,13 @@ namespace detail {
     return args.error("weight " + detail::shape_text(weight.sizes) + " does not match input " +
                       detail::shape_text(input.sizes));
   const std::size_t spatial = rank - 2;
-  auto stride = args.integers(3, "stride", spatial, 1);
-  if (!stride) return std::move(stride).error();
-  auto padding = args.integers(4, "padding", spatial, 0);
-  if (!padding) return std::move(padding).error();
-  auto dilation = args.integers(5, "dilation", spatial, 1);
-  if (!dilation) return std::move(dilation).error();
-  auto transposed = args.boolean(6, "transposed", false);
-  if (!transposed) return std::move(transposed).error();
-  if (*transposed) return args.error("transposed convolutions are not supported");
-  auto groups = args.integer(8, "groups", 1);
-  if (!groups) return std::move(groups).error();
-  if (input.dtype != weight.dtype || (*bias != nullptr && (*bias)->dtype != input.dtype))
+  auto options = args.read(detail::integers_arg(3, "stride", spatial, 1), detail::integers_arg(4, "padding", spatial, 0),
+                           detail::integers_arg(5, "dilation", spatial, 1), detail::bool_arg(6, "transposed", false),
+                           detail::integer_arg(8, "groups", 1));
+  if (!options) return std::move(options).error();
+  const auto& [stride, padding, dilation, transposed, groups] = *options;
+  if (transposed) return args.error("transposed convolutions are not supported");
+  if (input.dtype != weight.dtype || (bias != nullptr && bias->dtype != input.dtype))
     return args.error("input, weight and bias have different dtypes");
   if (!detail::is_float(input.dtype)) return args.error("dtype " + std::string(ir::name(input.dtype)) + " is not floating");
 
@@ -77,10 +71,10 @@ namespace detail {
   const std::int64_t h = spatial == 2 ? input.sizes[2] : 1, wd = input.sizes[rank - 1];
   const std::int64_t o = weight.sizes[0], cg = weight.sizes[1];
   const std::int64_t kh = spatial == 2 ? weight.sizes[2] : 1, kw = weight.sizes[rank - 1];
-  const std::int64_t sh = spatial == 2 ? (*stride)[0] : 1, sw = stride->back();
-  const std::int64_t ph = spatial == 2 ? (*padding)[0] : 0, pw = padding->back();
-  const std::int64_t dh = spatial == 2 ? (*dilation)[0] : 1, dw = dilation->back();
-  const std::int64_t g = *groups;
+  const std::int64_t sh = spatial == 2 ? stride[0] : 1, sw = stride.back();
+  const std::int64_t ph = spatial == 2 ? padding[0] : 0, pw = padding.back();
+  const std::int64_t dh = spatial == 2 ? dilation[0] : 1, dw = dilation.back();
+  const std::int64_t g = groups;
   if (g < 1 || c % g != 0 || o % g != 0 || cg != c / g)
     return args.error("groups=" + std::to_string(g) + " does not fit input channels " + std::to_string(c) +
                       " and weight " + detail::shape_text(weight.sizes));
@@ -88,8 +82,8 @@ namespace detail {
   if (sh < 1 || sw < 1 || dh < 1 || dw < 1 || ph < 0 || pw < 0 || sh > limit || sw > limit || dh > limit ||
       dw > limit || ph > limit || pw > limit || kh > limit || kw > limit || h > limit || wd > limit)
     return args.error("stride and dilation must be positive, padding non-negative, and all below 2^30");
-  if (*bias != nullptr && ((*bias)->dim() != 1 || (*bias)->sizes[0] != o))
-    return args.error("bias " + detail::shape_text((*bias)->sizes) + " is not [" + std::to_string(o) + "]");
+  if (bias != nullptr && (bias->dim() != 1 || bias->sizes[0] != o))
+    return args.error("bias " + detail::shape_text(bias->sizes) + " is not [" + std::to_string(o) + "]");
   const std::int64_t oh = (h + 2 * ph - dh * (kh - 1) - 1) / sh + 1;
   const std::int64_t ow = (wd + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
   if (oh <= 0 || ow <= 0 || h + 2 * ph < dh * (kh - 1) + 1 || wd + 2 * pw < dw * (kw - 1) + 1)
@@ -105,11 +99,11 @@ namespace detail {
   if (out->numel() == 0) return Value{*out};
 
   // Work in float32 or float64, contiguous.
-  auto compute = [&]<class T>() -> Result<void> {
+  auto compute = [&, bias = bias]<class T>() -> Result<void> {  // (clang 14 captures no structured binding)
     const std::vector<T> xs = detail::to_contiguous<T>(input);
     const std::vector<T> ws = detail::to_contiguous<T>(weight);
     std::vector<T> bs;
-    if (*bias != nullptr) bs = detail::to_contiguous<T>(**bias);
+    if (bias != nullptr) bs = detail::to_contiguous<T>(*bias);
     std::vector<T> result(static_cast<std::size_t>(out->numel()));
     const std::int64_t patch = cg * kh * kw;  // rows of the column matrix
     const std::int64_t pixels = oh * ow;
@@ -133,12 +127,12 @@ namespace detail {
               }
             }
         T* dst = result.data() + (b * o + gi * og) * pixels;
-        if (*bias != nullptr) {
+        if (bias != nullptr) {
           for (std::int64_t oc = 0; oc < og; ++oc)
             for (std::int64_t p = 0; p < pixels; ++p) dst[oc * pixels + p] = bs[static_cast<std::size_t>(gi * og + oc)];
         }
         detail::gemm_one<T>({ws.data() + gi * og * patch, og, patch, patch, 1}, {columns.data(), patch, pixels, pixels, 1},
-                            dst, pixels, T{1}, *bias != nullptr ? T{1} : T{0});
+                            dst, pixels, T{1}, bias != nullptr ? T{1} : T{0});
       }
     }
     detail::from_contiguous<T>(*out, result);

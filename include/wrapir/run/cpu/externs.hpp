@@ -11,11 +11,13 @@
 /// | `aten.scatter_`, `.src`, `.value`, `.reduce`, `.value_reduce`; `aten.scatter_add_`; `aten.scatter_reduce_.two` (in place, ScatterFallback); `aten.scatter.*`, `aten.scatter_add.default`, `aten.scatter_reduce.two` (functional) | run/cpu/index_externs.hpp |
 /// | `aten.index_put_`, `aten.index_put_.default` (in place, IndexPutFallback); `aten.index_put.default` (functional) | run/cpu/index_externs.hpp |
 /// | `aten.bucketize.Tensor` | run/cpu/index_externs.hpp |
+/// | `aten._scaled_dot_product_flash_attention_for_cpu.default` | run/cpu/attention_externs.hpp (CBLAS) |
 ///
 /// Every `aten.X` name is also registered as `torch.ops.aten.X`, the other
 /// spelling programs use. Link `wrapir::cpu` (OpenBLAS).
 
 #include <wrapir/diagnostic.hpp>
+#include <wrapir/run/cpu/attention_externs.hpp>
 #include <wrapir/run/cpu/blas_externs.hpp>
 #include <wrapir/run/cpu/conv_externs.hpp>
 #include <wrapir/run/cpu/index_externs.hpp>
@@ -56,6 +58,7 @@ namespace wrapir::run::cpu {
   aten("index_put_.default", index_put_extern);
   aten("index_put.default", index_put_functional_extern);
   aten("bucketize.Tensor", bucketize_extern);
+  aten("_scaled_dot_product_flash_attention_for_cpu.default", flash_attention_for_cpu_extern);
   return out;
 }
 

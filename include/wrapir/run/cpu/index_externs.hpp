@@ -24,6 +24,7 @@
 /// Every index is bounds-checked; a bad one is a diagnostic naming it.
 
 #include <wrapir/run/cpu/detail/elements.hpp>
+#include <wrapir/run/cpu/detail/extern_args.hpp>
 #include <wrapir/run/extern.hpp>
 #include <wrapir/run/tensor.hpp>
 
@@ -33,6 +34,7 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace wrapir::run::cpu {
@@ -170,13 +172,10 @@ enum class ScatterMode : std::uint8_t { assign, sum, prod, mean, amax, amin };
 /// clone of it updated and returned (`functional`).
 [[nodiscard]] inline Result<Value> scatter_call(const ExternCall& call, bool functional, std::optional<ScatterMode> fixed,
                                                 bool reduce_two) {
-  const Args args(call, call.op);
-  auto self = args.tensor(0, "self");
-  if (!self) return std::move(self).error();
-  auto dim = args.integer(1, "dim");
-  if (!dim) return std::move(dim).error();
-  auto index = args.tensor(2, "index");
-  if (!index) return std::move(index).error();
+  const Args args(call);
+  auto read = args.read(tensor_arg(0, "self"), integer_arg(1, "dim"), tensor_arg(2, "index"));
+  if (!read) return std::move(read).error();
+  const auto& [self, dim, index] = *read;
   const Value* source = args.get(3, "src");
   if (source == nullptr) source = call.kwarg("value");
   if (source == nullptr) return Diagnostic{args.where("src") + " is missing"};
@@ -216,13 +215,13 @@ enum class ScatterMode : std::uint8_t { assign, sum, prod, mean, amax, amin };
       include_self = *inc;
     }
   }
-  Tensor target = **self;
+  Tensor target = *self;
   if (functional) {
-    auto c = clone(**self);
+    auto c = clone(*self);
     if (!c) return std::move(c).error();
     target = *c;
   }
-  if (auto s = scatter_into(args, target, *dim, **index, src, value, mode, include_self); !s) return s.error();
+  if (auto s = scatter_into(args, target, dim, *index, src, value, mode, include_self); !s) return s.error();
   if (functional) return Value{target};
   return Value{ir::None{}};
 }
@@ -244,27 +243,22 @@ enum class ScatterMode : std::uint8_t { assign, sum, prod, mean, amax, amin };
 
 /// `topk(self, k, dim=-1, largest=True, sorted=True)` → (values, indices).
 [[nodiscard]] inline Result<Value> topk_extern(const ExternCall& call) {
-  const detail::Args args(call, call.op);
-  auto self_arg = args.tensor(0, "self");
-  if (!self_arg) return std::move(self_arg).error();
-  auto k = args.integer(1, "k");
-  if (!k) return std::move(k).error();
-  auto dim_arg = args.integer(2, "dim", -1);
-  if (!dim_arg) return std::move(dim_arg).error();
-  auto largest = args.boolean(3, "largest", true);
-  if (!largest) return std::move(largest).error();
-  auto sorted = args.boolean(4, "sorted", true);
-  if (!sorted) return std::move(sorted).error();
-  const Tensor& self_in = **self_arg;
-  const auto dim = detail::wrap_dim(*dim_arg, self_in.dim());
-  if (!dim) return args.error("dim " + std::to_string(*dim_arg) + " is out of range");
+  const detail::Args args(call);
+  auto read = args.read(detail::tensor_arg(0, "self"), detail::integer_arg(1, "k"), detail::integer_arg(2, "dim", -1),
+                        detail::bool_arg(3, "largest", true), detail::bool_arg(4, "sorted", true));
+  if (!read) return std::move(read).error();
+  const auto& [self_arg, k, dim_arg, largest, sorted] = *read;
+  (void)sorted;  // the k values are always returned sorted, which is a valid answer either way
+  const Tensor& self_in = *self_arg;
+  const auto dim = detail::wrap_dim(dim_arg, self_in.dim());
+  if (!dim) return args.error("dim " + std::to_string(dim_arg) + " is out of range");
   const Tensor self = detail::as_at_least_1d(self_in);
   const std::int64_t extent = self.sizes[*dim];
-  if (*k < 0 || *k > extent)
-    return args.error("k=" + std::to_string(*k) + " is out of range for dimension " + std::to_string(*dim) +
+  if (k < 0 || k > extent)
+    return args.error("k=" + std::to_string(k) + " is out of range for dimension " + std::to_string(*dim) +
                       " of size " + std::to_string(extent));
   std::vector<std::int64_t> out_sizes = self_in.sizes;
-  if (!out_sizes.empty()) out_sizes[*dim] = *k;
+  if (!out_sizes.empty()) out_sizes[*dim] = k;
   auto values = empty_cpu(out_sizes, self.dtype);
   if (!values) return std::move(values).error();
   auto indices = empty_cpu(out_sizes, ir::DType::int64);
@@ -273,7 +267,8 @@ enum class ScatterMode : std::uint8_t { assign, sum, prod, mean, amax, amin };
   const Tensor idxs = detail::as_at_least_1d(*indices);
   std::vector<std::int64_t> outer = self.sizes;
   outer[*dim] = 1;
-  auto status = detail::dispatch(self.dtype, args.where("self"), [&]<class T>() -> Result<void> {
+  // (clang 14 captures no structured binding: k and largest are copied in.)
+  auto status = detail::dispatch(self.dtype, args.where("self"), [&, k = k, largest = largest]<class T>() -> Result<void> {
     using A = detail::Acc<T>;
     std::vector<std::pair<A, std::int64_t>> line(static_cast<std::size_t>(extent));
     // NaN is larger than every number; ties keep the lower index first.
@@ -281,9 +276,9 @@ enum class ScatterMode : std::uint8_t { assign, sum, prod, mean, amax, amin };
       const bool xn = x.first != x.first, yn = y.first != y.first;
       if (xn || yn) {
         if (xn && yn) return x.second < y.second;
-        return *largest ? xn : yn;
+        return largest ? xn : yn;
       }
-      if (x.first != y.first) return *largest ? x.first > y.first : x.first < y.first;
+      if (x.first != y.first) return largest ? x.first > y.first : x.first < y.first;
       return x.second < y.second;
     };
     detail::for_each_index(outer, [&](std::span<const std::int64_t> p) {
@@ -292,8 +287,8 @@ enum class ScatterMode : std::uint8_t { assign, sum, prod, mean, amax, amin };
         at[*dim] = i;
         line[static_cast<std::size_t>(i)] = {detail::load<T>(detail::element(self, at)), i};
       }
-      std::partial_sort(line.begin(), line.begin() + *k, line.end(), before);
-      for (std::int64_t j = 0; j < *k; ++j) {
+      std::partial_sort(line.begin(), line.begin() + k, line.end(), before);
+      for (std::int64_t j = 0; j < k; ++j) {
         at[*dim] = j;
         detail::store<T>(detail::element(vals, at), line[static_cast<std::size_t>(j)].first);
         detail::store<std::int64_t>(detail::element(idxs, at), line[static_cast<std::size_t>(j)].second);
@@ -307,37 +302,36 @@ enum class ScatterMode : std::uint8_t { assign, sum, prod, mean, amax, amin };
 
 /// `bucketize(input, boundaries, out_int32=False, right=False)`.
 [[nodiscard]] inline Result<Value> bucketize_extern(const ExternCall& call) {
-  const detail::Args args(call, call.op);
-  auto input = args.tensor(0, "self");
-  if (!input) return std::move(input).error();
-  auto boundaries = args.tensor(1, "boundaries");
-  if (!boundaries) return std::move(boundaries).error();
-  auto out_int32 = args.boolean(2, "out_int32", false);
-  if (!out_int32) return std::move(out_int32).error();
-  auto right = args.boolean(3, "right", false);
-  if (!right) return std::move(right).error();
-  if ((*boundaries)->dim() != 1)
-    return args.error("boundaries must be 1-D, not " + detail::shape_text((*boundaries)->sizes));
+  const detail::Args args(call);
+  auto read = args.read(detail::tensor_arg(0, "self"), detail::tensor_arg(1, "boundaries"),
+                        detail::bool_arg(2, "out_int32", false), detail::bool_arg(3, "right", false));
+  if (!read) return std::move(read).error();
+  // Plain names, not bindings: the lambdas below capture them (clang 14 captures no structured binding).
+  const Tensor& input = *std::get<0>(*read);
+  const Tensor& boundaries = *std::get<1>(*read);
+  const bool out_int32 = std::get<2>(*read), right = std::get<3>(*read);
+  if (boundaries.dim() != 1)
+    return args.error("boundaries must be 1-D, not " + detail::shape_text(boundaries.sizes));
   std::vector<double> bounds;
-  auto read = detail::dispatch((*boundaries)->dtype, args.where("boundaries"), [&]<class T>() -> Result<void> {
-    detail::for_each_index((*boundaries)->sizes, [&](std::span<const std::int64_t> p) {
-      bounds.push_back(static_cast<double>(detail::load<T>(detail::element(**boundaries, p))));
+  auto copied = detail::dispatch(boundaries.dtype, args.where("boundaries"), [&]<class T>() -> Result<void> {
+    detail::for_each_index(boundaries.sizes, [&](std::span<const std::int64_t> p) {
+      bounds.push_back(static_cast<double>(detail::load<T>(detail::element(boundaries, p))));
     });
     return {};
   });
-  if (!read) return read.error();
-  const ir::DType out_dtype = *out_int32 ? ir::DType::int32 : ir::DType::int64;
-  auto out = empty_cpu((*input)->sizes, out_dtype);
+  if (!copied) return copied.error();
+  const ir::DType out_dtype = out_int32 ? ir::DType::int32 : ir::DType::int64;
+  auto out = empty_cpu(input.sizes, out_dtype);
   if (!out) return std::move(out).error();
-  auto status = detail::dispatch((*input)->dtype, args.where("self"), [&]<class T>() -> Result<void> {
-    detail::for_each_index((*input)->sizes, [&](std::span<const std::int64_t> p) {
-      const auto x = static_cast<double>(detail::load<T>(detail::element(**input, p)));
+  auto status = detail::dispatch(input.dtype, args.where("self"), [&]<class T>() -> Result<void> {
+    detail::for_each_index(input.sizes, [&](std::span<const std::int64_t> p) {
+      const auto x = static_cast<double>(detail::load<T>(detail::element(input, p)));
       // right=False: the first boundary >= x; right=True: the first > x. NaN goes past every boundary.
       const auto it = x != x ? bounds.end()
-                             : (*right ? std::upper_bound(bounds.begin(), bounds.end(), x)
+                             : (right ? std::upper_bound(bounds.begin(), bounds.end(), x)
                                        : std::lower_bound(bounds.begin(), bounds.end(), x));
       const auto bucket = static_cast<std::int64_t>(it - bounds.begin());
-      if (*out_int32) {
+      if (out_int32) {
         detail::store<std::int32_t>(detail::element(*out, p), bucket);
       } else {
         detail::store<std::int64_t>(detail::element(*out, p), bucket);
@@ -473,22 +467,19 @@ namespace detail {
 }
 
 [[nodiscard]] inline Result<Value> index_put_call(const ExternCall& call, bool functional) {
-  const Args args(call, call.op);
-  auto self = args.tensor(0, "self");
-  if (!self) return std::move(self).error();
+  const Args args(call);
+  auto read = args.read(tensor_arg(0, "self"), tensor_arg(2, "values"), bool_arg(3, "accumulate", false));
+  if (!read) return std::move(read).error();
+  const auto& [self, values, accumulate] = *read;
   const Value* list = args.get(1, "indices");
   if (list == nullptr || !list->holds<ValueList>()) return Diagnostic{args.where("indices") + " is not a list"};
-  auto values = args.tensor(2, "values");
-  if (!values) return std::move(values).error();
-  auto accumulate = args.boolean(3, "accumulate", false);
-  if (!accumulate) return std::move(accumulate).error();
-  Tensor target = **self;
+  Tensor target = *self;
   if (functional) {
-    auto c = clone(**self);
+    auto c = clone(*self);
     if (!c) return std::move(c).error();
     target = *c;
   }
-  if (auto s = index_put_into(args, target, *list->get_if<ValueList>(), **values, *accumulate); !s) return s.error();
+  if (auto s = index_put_into(args, target, *list->get_if<ValueList>(), *values, accumulate); !s) return s.error();
   if (functional) return Value{target};
   return Value{ir::None{}};
 }

@@ -1,8 +1,8 @@
 #pragma once
 /// \file
 /// What the reference externs share: 16-bit float conversions, dispatch on a
-/// tensor's dtype to a C++ element type, strided element addressing, and
-/// checked reading of extern arguments.
+/// tensor's dtype to a C++ element type, and strided element addressing
+/// (their arguments are read by detail/extern_args.hpp).
 ///
 /// bfloat16 and float16 are converted to float32 for arithmetic and rounded
 /// back to nearest-even once per result element, as eager PyTorch does on
@@ -10,8 +10,6 @@
 
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/ir/dtype.hpp>
-#include <wrapir/run/detail/text.hpp>
-#include <wrapir/run/extern.hpp>
 #include <wrapir/run/tensor.hpp>
 
 #include <bit>
@@ -19,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -149,109 +148,6 @@ inline void for_each_index(std::span<const std::int64_t> sizes, F&& f) {
     if (sizes.empty()) return;
   }
 }
-
-/// Argument readers: each names the extern and the argument in its diagnostic.
-class Args {
- public:
-  Args(const ExternCall& call, std::string_view op) : call_(call), op_(op) {}
-
-  [[nodiscard]] std::string where(std::string_view name) const {
-    return std::string(op_) + ": argument " + run::detail::quoted(name);
-  }
-  [[nodiscard]] Diagnostic error(std::string_view message) const { return Diagnostic{std::string(op_) + ": " + std::string(message)}; }
-
-  [[nodiscard]] const Value* get(std::size_t i, std::string_view name) const { return call_.arg(i, name); }
-
-  /// A CPU tensor with storage (an empty tensor may have none).
-  [[nodiscard]] Result<const Tensor*> tensor(std::size_t i, std::string_view name) const {
-    const Value* v = get(i, name);
-    if (v == nullptr) return Diagnostic{where(name) + " is missing"};
-    const Tensor* t = v->get_if<Tensor>();
-    if (t == nullptr) return Diagnostic{where(name) + " is not a tensor"};
-    if (t->strides.size() != t->sizes.size()) return Diagnostic{where(name) + " has a bad layout"};
-    if (t->numel() != 0 && t->data() == nullptr) return Diagnostic{where(name) + " has no storage"};
-    if (t->storage && t->device().type != ir::DeviceType::cpu) return Diagnostic{where(name) + " is not on the CPU"};
-    return t;
-  }
-  /// A tensor or None.
-  [[nodiscard]] Result<const Tensor*> optional_tensor(std::size_t i, std::string_view name) const {
-    const Value* v = get(i, name);
-    if (v == nullptr || v->holds<ir::None>()) return static_cast<const Tensor*>(nullptr);
-    return tensor(i, name);
-  }
-  [[nodiscard]] Result<std::int64_t> integer(std::size_t i, std::string_view name,
-                                             std::optional<std::int64_t> fallback = std::nullopt) const {
-    const Value* v = get(i, name);
-    if (v == nullptr || (fallback && v->holds<ir::None>())) {
-      if (fallback) return *fallback;
-      return Diagnostic{where(name) + " is missing"};
-    }
-    if (const auto* n = v->get_if<std::int64_t>()) return *n;
-    if (const auto* b = v->get_if<bool>()) return std::int64_t{*b ? 1 : 0};
-    return Diagnostic{where(name) + " is not an integer"};
-  }
-  [[nodiscard]] Result<double> number(std::size_t i, std::string_view name, std::optional<double> fallback) const {
-    const Value* v = get(i, name);
-    if (v == nullptr || (fallback && v->holds<ir::None>())) {
-      if (fallback) return *fallback;
-      return Diagnostic{where(name) + " is missing"};
-    }
-    if (const auto* d = v->get_if<double>()) return *d;
-    if (const auto* n = v->get_if<std::int64_t>()) return static_cast<double>(*n);
-    if (const auto* b = v->get_if<bool>()) return *b ? 1.0 : 0.0;
-    return Diagnostic{where(name) + " is not a number"};
-  }
-  [[nodiscard]] Result<bool> boolean(std::size_t i, std::string_view name, bool fallback) const {
-    const Value* v = get(i, name);
-    if (v == nullptr || v->holds<ir::None>()) return fallback;
-    if (const auto* b = v->get_if<bool>()) return *b;
-    if (const auto* n = v->get_if<std::int64_t>(); n != nullptr && (*n == 0 || *n == 1)) return *n == 1;
-    return Diagnostic{where(name) + " is not a bool"};
-  }
-  [[nodiscard]] Result<std::optional<std::string>> string(std::size_t i, std::string_view name) const {
-    const Value* v = get(i, name);
-    if (v == nullptr || v->holds<ir::None>()) return std::optional<std::string>{};
-    if (const auto* s = v->get_if<std::string>()) return std::optional<std::string>{*s};
-    return Diagnostic{where(name) + " is not a string"};
-  }
-  /// A list of integers (a single integer stands for a list of `length` copies).
-  [[nodiscard]] Result<std::vector<std::int64_t>> integers(std::size_t i, std::string_view name, std::size_t length,
-                                                           std::optional<std::int64_t> fallback) const {
-    const Value* v = get(i, name);
-    if (v == nullptr || v->holds<ir::None>()) {
-      if (fallback) return std::vector<std::int64_t>(length, *fallback);
-      return Diagnostic{where(name) + " is missing"};
-    }
-    if (const auto* n = v->get_if<std::int64_t>()) return std::vector<std::int64_t>(length, *n);
-    const auto* list = v->get_if<ValueList>();
-    if (list == nullptr) return Diagnostic{where(name) + " is not a list of integers"};
-    std::vector<std::int64_t> out;
-    for (const Value& item : list->items) {
-      const auto* n = item.get_if<std::int64_t>();
-      if (n == nullptr) return Diagnostic{where(name) + " is not a list of integers"};
-      out.push_back(*n);
-    }
-    if (out.size() == 1 && length > 1) out.assign(length, out[0]);
-    if (out.size() != length)
-      return Diagnostic{where(name) + " has " + std::to_string(out.size()) + " entries, expected " +
-                        std::to_string(length)};
-    return out;
-  }
-  /// The `out=` tensor of an ExternKernelOut call.
-  [[nodiscard]] Result<const Tensor*> out() const {
-    const Value* v = call_.kwarg("out");
-    if (v == nullptr || v->holds<ir::None>()) return static_cast<const Tensor*>(nullptr);
-    const Tensor* t = v->get_if<Tensor>();
-    if (t == nullptr) return Diagnostic{where("out") + " is not a tensor"};
-    if (t->numel() != 0 && t->data() == nullptr) return Diagnostic{where("out") + " has no storage"};
-    if (t->storage && t->device().type != ir::DeviceType::cpu) return Diagnostic{where("out") + " is not on the CPU"};
-    return t;
-  }
-
- private:
-  const ExternCall& call_;
-  std::string_view op_;
-};
 
 /// "[2, 3]" for diagnostics.
 [[nodiscard]] inline std::string shape_text(std::span<const std::int64_t> sizes) {
