@@ -95,4 +95,23 @@ void BM_dot_emit(benchmark::State& state) {
 }
 BENCHMARK(BM_dot_emit)->ArgName("lines")->Arg(10'000)->Arg(static_cast<std::int64_t>(target_lines))->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 
+// The Python emitter on the same sizes: a baseline for how the time per line
+// of a whole-program pass grows once the program no longer fits in cache.
+void BM_python_emit_sized(benchmark::State& state) {
+  const ir::Program& p = sized_program(static_cast<std::size_t>(state.range(0)));
+  std::string out;
+  for (auto _ : state) {
+    out.clear();
+    if (auto done = wrapir::python::to_python(p, out); !done) {
+      state.SkipWithError(done.error().message.c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["lines/s"] =
+      benchmark::Counter(static_cast<double>(p.body.size()), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["bytes"] = static_cast<double>(out.size());
+}
+BENCHMARK(BM_python_emit_sized)->ArgName("lines")->Arg(10'000)->Arg(static_cast<std::int64_t>(target_lines))->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
 }  // namespace
