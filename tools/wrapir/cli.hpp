@@ -75,7 +75,7 @@ class Arguments {
 
  private:
   static bool takes_value(std::string_view name) {
-    return name == "--target" || name == "-o" || name == "--size-asserts" || name == "--debug-level" ||
+    return name == "--target" || name == "--options" || name == "-o" || name == "--size-asserts" || name == "--debug-level" ||
            name == "--debug-kernels" || name == "--strategy" || name == "--timeline" || name == "--pool-policy" ||
            name == "--max-input-bytes" || name == "--inputs" || name == "--device" || name == "--repeat";
   }

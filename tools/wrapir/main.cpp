@@ -8,7 +8,9 @@
 //   wrapir verify FILE                          findings of the verifier
 //   wrapir dump FILE                            the program's text form
 //   wrapir stats FILE                           counts, bytes, a naive peak
-//   wrapir emit --target python FILE [-o OUT]   the program as a Python module
+//   wrapir emit --target python|text|dot FILE [-o OUT]
+//                                               the program as a Python module,
+//                                               its text form or a Graphviz graph
 //   wrapir plan --strategy reuse|pools|arena FILE [-o OUT] [--timeline SVG]
 //                                               the planned program as JSON,
 //                                               statistics on stderr
@@ -56,9 +58,12 @@ constexpr std::string_view usage =
     "       wrapir verify FILE.json\n"
     "       wrapir dump [--no-verify] FILE.json\n"
     "       wrapir stats [--no-verify] FILE.json\n"
-    "       wrapir emit --target python [--no-device-guard] [--no-benchmark-harness]\n"
+    "       wrapir emit --target python|text|dot [--options KEY=VALUE,...] [--no-verify]\n"
+    "                   FILE.json [-o OUT]\n"
+    "                   python: [--no-device-guard] [--no-benchmark-harness]\n"
     "                   [--size-asserts none|eager|deferred] [--debug-level 0-3]\n"
-    "                   [--debug-kernels NAME,...] [--no-verify] FILE.json [-o OUT.py]\n"
+    "                   [--debug-kernels NAME,...]; dot: --options legend=false,\n"
+    "                   subgraphs=false, direction=LR\n"
     "       wrapir plan --strategy reuse|pools|arena [--pool-policy none|intermediates|outputs|combined]\n"
     "                   [--no-verify] FILE.json [-o OUT.json] [--timeline OUT.svg]\n"
     "       wrapir run FILE.json --inputs IN.safetensors [--device cpu] [--repeat N]\n"

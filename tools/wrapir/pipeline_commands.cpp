@@ -1,8 +1,11 @@
 // wrapir emit | plan: the pipeline commands.
 //
-//   wrapir emit --target python [options] FILE [-o OUT]
-//       the program as a Python module (emit/python.hpp), on stdout or in OUT.
-//       Options: --no-device-guard, --no-benchmark-harness,
+//   wrapir emit --target python|text|dot|NAME [options] FILE [-o OUT]
+//       the program rendered by a target of the emit registry
+//       (emit/registry.hpp; the built-ins are emit/targets.hpp), on stdout
+//       or in OUT. --options KEY=VALUE[,KEY=VALUE...] passes the target's
+//       options (`--options legend=false,direction=LR` for dot). For python
+//       also: --no-device-guard, --no-benchmark-harness,
 //       --size-asserts none|eager|deferred, --debug-level 0-3,
 //       --debug-kernels NAME[,NAME...]
 //   wrapir plan --strategy reuse|pools|arena [options] FILE [-o OUT] [--timeline SVG]
@@ -19,7 +22,8 @@
 #include "cli.hpp"
 #include "file_io.hpp"
 
-#include <wrapir/emit/python.hpp>
+#include <wrapir/emit/registry.hpp>
+#include <wrapir/emit/targets.hpp>
 #include <wrapir/io/json.hpp>
 #include <wrapir/io/timeline_svg.hpp>
 #include <wrapir/pass/arena.hpp>
@@ -43,44 +47,77 @@ void write_output(const Arguments& a, std::string_view text) {
   else std::fwrite(text.data(), 1, text.size(), stdout);
 }
 
-int cmd_emit(const Arguments& a) {
-  a.allow_only({"--target", "-o", "--no-device-guard", "--no-benchmark-harness", "--size-asserts", "--debug-level",
-                "--debug-kernels", "--no-verify", "--max-input-bytes"});
-  const auto target = a.value("--target");
-  if (!target) throw Failure{"emit needs --target python"};
-  if (*target != "python") throw Failure{"emit: unknown target '" + one_line(*target, 40) + "'; expected python"};
-
-  python::PythonOptions options;
-  options.device_guard = !a.flag("--no-device-guard");
-  options.benchmark_harness = !a.flag("--no-benchmark-harness");
+/// The Python flags as options of the `python` target, checked here so that
+/// their errors name the flags.
+void python_flags(const Arguments& a, EmitOptions& options) {
+  if (a.flag("--no-device-guard")) options.values.emplace_back("device_guard", "false");
+  if (a.flag("--no-benchmark-harness")) options.values.emplace_back("benchmark_harness", "false");
   if (auto s = a.value("--size-asserts")) {
-    if (*s == "none") options.size_asserts = python::SizeAsserts::none;
-    else if (*s == "eager") options.size_asserts = python::SizeAsserts::eager;
-    else if (*s == "deferred") options.size_asserts = python::SizeAsserts::deferred;
-    else throw Failure{"emit: --size-asserts takes none, eager or deferred, not '" + one_line(*s, 40) + "'"};
+    if (*s != "none" && *s != "eager" && *s != "deferred")
+      throw Failure{"emit: --size-asserts takes none, eager or deferred, not '" + one_line(*s, 40) + "'"};
+    options.values.emplace_back("size_asserts", *s);
   }
   if (auto level = a.value("--debug-level")) {
     int v = -1;
     const auto r = std::from_chars(level->data(), level->data() + level->size(), v);
     if (r.ec != std::errc{} || r.ptr != level->data() + level->size() || v < 0 || v > 3)
       throw Failure{"emit: --debug-level takes 0, 1, 2 or 3, not '" + one_line(*level, 40) + "'"};
-    options.debug_level = v;
+    options.values.emplace_back("debug_level", *level);
   }
   if (auto names = a.value("--debug-kernels")) {
     std::string_view rest = *names;
     while (!rest.empty()) {
       const std::size_t comma = rest.find(',');
-      const std::string_view name = rest.substr(0, comma);
-      if (name.empty()) throw Failure{"emit: --debug-kernels has an empty name in '" + one_line(*names, 80) + "'"};
-      options.debug_kernel_filter.emplace_back(name);
+      if (comma == 0 || comma + 1 == rest.size())
+        throw Failure{"emit: --debug-kernels has an empty name in '" + one_line(*names, 80) + "'"};
       rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
     }
+    options.values.emplace_back("debug_kernels", *names);
   }
+}
+
+/// `--options KEY=VALUE[,KEY=VALUE...]` as the target's options.
+void generic_options(const Arguments& a, EmitOptions& options) {
+  const auto given = a.value("--options");
+  if (!given) return;
+  std::string_view rest = *given;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0)
+      throw Failure{"emit: --options takes KEY=VALUE[,KEY=VALUE...], not '" + one_line(item, 80) + "'"};
+    options.values.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+}
+
+int cmd_emit(const Arguments& a) {
+  a.allow_only({"--target", "-o", "--options", "--no-device-guard", "--no-benchmark-harness", "--size-asserts",
+                "--debug-level", "--debug-kernels", "--no-verify", "--max-input-bytes"});
+  EmitterRegistry registry;
+  if (Result<void> builtin = register_builtin_targets(registry); !builtin)
+    throw Failure{"emit: " + one_line(builtin.error().to_string(), 400)};
+  const auto target = a.value("--target");
+  if (!target) throw Failure{"emit needs --target TARGET, one of " + registry.known()};
+  if (Result<const EmitTarget*> known = registry.lookup(*target); !known)
+    throw Failure{"emit: " + one_line(known.error().to_string(), 400)};
+
+  EmitOptions options;
+  if (*target == "python") {
+    python_flags(a, options);
+  } else {
+    for (std::string_view flag :
+         {"--no-device-guard", "--no-benchmark-harness", "--size-asserts", "--debug-level", "--debug-kernels"})
+      if (a.flag(flag)) throw Failure{"emit: " + std::string(flag) + " applies to --target python only"};
+  }
+  generic_options(a, options);
 
   const ir::Program program = load_verified_program(a);
-  auto module = python::to_python(program, options);
-  if (!module) throw Failure{one_line(a.file(), 200) + ": " + one_line(module.error().to_string(), 400)};
-  write_output(a, module.value());
+  std::string out;
+  if (Result<void> done = registry.emit(*target, program, out, options); !done)
+    throw Failure{one_line(a.file(), 200) + ": " + one_line(done.error().to_string(), 400)};
+  write_output(a, out);
   return 0;
 }
 
