@@ -14,9 +14,13 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
+#include <vector>
 #include <unistd.h>
 
 namespace {
@@ -161,4 +165,178 @@ TEST_CASE("the CUDA backend without a device answers with the driver's reason") 
     // A device storage of another ordinal is refused, not misplaced.
     CHECK(contains((*backend)->allocate(wrapir::cuda_device(5), 16).error().message, "holds device 0"));
   }
+}
+
+// ---------------------------------------------------------------------------
+// The GEMM externs' calls, checked without cuBLAS: a column-major reference
+// GEMM (float32) in cuBLAS's place, on host memory tagged as the GPU's. Each
+// case compares with a row-major product computed here, so the row/column
+// swap, transposed views, leading dimensions, batch strides and addmm's
+// broadcast bias are all checked.
+// ---------------------------------------------------------------------------
+
+namespace {
+
+cublasStatus_t reference_gemm(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                              const void* alpha, const void* A, cudaDataType at, int lda, long long sa, const void* B,
+                              cudaDataType bt, int ldb, long long sb, const void* beta, void* C, cudaDataType ct,
+                              int ldc, long long sc, int batch, cublasComputeType_t, cublasGemmAlgo_t) {
+  if (at != CUDA_R_32F || bt != CUDA_R_32F || ct != CUDA_R_32F) return CUBLAS_STATUS_NOT_SUPPORTED;
+  const float al = *static_cast<const float*>(alpha), be = *static_cast<const float*>(beta);
+  for (int b = 0; b < batch; ++b) {
+    const float* a = static_cast<const float*>(A) + b * sa;
+    const float* bb = static_cast<const float*>(B) + b * sb;
+    float* c = static_cast<float*>(C) + b * sc;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        float acc = 0;
+        for (int l = 0; l < k; ++l)
+          acc += (ta == CUBLAS_OP_N ? a[i + l * lda] : a[l + i * lda]) * (tb == CUBLAS_OP_N ? bb[l + j * ldb] : bb[j + l * ldb]);
+        float& out = c[i + j * ldc];
+        out = al * acc + (be == 0 ? 0.0f : be * out);
+      }
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+/// Host memory that says it is cuda:0 (the executor tests' backend).
+class TaggedHost final : public run::DeviceBackend {
+ public:
+  [[nodiscard]] ir::DeviceType device_type() const noexcept override { return ir::DeviceType::cuda; }
+  [[nodiscard]] std::string describe() const override { return "tagged host memory"; }
+  [[nodiscard]] wrapir::Result<std::shared_ptr<run::Storage>> allocate(const ir::Device& d,
+                                                                       std::int64_t bytes) const override {
+    auto s = std::make_shared<run::Storage>();
+    void* p = bytes == 0 ? nullptr : std::calloc(1, static_cast<std::size_t>(bytes));
+    s->data = static_cast<std::byte*>(p);
+    s->nbytes = bytes;
+    s->device = d;
+    s->owner = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+    return s;
+  }
+  [[nodiscard]] wrapir::Result<void> zero(std::byte* p, std::int64_t n) const override {
+    std::memset(p, 0, static_cast<std::size_t>(n));
+    return {};
+  }
+  [[nodiscard]] wrapir::Result<void> copy(std::byte* d, const ir::Device&, const std::byte* s, const ir::Device&,
+                                          std::int64_t n) const override {
+    std::memmove(d, s, static_cast<std::size_t>(n));
+    return {};
+  }
+  [[nodiscard]] wrapir::Result<void> synchronize() const override { return {}; }
+};
+
+struct GemmFixture {
+  rc::CublasLibrary lib;
+  std::shared_ptr<TaggedHost> backend = std::make_shared<TaggedHost>();
+  std::unique_ptr<rc::cublas_detail::Gemm> gemm;
+  GemmFixture() {
+    lib.gemm = &reference_gemm;
+    lib.destroy = [](cublasHandle_t) { return CUBLAS_STATUS_SUCCESS; };
+    gemm = std::make_unique<rc::cublas_detail::Gemm>(lib, backend, wrapir::cuda_device(0), nullptr);
+  }
+  /// A tensor of `sizes`/`strides` on the tagged device, element e = f(e).
+  run::Tensor tensor(std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides, float scale) {
+    const std::int64_t bytes = run::bytes_spanned(sizes, strides, 0, ir::DType::float32).value();
+    auto s = backend->allocate(wrapir::cuda_device(0), bytes).value();
+    auto* f = reinterpret_cast<float*>(s->data);
+    for (std::int64_t i = 0; i < bytes / 4; ++i) f[i] = scale * static_cast<float>((i * 7) % 11) - 3.0f;
+    return run::Tensor{s, ir::DType::float32, std::move(sizes), std::move(strides), 0};
+  }
+};
+
+float at(const run::Tensor& t, std::initializer_list<std::int64_t> index) {
+  std::int64_t off = t.offset, k = 0;
+  for (std::int64_t i : index) off += i * t.strides[static_cast<std::size_t>(k++)];
+  return reinterpret_cast<const float*>(t.storage->data)[off];
+}
+
+wrapir::Result<run::Value> call(rc::cublas_detail::Gemm& g, bool batched, bool bias, std::vector<run::Value> args,
+                                const run::Tensor& out, std::vector<run::KeywordArg> kwargs = {}) {
+  kwargs.push_back({"out", run::Value{out}});
+  return rc::cublas_detail::gemm_call(g, run::ExternCall{"gemm", args, kwargs}, batched, bias);
+}
+
+}  // namespace
+
+TEST_CASE("GEMM externs: mm over row-major and transposed operands equals the row-major product") {
+  GemmFixture f;
+  const std::int64_t m = 3, k = 5, n = 4;
+  const run::Tensor a = f.tensor({m, k}, {k, 1}, 1.0f);
+  // mat2 as Inductor passes a Linear weight: a [k, n] .t() view of [n, k].
+  const run::Tensor b = f.tensor({k, n}, {1, k}, 0.5f);
+  const run::Tensor out = f.tensor({m, n}, {n, 1}, 0.0f);
+  auto r = call(*f.gemm, false, false, {run::Value{a}, run::Value{b}}, out);
+  REQUIRE_MESSAGE(r, r.error().message);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      float want = 0;
+      for (std::int64_t l = 0; l < k; ++l) want += at(a, {i, l}) * at(b, {l, j});
+      CHECK(at(out, {i, j}) == doctest::Approx(want));
+    }
+}
+
+TEST_CASE("GEMM externs: addmm broadcasts a bias row and applies alpha and beta") {
+  GemmFixture f;
+  const std::int64_t m = 4, k = 3, n = 5;
+  const run::Tensor bias = f.tensor({n}, {1}, 2.0f);
+  const run::Tensor a = f.tensor({m, k}, {1, m}, 1.0f);  // transposed view
+  const run::Tensor b = f.tensor({k, n}, {n, 1}, 1.0f);
+  const run::Tensor out = f.tensor({m, n}, {n, 1}, 9.0f);  // garbage to be overwritten
+  auto r = call(*f.gemm, false, true, {run::Value{bias}, run::Value{a}, run::Value{b}}, out,
+                {{"alpha", run::Value{std::int64_t{2}}}, {"beta", run::Value{0.5}}});
+  REQUIRE_MESSAGE(r, r.error().message);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      float want = 0;
+      for (std::int64_t l = 0; l < k; ++l) want += at(a, {i, l}) * at(b, {l, j});
+      CHECK(at(out, {i, j}) == doctest::Approx(2.0f * want + 0.5f * at(bias, {j})));
+    }
+}
+
+TEST_CASE("GEMM externs: addmm with a full bias, and bmm with batch strides") {
+  GemmFixture f;
+  SUBCASE("full bias") {
+    const run::Tensor bias = f.tensor({2, 3}, {3, 1}, 1.0f);
+    const run::Tensor a = f.tensor({2, 2}, {2, 1}, 1.0f);
+    const run::Tensor b = f.tensor({2, 3}, {3, 1}, 1.0f);
+    const run::Tensor out = f.tensor({2, 3}, {3, 1}, 0.0f);
+    REQUIRE(call(*f.gemm, false, true, {run::Value{bias}, run::Value{a}, run::Value{b}}, out));
+    for (std::int64_t i = 0; i < 2; ++i)
+      for (std::int64_t j = 0; j < 3; ++j)
+        CHECK(at(out, {i, j}) ==
+              doctest::Approx(at(bias, {i, j}) + at(a, {i, 0}) * at(b, {0, j}) + at(a, {i, 1}) * at(b, {1, j})));
+  }
+  SUBCASE("bmm") {
+    const std::int64_t batch = 3, m = 2, k = 4, n = 3;
+    const run::Tensor a = f.tensor({batch, m, k}, {m * k, k, 1}, 1.0f);
+    const run::Tensor b = f.tensor({batch, k, n}, {k * n, 1, k}, 1.0f);  // each matrix transposed
+    const run::Tensor out = f.tensor({batch, m, n}, {m * n, n, 1}, 0.0f);
+    REQUIRE(call(*f.gemm, true, false, {run::Value{a}, run::Value{b}}, out));
+    for (std::int64_t s = 0; s < batch; ++s)
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+          float want = 0;
+          for (std::int64_t l = 0; l < k; ++l) want += at(a, {s, i, l}) * at(b, {s, l, j});
+          CHECK(at(out, {s, i, j}) == doctest::Approx(want));
+        }
+  }
+}
+
+TEST_CASE("GEMM externs: refusals name the extern and the argument") {
+  GemmFixture f;
+  const run::Tensor a = f.tensor({3, 4}, {8, 2}, 1.0f);  // no unit stride
+  const run::Tensor b = f.tensor({4, 2}, {2, 1}, 1.0f);
+  const run::Tensor out = f.tensor({3, 2}, {2, 1}, 0.0f);
+  CHECK(contains(call(*f.gemm, false, false, {run::Value{a}, run::Value{b}}, out).error().message,
+                 "extern_kernels.mm: argument 'self' has a layout cuBLAS cannot take"));
+  const run::Tensor a2 = f.tensor({3, 5}, {5, 1}, 1.0f);
+  CHECK(contains(call(*f.gemm, false, false, {run::Value{a2}, run::Value{b}}, out).error().message,
+                 "shapes do not multiply"));
+  const run::Tensor host = run::empty_cpu({3, 4}, ir::DType::float32).value();
+  CHECK(contains(call(*f.gemm, false, false, {run::Value{host}, run::Value{b}}, out).error().message,
+                 "argument 'self' is on the CPU"));
+  const run::Tensor a3 = f.tensor({3, 4}, {4, 1}, 1.0f);
+  CHECK(contains(call(*f.gemm, true, false, {run::Value{a3}, run::Value{b}}, out).error().message,
+                 "extern_kernels.bmm: expects 3-D self, mat2 and out"));
 }

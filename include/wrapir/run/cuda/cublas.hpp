@@ -174,10 +174,12 @@ inline std::uint64_t one_bits(ir::DType d) {
 }
 
 /// One cuBLAS handle on the backend's stream, and the vectors of ones.
+/// (Any device backend: the tests drive it with host memory and a GEMM of
+/// their own in place of cuBLAS's.)
 class Gemm {
  public:
-  Gemm(const CublasLibrary& lib, std::shared_ptr<const CudaBackend> backend, cublasHandle_t handle)
-      : lib_(lib), backend_(std::move(backend)), handle_(handle) {}
+  Gemm(const CublasLibrary& lib, std::shared_ptr<const DeviceBackend> backend, ir::Device device, cublasHandle_t handle)
+      : lib_(lib), backend_(std::move(backend)), device_(device), handle_(handle) {}
   Gemm(const Gemm&) = delete;
   Gemm& operator=(const Gemm&) = delete;
   ~Gemm() { (void)lib_.destroy(handle_); }
@@ -229,7 +231,7 @@ class Gemm {
     if (t.storage && t.numel() >= count) return t;
     const std::int64_t n = std::max<std::int64_t>(count, 1024);
     const std::int64_t item = ir::itemsize(dtype);
-    auto storage = backend_->allocate(ir::Device{ir::DeviceType::cuda, backend_->ordinal()}, n * item);
+    auto storage = backend_->allocate(device_, n * item);
     if (!storage) return storage.error();
     std::vector<std::byte> host(static_cast<std::size_t>(n * item));
     const std::uint64_t bits = one_bits(dtype);
@@ -242,11 +244,12 @@ class Gemm {
     return t;
   }
 
-  [[nodiscard]] const CudaBackend& backend() const noexcept { return *backend_; }
+  [[nodiscard]] const DeviceBackend& backend() const noexcept { return *backend_; }
 
  private:
   const CublasLibrary& lib_;
-  std::shared_ptr<const CudaBackend> backend_;
+  std::shared_ptr<const DeviceBackend> backend_;
+  ir::Device device_;
   cublasHandle_t handle_;
   std::mutex mutex_;
   std::map<ir::DType, Tensor> ones_;
@@ -256,9 +259,8 @@ inline Result<const Tensor*> tensor_arg(const ExternCall& call, std::size_t i, c
   const Value* v = call.arg(i, name);
   const Tensor* t = v != nullptr ? v->get_if<Tensor>() : nullptr;
   if (t == nullptr) return Diagnostic{std::string(what) + ": argument '" + name + "' must be a tensor"};
-  if (t->device().type != ir::DeviceType::cuda)
-    return Diagnostic{std::string(what) + ": argument '" + name + "' is on " + ir::to_string(t->device()) +
-                      ", not on the GPU"};
+  if (t->device().type == ir::DeviceType::cpu)
+    return Diagnostic{std::string(what) + ": argument '" + name + "' is on the CPU, not on the GPU"};
   return t;
 }
 
@@ -282,7 +284,7 @@ inline Result<Value> gemm_call(Gemm& g, const ExternCall& call, bool batched, bo
   const Value* outv = call.kwarg("out");
   const Tensor* out = outv != nullptr ? outv->get_if<Tensor>() : nullptr;
   if (out == nullptr) return Diagnostic{std::string(what) + ": needs the tensor 'out='"};
-  if (out->device().type != ir::DeviceType::cuda) return Diagnostic{std::string(what) + ": out is not on the GPU"};
+  if (out->device().type == ir::DeviceType::cpu) return Diagnostic{std::string(what) + ": out is on the CPU, not on the GPU"};
   const std::size_t rank = batched ? 3 : 2;
   const Tensor& A = **a;
   const Tensor& B = **b;
@@ -370,7 +372,8 @@ inline Result<Value> gemm_call(Gemm& g, const ExternCall& call, bool batched, bo
     if (const cublasStatus_t st = (*lib)->create(&handle); st != CUBLAS_STATUS_SUCCESS) {
       unavailable = "cublasCreate: " + cublas_detail::status_text(**lib, st);
     } else {
-      gemm = std::make_shared<cublas_detail::Gemm>(**lib, backend, handle);
+      gemm = std::make_shared<cublas_detail::Gemm>(**lib, backend, ir::Device{ir::DeviceType::cuda, backend->ordinal()},
+                                                   handle);
       if (const cublasStatus_t st2 = (*lib)->set_stream(handle, backend->stream()); st2 != CUBLAS_STATUS_SUCCESS)
         unavailable = "cublasSetStream: " + cublas_detail::status_text(**lib, st2);
     }
