@@ -25,6 +25,10 @@
 /// stream in the order threads make them, so sharing one backend between
 /// threads that run executors at once is safe only for programs that do not
 /// depend on each other's results.
+///
+/// The driver keeps the current context per thread: `create` makes the
+/// backend's current on the creating thread; any other thread that runs an
+/// executor on it calls `make_current()` first.
 #include <wrapir/cuda/context.hpp>
 #include <wrapir/cuda/driver.hpp>
 #include <wrapir/cuda/memory.hpp>
