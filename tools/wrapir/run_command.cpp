@@ -1,5 +1,12 @@
-// wrapir run PROGRAM --inputs FILE [--device cpu] [--repeat N] [-o FILE]:
-// runs a program on the CPU executor (include/wrapir/run/executor.hpp).
+// wrapir run PROGRAM --inputs FILE [--device cpu|cuda] [--kernels DIR] [--repeat N] [-o FILE]:
+// runs a program on the executor (include/wrapir/run/executor.hpp), on the
+// CPU or, with --device cuda, on GPU 0 through the CUDA backend
+// (run/cuda/: the exporter's Triton cubins from DIR/kernels.json — DIR
+// defaults to the program's folder — and cuBLAS for the extern GEMMs). On
+// CUDA the inputs are copied to the device (those the program has on the
+// GPU) and the outputs back to the host; --repeat times each call from
+// its start to its return (host time: launches are asynchronous) and to
+// the end of its GPU work.
 //
 // The inputs are a safetensors file in the Inductor exporter's format: one
 // tensor per tensor input, named as the program names the input buffer, and
@@ -30,6 +37,11 @@
 #ifdef WRAPIR_TOOL_CPU_BACKEND
 #include <wrapir/run/cpu/backend.hpp>
 #endif
+#ifdef WRAPIR_TOOL_CUDA_BACKEND
+#include <wrapir/run/cuda/backend.hpp>
+#include <wrapir/run/cuda/cublas.hpp>
+#include <wrapir/run/cuda/triton_kernels.hpp>
+#endif
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
@@ -39,7 +51,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,11 +90,57 @@ std::string describe(const run::Tensor& t) {
   return s + ']';
 }
 
+/// Where tensors live and how they move: the host, or a device backend.
+struct Placement {
+  std::shared_ptr<const run::DeviceBackend> device;  // null: the CPU
+
+  /// A fresh copy of `t` where the program wants input `b`.
+  run::Tensor place(const run::Tensor& t, const ir::BufferDecl& b) const {
+    if (!device || b.layout.device.type == ir::DeviceType::cpu) {
+      run::Tensor c = run::empty_cpu(t.sizes, t.dtype).value();
+      if (c.storage && c.storage->nbytes > 0)
+        std::memcpy(c.data(), t.data(), static_cast<std::size_t>(c.storage->nbytes));
+      return c;
+    }
+    auto storage = device->allocate(b.layout.device, t.storage ? t.storage->nbytes : 0);
+    if (!storage) throw Failure{"run: " + one_line(storage.error().message, 400)};
+    run::Tensor c{*storage, t.dtype, t.sizes, t.strides, t.offset};
+    if (t.storage && t.storage->nbytes > 0)
+      if (auto r = device->copy((*storage)->data, (*storage)->device, t.storage->data, t.device(), t.storage->nbytes);
+          !r)
+        throw Failure{"run: copying an input to the device: " + one_line(r.error().message, 400)};
+    return c;
+  }
+
+  /// `t` on the host, dense.
+  run::Tensor to_host(const run::Tensor& t) const {
+    if (t.device().type == ir::DeviceType::cpu) return t;
+    run::Tensor h = run::empty_cpu(t.sizes, t.dtype).value();
+    auto copied = wrapir::detail::catch_failure([&] {
+      run::executor_detail::copy_tensor(device.get(), h, t);
+      return 0;
+    });
+    if (!copied) throw Failure{"run: copying an output to the host: " + one_line(copied.error().message, 400)};
+    return h;
+  }
+
+  void synchronize() const {
+    if (device)
+      if (auto r = device->synchronize(); !r) throw Failure{"run: " + one_line(r.error().message, 400)};
+  }
+};
+
 int cmd_run(const Arguments& a) {
-  a.allow_only({"--inputs", "--device", "--repeat", "-o", "--no-verify", "--max-input-bytes"});
+  a.allow_only({"--inputs", "--device", "--kernels", "--repeat", "-o", "--no-verify", "--max-input-bytes"});
   const std::string_view device = a.value("--device").value_or("cpu");
-  if (device == "cuda") throw Failure{"run: the CUDA executor is not available in this build; use --device cpu"};
-  if (device != "cpu") throw Failure{"run: --device must be cpu or cuda, got '" + one_line(device, 40) + "'"};
+  if (device != "cpu" && device != "cuda")
+    throw Failure{"run: --device must be cpu or cuda, got '" + one_line(device, 40) + "'"};
+  if (a.value("--kernels") && device != "cuda") throw Failure{"run: --kernels DIR is for --device cuda"};
+#ifndef WRAPIR_TOOL_CUDA_BACKEND
+  if (device == "cuda")
+    throw Failure{"run: this wrapir was built without the CUDA backend (no CUDA Toolkit headers at build time); "
+                  "use --device cpu"};
+#endif
   std::size_t repeat = 0;
   if (auto r = a.value("--repeat")) {
     const auto [end, ec] = std::from_chars(r->data(), r->data() + r->size(), repeat);
@@ -96,6 +156,7 @@ int cmd_run(const Arguments& a) {
   const auto scalars = scalars_of(*file, *inputs_path);
 
   std::vector<run::Tensor> tensors;
+  std::vector<const ir::BufferDecl*> tensor_decls;
   std::vector<std::int64_t> values;
   for (const ir::ProgramInput& in : program.inputs) {
     if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&in)) {
@@ -104,6 +165,7 @@ int cmd_run(const Arguments& a) {
       if (t == nullptr)
         throw Failure{one_line(*inputs_path, 200) + " has no tensor '" + one_line(name, 60) + "' for input " + name};
       tensors.push_back(*t);
+      tensor_decls.push_back(&program.buffer(*b));
     } else {
       const std::string_view name = boost::variant2::get<expr::Expr>(in).name();
       // By the symbol's name, else by position among the scalars.
@@ -116,14 +178,30 @@ int cmd_run(const Arguments& a) {
     }
   }
 
-#ifdef WRAPIR_TOOL_CPU_BACKEND
-  // Inductor's C++ kernels compiled and cached, the reference externs.
-  auto backend = run::cpu::backend_options();
-  if (!backend) throw Failure{"run: " + one_line(backend.error().message, 600)};
-  run::ExecutorOptions options = *std::move(backend);
-#else
   run::ExecutorOptions options;
+  Placement placement;
+  if (device == "cpu") {
+#ifdef WRAPIR_TOOL_CPU_BACKEND
+    // Inductor's C++ kernels compiled and cached, the reference externs.
+    auto backend = run::cpu::backend_options();
+    if (!backend) throw Failure{"run: " + one_line(backend.error().message, 600)};
+    options = *std::move(backend);
 #endif
+  } else {
+#ifdef WRAPIR_TOOL_CUDA_BACKEND
+    auto backend = run::cuda::CudaBackend::create(0);
+    if (!backend) throw Failure{"run: --device cuda: " + one_line(backend.error().message, 400)};
+    const std::filesystem::path kernels_dir =
+        a.value("--kernels") ? std::filesystem::path(std::string(*a.value("--kernels")))
+                             : std::filesystem::path(std::string(a.file())).parent_path();
+    auto kernels = run::cuda::TritonKernelProvider::load(kernels_dir.empty() ? "." : kernels_dir, *backend);
+    if (!kernels) throw Failure{"run: " + one_line(kernels.error().message, 400)};
+    options.device = *backend;
+    options.kernels = *kernels;
+    options.externs = run::cuda::cublas_externs(*backend);
+    placement.device = *backend;
+#endif
+  }
   options.verify = !a.flag("--no-verify");
   auto executor = run::Executor::prepare(program, std::move(options));
   if (!executor) throw Failure{"run: " + one_line(executor.error().message, 600)};
@@ -131,32 +209,41 @@ int cmd_run(const Arguments& a) {
   // must see the file's values on every call.
   auto fresh_inputs = [&] {
     std::vector<run::Tensor> copies;
-    for (const run::Tensor& t : tensors) {
-      run::Tensor c = run::empty_cpu(t.sizes, t.dtype).value();
-      if (c.storage && c.storage->nbytes > 0) std::memcpy(c.data(), t.data(), static_cast<std::size_t>(c.storage->nbytes));
-      copies.push_back(std::move(c));
-    }
+    for (std::size_t i = 0; i < tensors.size(); ++i) copies.push_back(placement.place(tensors[i], *tensor_decls[i]));
     return copies;
   };
   std::vector<run::Tensor> first_inputs = fresh_inputs();
   auto outputs = executor->run(first_inputs, values);
   if (!outputs) throw Failure{"run: " + one_line(outputs.error().message, 600)};
 
+  placement.synchronize();  // an asynchronous failure shows here, not in a later call
+
   if (repeat > 0) {
-    std::vector<double> samples;
+    std::vector<double> samples, done;
     samples.reserve(repeat);
+    done.reserve(repeat);
     for (std::size_t i = 0; i < repeat; ++i) {
       std::vector<run::Tensor> in = fresh_inputs();
+      placement.synchronize();  // each call starts with the device idle
       const auto start = std::chrono::steady_clock::now();
       auto r = executor->run(in, values);
       const auto stop = std::chrono::steady_clock::now();
       if (!r) throw Failure{"run (repeat " + std::to_string(i) + "): " + one_line(r.error().message, 600)};
+      placement.synchronize();
+      const auto finished = std::chrono::steady_clock::now();
       samples.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
+      done.push_back(std::chrono::duration<double, std::micro>(finished - start).count());
     }
-    double sum = 0;
-    for (double s : samples) sum += s;
-    std::printf("repeat=%zu mean_us=%.2f best_us=%.2f\n", repeat, sum / static_cast<double>(repeat),
+    auto mean = [&](const std::vector<double>& v) {
+      double sum = 0;
+      for (double x : v) sum += x;
+      return sum / static_cast<double>(v.size());
+    };
+    std::printf("repeat=%zu mean_us=%.2f best_us=%.2f", repeat, mean(samples),
                 *std::min_element(samples.begin(), samples.end()));
+    if (placement.device)
+      std::printf(" done_mean_us=%.2f done_best_us=%.2f", mean(done), *std::min_element(done.begin(), done.end()));
+    std::printf("\n");
   }
 
   io::TensorFile out;
@@ -165,7 +252,7 @@ int cmd_run(const Arguments& a) {
     const std::string name = "out" + std::to_string(i);
     const run::Value& v = (*outputs)[i];
     if (const run::Tensor* t = v.get_if<run::Tensor>()) {
-      out.tensors.emplace_back(name, *t);
+      out.tensors.emplace_back(name, placement.to_host(*t));
       if (!a.value("-o")) std::printf("%s: %s\n", name.c_str(), describe(*t).c_str());
     } else if (const std::int64_t* n = v.get_if<std::int64_t>()) {
       scalar_json += (scalar_json.empty() ? "\"" : ", \"") + name + "\": " + std::to_string(*n);

@@ -29,11 +29,13 @@
 #include <wrapir/cuda/memory.hpp>
 #include <wrapir/cuda/module.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -120,21 +122,8 @@ class TritonKernel {
   [[nodiscard]] Status launch(Dim3 grid, CUstream stream, const Args&... args) {
     (detail::check_untyped_argument<Args>(), ...);
     if (grid.empty()) return {};
-    std::size_t hidden = static_cast<std::size_t>(metadata_.hidden_parameters);
-    if (parameter_count_) {
-      if (*parameter_count_ < sizeof...(Args) || *parameter_count_ - sizeof...(Args) > 2)
-        return Diagnostic{"Triton kernel '" + metadata_.name + "' has " + std::to_string(*parameter_count_) +
-                          " parameters; " + std::to_string(sizeof...(Args)) +
-                          " arguments were given, which leaves no room for its 0 to 2 scratch pointers"};
-      hidden = *parameter_count_ - sizeof...(Args);
-    }
-    if (hidden < 1 && metadata_.global_scratch_bytes > 0)
-      return Diagnostic{"Triton kernel '" + metadata_.name +
-                        "': the metadata asks for global scratch but the kernel has no parameter for it"};
-    if (hidden < 2 && metadata_.profile_scratch_bytes > 0)
-      return Diagnostic{"Triton kernel '" + metadata_.name +
-                        "': the metadata asks for profile scratch but the kernel has no parameter for it"};
     std::array<CUdeviceptr, 2> scratch{0, 0};
+    if (auto s = check_arguments(sizeof...(Args)); !s) return s;
     if (auto s = prepare_scratch(grid, scratch); !s) return s;
     // Always both scratch slots: the driver reads as many entries as the
     // kernel has parameters, so unused trailing ones are never looked at.
@@ -144,8 +133,55 @@ class TritonKernel {
     return detail::launch_packed(function_, config, params.data());
   }
 
+  /// The most arguments `launch_packed` takes (its parameter array lives on
+  /// the stack).
+  static constexpr std::size_t max_packed_arguments = 254;
+
+  /// `launch` with arguments already packed as `cuLaunchKernel` takes them:
+  /// one pointer per argument, pointing at its value (what an executor that
+  /// learns the signature at run time has). The scratch pointers are added.
+  [[nodiscard]] Status launch_packed(Dim3 grid, CUstream stream, std::span<void* const> args) {
+    if (grid.empty()) return {};
+    if (args.size() > max_packed_arguments)
+      return Diagnostic{"Triton kernel '" + metadata_.name + "': " + std::to_string(args.size()) +
+                        " arguments, more than " + std::to_string(max_packed_arguments)};
+    if (auto s = check_arguments(args.size()); !s) return s;
+    std::array<CUdeviceptr, 2> scratch{0, 0};
+    if (auto s = prepare_scratch(grid, scratch); !s) return s;
+    std::array<void*, max_packed_arguments + 2> params;
+    std::copy(args.begin(), args.end(), params.begin());
+    params[args.size()] = &scratch[0];
+    params[args.size() + 1] = &scratch[1];
+    const LaunchConfig config{grid, block(), static_cast<std::uint32_t>(metadata_.shared_bytes), stream};
+    return detail::launch_packed(function_, config, params.data());
+  }
+
+  /// The kernel's parameter count as the driver reports it (12.4+), or
+  /// nothing.
+  [[nodiscard]] std::optional<std::size_t> parameter_count() const noexcept { return parameter_count_; }
+
  private:
   TritonKernel() = default;
+
+  /// `given` arguments plus the hidden scratch pointers must be the
+  /// kernel's parameters (where the driver reports them).
+  [[nodiscard]] Status check_arguments(std::size_t given) const {
+    std::size_t hidden = static_cast<std::size_t>(metadata_.hidden_parameters);
+    if (parameter_count_) {
+      if (*parameter_count_ < given || *parameter_count_ - given > 2)
+        return Diagnostic{"Triton kernel '" + metadata_.name + "' has " + std::to_string(*parameter_count_) +
+                          " parameters; " + std::to_string(given) +
+                          " arguments were given, which leaves no room for its 0 to 2 scratch pointers"};
+      hidden = *parameter_count_ - given;
+    }
+    if (hidden < 1 && metadata_.global_scratch_bytes > 0)
+      return Diagnostic{"Triton kernel '" + metadata_.name +
+                        "': the metadata asks for global scratch but the kernel has no parameter for it"};
+    if (hidden < 2 && metadata_.profile_scratch_bytes > 0)
+      return Diagnostic{"Triton kernel '" + metadata_.name +
+                        "': the metadata asks for profile scratch but the kernel has no parameter for it"};
+    return {};
+  }
 
   /// Scratch bytes for `grid`: volume × num_ctas × per-program bytes,
   /// checked for overflow.

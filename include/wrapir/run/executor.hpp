@@ -1,7 +1,9 @@
 #pragma once
 /// \file
-/// `run::Executor`: runs a wrapir program on the CPU, straight from the IR,
-/// with no Python and no generated code (docs/runtime.md).
+/// `run::Executor`: runs a wrapir program on the CPU or, with a device
+/// backend (`run/executor_backend.hpp`, the CUDA one in `run/cuda/`), on a
+/// GPU, straight from the IR, with no Python and no generated code
+/// (docs/runtime.md).
 ///
 /// Prepare once, run many:
 ///
@@ -14,7 +16,7 @@
 /// ```
 ///
 /// `prepare` verifies the program (unless told not to), checks that every
-/// buffer lives on the CPU, resolves every kernel definition to a
+/// buffer lives on the CPU or on the device of `ExecutorOptions::device`, resolves every kernel definition to a
 /// `CpuKernelFn` through the kernel provider (`run/executor_kernels.hpp`),
 /// every extern and fallback the program calls in the extern registry,
 /// builds the multi-kernel dispatchers, compiles every size, stride, offset
@@ -47,6 +49,7 @@
 #include <wrapir/expr/compile.hpp>
 #include <wrapir/expr/eval.hpp>
 #include <wrapir/ir/program.hpp>
+#include <wrapir/run/executor_backend.hpp>
 #include <wrapir/run/executor_kernels.hpp>
 #include <wrapir/run/extern.hpp>
 #include <wrapir/run/multi_kernel.hpp>
@@ -78,6 +81,10 @@ namespace wrapir::run {
 }
 
 struct ExecutorOptions {
+  /// The device the program's non-CPU buffers, pools and launches are on;
+  /// null: CPU programs only. Its kernels and externs come from `kernels`
+  /// and `externs` (the CUDA backend gives all three: run/cuda/backend.hpp).
+  DeviceBackendPtr device{};
   /// Where kernels come from; null: `default_cpu_providers()`.
   CpuKernelProviderPtr kernels{};
   /// Extern and fallback kernels; null: `default_cpu_externs()`.

@@ -68,6 +68,14 @@ class CpuKernelProvider {
 
 using CpuKernelProviderPtr = std::shared_ptr<const CpuKernelProvider>;
 
+/// The same interface serves every device: a kernel is a function of its
+/// packed arguments (`cuLaunchKernel`'s convention), so a GPU provider
+/// returns a function that launches (run/cuda/triton_kernels.hpp). These
+/// names say so where the device does not matter.
+using KernelFn = CpuKernelFn;
+using KernelProvider = CpuKernelProvider;
+using KernelProviderPtr = CpuKernelProviderPtr;
+
 namespace detail {
 
 template <class T>

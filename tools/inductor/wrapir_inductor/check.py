@@ -352,8 +352,20 @@ def _run_path(label: str, program: Path, exported: Exported, wrapir: str, work: 
     return result
 
 
+def _cublas_path() -> str | None:
+    """The cuBLAS this torch loads (`wrapir run --device cuda` dlopens it)."""
+    import glob
+    import os
+
+    for root in [os.path.dirname(torch.__file__) + "/..", os.path.dirname(torch.__file__) + "/lib"]:
+        found = sorted(glob.glob(f"{root}/nvidia/**/libcublas.so*", recursive=True) + glob.glob(f"{root}/libcublas.so*"))
+        if found:
+            return found[-1]
+    return None
+
+
 def _run_executor(label: str, program: Path, exported: Exported, wrapir: str, work: Path,
-                  size_scales: list[int], peak: str) -> Result:
+                  size_scales: list[int], peak: str, device: str = "cpu") -> Result:
     """The program run by wrapir's C++ executor (`wrapir run`, no Python):
     the same fresh inputs as eager, written as safetensors; its outputs
     compared with eager's by value, dtype and shape. (Tensor files are dense:
@@ -367,6 +379,8 @@ def _run_executor(label: str, program: Path, exported: Exported, wrapir: str, wo
     # Inductor's kernels include <torch/csrc/inductor/cpp_prefix.h>: the
     # executor's compiler needs this torch's headers.
     os.environ.setdefault("WRAPIR_TORCH_INCLUDE", include_paths()[0])
+    if device == "cuda" and "WRAPIR_CUBLAS" not in os.environ and (cublas := _cublas_path()):
+        os.environ["WRAPIR_CUBLAS"] = cublas
     result = Result(label)
     result.peak = peak  # the Python path of the same program measured it
     names = exported.translation.graph_input_names
@@ -378,7 +392,7 @@ def _run_executor(label: str, program: Path, exported: Exported, wrapir: str, wo
         try:
             inputs = Inputs(exported, torch.Generator().manual_seed(1234 + scale), sizes)
             graph = inputs.for_module()
-            tensors = {n: v.detach().contiguous() for n, v in zip(names, graph) if isinstance(v, torch.Tensor)}
+            tensors = {n: v.detach().cpu().contiguous() for n, v in zip(names, graph) if isinstance(v, torch.Tensor)}
             scalars = {n: int(v) for n, v in zip(names, graph) if not isinstance(v, torch.Tensor)}
             save_file(tensors, str(work / f"{stem}.inputs.safetensors"), metadata={"scalars": json.dumps(scalars)})
             want, _, _ = _run_eager(exported, inputs)
@@ -388,7 +402,7 @@ def _run_executor(label: str, program: Path, exported: Exported, wrapir: str, wo
             return result
         outputs = work / f"{stem}.outputs.safetensors"
         ok, message, _ = _run_tool(wrapir, "run", str(program), "--inputs", str(work / f"{stem}.inputs.safetensors"),
-                                   "-o", str(outputs))
+                                   "--device", device, "-o", str(outputs))
         if not ok:
             result.why = f"run{where}: {message}"
             return result
@@ -400,7 +414,7 @@ def _run_executor(label: str, program: Path, exported: Exported, wrapir: str, wo
             if g is None:
                 result.why = f"output {i}: `wrapir run` wrote no out{i}{where}"
                 return result
-            ok, diff, why = _compare_tensor(f"output {i}", g, w.contiguous())
+            ok, diff, why = _compare_tensor(f"output {i}", g, w.detach().cpu().contiguous())
             worst = max(worst, diff)
             result.err = worst
             if not ok:
@@ -478,12 +492,12 @@ def check(spec: Spec, device: str, wrapir: str, out: Path | None, dynamic, confi
             result.lower_bound = stats.get("lower_bound_bytes")
         print(result.line())
         results.append(result)
-    if device == "cpu":
+    if device in ("cpu", "cuda"):
         # The C++ executor, on the program as exported and as arena-planned.
         peaks = {r.path: r.peak for r in results}
         for label, path, python_path in (("executor", program, "python"),
                                          ("executor+arena", work / "program.arena.json", "python+arena")):
-            result = (_run_executor(label, path, exported, wrapir, work, scales, peaks.get(python_path, "n/a"))
+            result = (_run_executor(label, path, exported, wrapir, work, scales, peaks.get(python_path, "n/a"), device)
                       if path.is_file() else Result(label))
             if not path.is_file():
                 result.why = f"no {path.name}"

@@ -82,7 +82,7 @@ class Frame {
     const ir::PoolDecl& pool = p_.pool(l.pool);
     const std::int64_t bytes = eval(pool.size_bytes);
     if (bytes < 0) fail("pool " + ir::quote_for_diagnostic(pool.name) + " has negative size " + std::to_string(bytes));
-    pools_[l.pool.index] = allocate_cpu({bytes}, {1}, 0, ir::DType::uint8).storage;
+    pools_[l.pool.index] = allocate_on(backend(), pool.device, {bytes}, {1}, 0, ir::DType::uint8).storage;
   }
   void operator()(const ir::AllocFromPool& l) {
     const ir::PoolDecl& pool = p_.pool(l.pool);
@@ -114,12 +114,17 @@ class Frame {
     Tensor t = allocate(l.workspace);
     // zero_per_graph: the workspace lives for this run only, so zeroing it
     // at allocation is zeroing it once per run.
-    if (l.zero_mode != ir::WorkspaceZeroMode::uninitialized && t.storage && t.storage->nbytes > 0)
-      std::memset(t.storage->data, 0, static_cast<std::size_t>(t.storage->nbytes));
+    if (l.zero_mode != ir::WorkspaceZeroMode::uninitialized && t.storage && t.storage->nbytes > 0) {
+      if (t.device().type == ir::DeviceType::cpu) {
+        std::memset(t.storage->data, 0, static_cast<std::size_t>(t.storage->nbytes));
+      } else if (Result<void> z = backend()->zero(t.storage->data, t.storage->nbytes); !z) {
+        fail("zeroing " + name(l.workspace) + ": " + z.error().message);
+      }
+    }
     define(l.workspace, std::move(t));
   }
   void operator()(const ir::WorkspaceFree& l) { release(l.workspace); }
-  void operator()(const ir::DeviceCopy& l) { copy_elements(resolve(l.destination), resolve(l.source)); }
+  void operator()(const ir::DeviceCopy& l) { copy_tensor(backend(), resolve(l.destination), resolve(l.source)); }
 
   // ---- views -------------------------------------------------------------
   void operator()(const ir::Reinterpret& l) {
@@ -215,13 +220,13 @@ class Frame {
   }
   void operator()(const ir::DynamicScalar& l) {
     const std::string what = "the scalar in " + name(l.source);
-    const Value v = follow_path(Value{tensor(l.source)}, l.path, what.c_str());
+    const Value v = follow_path(host_scalars(backend(), Value{tensor(l.source)}), l.path, what.c_str());
     set_symbol(l.symbol, integer_of(v, what.c_str()));
   }
   void operator()(const ir::UnbackedSymbolDefs& l) {
     for (const ir::SymbolBinding& b : l.bindings) {
       const std::string what = "symbol " + ir::quote_for_diagnostic(b.symbol.name()) + " from " + name(l.source);
-      const Value v = follow_path(value(l.source), b.path, what.c_str());
+      const Value v = follow_path(host_scalars(backend(), value(l.source)), b.path, what.c_str());
       set_symbol(b.symbol, integer_of(v, what.c_str()));
     }
   }
@@ -250,7 +255,7 @@ class Frame {
   void operator()(const ir::Conditional& l) {
     bool taken = false;
     if (const ir::BufferArg* b = l.predicate.get_if<ir::BufferArg>()) {
-      taken = read_scalar(resolve(*b), "the predicate").truth();
+      taken = read_scalar(*host_scalars(backend(), Value{resolve(*b)}).get_if<Tensor>(), "the predicate").truth();
     } else {
       const Value v = value_of(l.predicate);
       if (const std::int64_t* i = v.get_if<std::int64_t>()) taken = *i != 0;
@@ -273,7 +278,8 @@ class Frame {
       const std::vector<Value> test = run_graph(prep_, disp_, cond, in);
       if (test.size() != 1) fail("the loop condition returned " + std::to_string(test.size()) + " values, not one");
       bool go = false;
-      if (const Tensor* t = test[0].get_if<Tensor>()) go = read_scalar(*t, "the loop condition").truth();
+      if (test[0].holds<Tensor>())
+        go = read_scalar(*host_scalars(backend(), test[0]).get_if<Tensor>(), "the loop condition").truth();
       else if (const std::int64_t* i = test[0].get_if<std::int64_t>()) go = *i != 0;
       else fail("the loop condition returned neither a tensor nor an integer");
       if (!go) break;
@@ -292,7 +298,7 @@ class Frame {
   void operator()(const ir::ExitDeviceContext&) { exit_scope(Scope::device, "ExitDeviceContext"); }
   void operator()(const ir::EnterStreamContext&) { scopes_.push_back(Scope::stream); }
   void operator()(const ir::ExitStreamContext&) { exit_scope(Scope::stream, "ExitStreamContext"); }
-  void operator()(const ir::GetRawStream&) {}  // the CPU has one stream, the host's
+  void operator()(const ir::GetRawStream&) {}  // one stream per backend
 
   // ---- misc --------------------------------------------------------------
   void operator()(const ir::Comment&) {}
@@ -309,6 +315,8 @@ class Frame {
     if (scopes_.empty() || scopes_.back() != kind) fail(std::string(what) + " closes no matching scope");
     scopes_.pop_back();
   }
+
+  [[nodiscard]] const DeviceBackend* backend() const noexcept { return prep_.options.device.get(); }
 
   [[nodiscard]] const ir::BufferDecl& decl(ir::BufferId b) const {
     if (!p_.contains(b)) fail("buffer #" + std::to_string(b.index) + " is not in the buffer table");
@@ -366,7 +374,8 @@ class Frame {
   [[nodiscard]] Tensor allocate(ir::BufferId b) const {
     EvaluatedLayout lay = layout(b);
     try {
-      return allocate_cpu(std::move(lay.sizes), std::move(lay.strides), lay.offset, decl(b).layout.dtype);
+      return allocate_on(backend(), decl(b).layout.device, std::move(lay.sizes), std::move(lay.strides), lay.offset,
+                         decl(b).layout.dtype);
     } catch (wrapir::detail::Failure& f) {
       fail("cannot allocate " + name(b) + ": " + f.diagnostic.message);
     }
@@ -552,7 +561,8 @@ class Frame {
     }
     const Tensor* t = v.get_if<Tensor>();
     if (t == nullptr) fail(name(b) + " must be a tensor, the call returned something else");
-    if (t->device().type != ir::DeviceType::cpu) fail(name(b) + " is not on the CPU");
+    if (t->device().type != d.layout.device.type)
+      fail(name(b) + " is on " + ir::to_string(t->device()) + ", the program expects " + ir::to_string(d.layout.device));
     if (t->dtype != d.layout.dtype)
       fail(name(b) + " is " + std::string(ir::name(t->dtype)) + ", the program expects " +
            std::string(ir::name(d.layout.dtype)));
@@ -593,7 +603,9 @@ inline void Frame::bind_inputs(std::span<const Value> inputs) {
       const Tensor* t = inputs[i].get_if<Tensor>();
       if (t == nullptr) fail(who() + " (" + name(*b) + ") must be a tensor");
       const ir::BufferDecl& d = decl(*b);
-      if (t->device().type != ir::DeviceType::cpu) fail(who() + " (" + name(*b) + ") is not on the CPU");
+      if (t->device().type != d.layout.device.type)
+        fail(who() + " (" + name(*b) + ") is on " + ir::to_string(t->device()) + ", the program expects " +
+             ir::to_string(d.layout.device));
       if (t->dtype != d.layout.dtype)
         fail(who() + " (" + name(*b) + ") is " + std::string(ir::name(t->dtype)) + ", the program expects " +
              std::string(ir::name(d.layout.dtype)));

@@ -97,13 +97,26 @@ struct Clone {
   void* address = nullptr;
 };
 
+/// Copies a whole storage's bytes (host or device) for benchmarking.
+inline void copy_storage(const DeviceBackend* backend, Storage& to, const Storage& from) {
+  if (from.nbytes <= 0) return;
+  if (to.device.type == ir::DeviceType::cpu && from.device.type == ir::DeviceType::cpu) {
+    std::memcpy(to.data, from.data, static_cast<std::size_t>(from.nbytes));
+    return;
+  }
+  if (backend == nullptr) fail("copying device memory needs a device backend");
+  if (Result<void> r = backend->copy(to.data, to.device, from.data, from.device, from.nbytes); !r)
+    fail(r.error().message);
+}
+
 struct CloneArg {
+  const DeviceBackend* backend = nullptr;
   PackedArg operator()(const PackedArg& a) const {
     if (a.tensor == nullptr || !a.tensor->storage) return a;
     const Storage& from = *a.tensor->storage;
     auto clone = std::make_unique<Clone>();
-    clone->tensor = allocate_cpu({from.nbytes}, {1}, 0, ir::DType::uint8);
-    if (from.nbytes > 0) std::memcpy(clone->tensor.storage->data, from.data, static_cast<std::size_t>(from.nbytes));
+    clone->tensor = allocate_on(backend, from.device, {from.nbytes}, {1}, 0, ir::DType::uint8);
+    copy_storage(backend, *clone->tensor.storage, from);
     Tensor view = *a.tensor;
     view.storage = clone->tensor.storage;
     clone->tensor = std::move(view);
@@ -113,11 +126,10 @@ struct CloneArg {
   }
 };
 struct CopyArg {
+  const DeviceBackend* backend = nullptr;
   void operator()(const PackedArg& from, const PackedArg& to) const {
     if (from.tensor == nullptr || to.tensor == nullptr || !from.tensor->storage || !to.tensor->storage) return;
-    if (from.tensor->storage->nbytes > 0)
-      std::memcpy(to.tensor->storage->data, from.tensor->storage->data,
-                  static_cast<std::size_t>(from.tensor->storage->nbytes));
+    copy_storage(backend, *to.tensor->storage, *from.tensor->storage);
   }
 };
 struct ReleaseArg {
@@ -133,10 +145,33 @@ struct MultiDispatch {
   virtual bool wants_shapes() const noexcept = 0;
 };
 
+/// Host timing that waits for the device around each run: right for
+/// asynchronous launches, and the steady clock alone on the CPU.
+struct BackendTimer {
+  const DeviceBackend* backend = nullptr;
+  void wait() const {
+    if (backend == nullptr) return;
+    if (Result<void> r = backend->synchronize(); !r) fail(r.error().message);
+  }
+  template <class Prepare, class Run>
+  std::vector<double> operator()(const BenchmarkPlan& plan, Prepare&& prepare, Run&& run) const {
+    return SteadyClockTimer{}(
+        plan,
+        [&] {
+          prepare();
+          wait();
+        },
+        [&] {
+          run();
+          wait();
+        });
+  }
+};
+
 struct BenchmarkDispatch final : MultiDispatch {
-  MultiKernelDispatcher<PackedArg, CandidateLauncher, SteadyClockTimer, Restorer> dispatcher;
-  BenchmarkDispatch(MultiKernelPlan plan, CandidateLauncher launcher, Restorer restorer)
-      : dispatcher(std::move(plan), std::move(launcher), SteadyClockTimer{}, std::move(restorer)) {}
+  MultiKernelDispatcher<PackedArg, CandidateLauncher, BackendTimer, Restorer> dispatcher;
+  BenchmarkDispatch(MultiKernelPlan plan, CandidateLauncher launcher, BackendTimer timer, Restorer restorer)
+      : dispatcher(std::move(plan), std::move(launcher), timer, std::move(restorer)) {}
   Result<std::size_t> call(std::span<const PackedArg> args, const ir::ShapeKey&) override { return dispatcher(args); }
   bool wants_shapes() const noexcept override { return false; }
 };
@@ -192,17 +227,17 @@ class GraphPreparer {
     for (const ir::SymbolDecl& s : p.symbols) slot(g, s.symbol);
     for (const ir::BufferDecl& b : p.buffers) {
       if (b.multi_output) continue;
-      if (b.layout.device.type != ir::DeviceType::cpu)
+      if (!runs_on(b.layout.device))
         fail(g.prefix + "buffer " + ir::quote_for_diagnostic(b.name) + " is on " + ir::to_string(b.layout.device) +
-             "; the CPU executor runs programs whose buffers are all on the CPU");
+             "; " + no_backend(b.layout.device));
       for (expr::Expr e : b.layout.sizes) collect(g, e);
       for (expr::Expr e : b.layout.strides) collect(g, e);
       collect(g, b.layout.storage_offset);
     }
     for (const ir::PoolDecl& pool : p.pools) {
-      if (pool.device.type != ir::DeviceType::cpu)
-        fail(g.prefix + "pool " + ir::quote_for_diagnostic(pool.name) + " is on " + ir::to_string(pool.device) +
-             "; the CPU executor runs programs whose pools are all on the CPU");
+      if (!runs_on(pool.device))
+        fail(g.prefix + "pool " + ir::quote_for_diagnostic(pool.name) + " is on " + ir::to_string(pool.device) + "; " +
+             no_backend(pool.device));
       collect(g, pool.size_bytes);
     }
     bind_inputs(g, p);
@@ -304,9 +339,19 @@ class GraphPreparer {
     }
   }
 
-  void check_cpu(const ir::Device& d, const char* what) {
-    if (d.type != ir::DeviceType::cpu)
-      fail(std::string(what) + " is on " + ir::to_string(d) + "; the CPU executor runs CPU programs only");
+  /// The CPU, or the device of the options' backend.
+  [[nodiscard]] bool runs_on(const ir::Device& d) const noexcept {
+    return d.type == ir::DeviceType::cpu || (options_.device && options_.device->device_type() == d.type);
+  }
+  [[nodiscard]] std::string no_backend(const ir::Device& d) const {
+    if (options_.device)
+      return "the executor's device backend is " + options_.device->describe() + ", which is not " +
+             std::string(ir::device_type_name(d.type));
+    return "the executor has no backend for " + std::string(ir::device_type_name(d.type)) +
+           " (ExecutorOptions::device; run/cuda/backend.hpp for CUDA)";
+  }
+  void check_device(const ir::Device& d, const char* what) {
+    if (!runs_on(d)) fail(std::string(what) + " is on " + ir::to_string(d) + "; " + no_backend(d));
   }
 
   const ExternFn* find_extern(const ir::OpName& op_name) {
@@ -334,13 +379,19 @@ class GraphPreparer {
   }
 
   void prepare_line(Graph& g, const ir::KernelCall& l, std::size_t) {
-    check_cpu(l.device, "the launch");
+    check_device(l.device, "the launch");
+    // A device kernel computes its grid from its launcher metadata and its
+    // numel arguments (what Inductor's launchers do); grids written at the
+    // call are not passed to kernel functions.
+    if (l.device.type != ir::DeviceType::cpu && !boost::variant2::holds_alternative<ir::LauncherGrid>(l.grid))
+      fail("the launch gives its grid at the call; the executor launches device kernels with their launcher's grid "
+           "only");
     collect(g, l.args);
     g.max_args = std::max(g.max_args, l.args.size());
   }
 
   void prepare_line(Graph& g, const ir::MultiKernelCall& l, std::size_t) {
-    check_cpu(l.device, "the launch");
+    check_device(l.device, "the launch");
     collect(g, l.args);
     g.max_args = std::max(g.max_args, l.args.size());
   }
@@ -388,8 +439,9 @@ class GraphPreparer {
     std::unique_ptr<MultiDispatch> d;
     if (shape_keys) d = std::make_unique<ShapeDispatch>(*std::move(plan), std::move(launcher));
     else
-      d = std::make_unique<BenchmarkDispatch>(*std::move(plan), std::move(launcher),
-                                              Restorer(std::move(mutated), CloneArg{}, CopyArg{}, ReleaseArg{}));
+      d = std::make_unique<BenchmarkDispatch>(
+          *std::move(plan), std::move(launcher), BackendTimer{options_.device.get()},
+          Restorer(std::move(mutated), CloneArg{options_.device.get()}, CopyArg{options_.device.get()}, ReleaseArg{}));
     g.multi[l.kernel.index] = static_cast<std::int32_t>(dispatchers_.all.size());
     dispatchers_.all.push_back(std::move(d));
   }
@@ -444,8 +496,8 @@ class GraphPreparer {
     collect(g, l.carried);
     collect(g, l.additional);
   }
-  void prepare_line(Graph&, const ir::EnterDeviceContext& l, std::size_t) { check_cpu(l.device, "the device context"); }
-  void prepare_line(Graph&, const ir::GetRawStream& l, std::size_t) { check_cpu(l.device, "the stream"); }
+  void prepare_line(Graph&, const ir::EnterDeviceContext& l, std::size_t) { check_device(l.device, "the device context"); }
+  void prepare_line(Graph&, const ir::GetRawStream& l, std::size_t) { check_device(l.device, "the stream"); }
   // Every other kind needs nothing prepared beyond the tables.
   template <class K>
   void prepare_line(Graph&, const K&, std::size_t) {}

@@ -8,6 +8,7 @@
 #include <wrapir/ir/kernel.hpp>
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/symbol.hpp>
+#include <wrapir/run/executor_backend.hpp>
 #include <wrapir/run/extern.hpp>
 #include <wrapir/run/tensor.hpp>
 
@@ -89,6 +90,10 @@ T load_at(const Tensor& t) noexcept {
 }
 
 inline Scalar read_scalar(const Tensor& t, const char* what) {
+  // Device memory is never dereferenced here: the frame copies one-element
+  // device tensors to the host first (`host_scalars`).
+  if (t.device().type != ir::DeviceType::cpu)
+    fail(std::string(what) + " is on " + ir::to_string(t.device()) + ", not on the host");
   if (t.numel() != 1) fail(std::string(what) + " must hold one element, it has " + std::to_string(t.numel()));
   if (t.data() == nullptr) fail(std::string(what) + " has no storage");
   switch (t.dtype) {
@@ -116,6 +121,8 @@ inline Scalar read_scalar(const Tensor& t, const char* what) {
 /// element; overlapping storages copy as if through a temporary only when
 /// they do not overlap, as torch's copy_ requires).
 inline void copy_elements(const Tensor& dst, const Tensor& src) {
+  if (dst.device().type != ir::DeviceType::cpu || src.device().type != ir::DeviceType::cpu)
+    fail("an element-wise copy on the host needs both tensors on the CPU");
   if (dst.dtype != src.dtype)
     fail("copying " + std::string(ir::name(src.dtype)) + " into " + std::string(ir::name(dst.dtype)) +
          " is not supported on the CPU");
@@ -159,6 +166,88 @@ inline Tensor allocate_cpu(std::vector<std::int64_t> sizes, std::vector<std::int
   t->strides = std::move(strides);
   t->offset = offset;
   return *std::move(t);
+}
+
+/// A new tensor on `device` (the CPU, or the backend's device) with the
+/// layout, its storage reaching exactly the layout's extent.
+inline Tensor allocate_on(const DeviceBackend* backend, const ir::Device& device, std::vector<std::int64_t> sizes,
+                          std::vector<std::int64_t> strides, std::int64_t offset, ir::DType dtype) {
+  if (device.type == ir::DeviceType::cpu) return allocate_cpu(std::move(sizes), std::move(strides), offset, dtype);
+  if (backend == nullptr || backend->device_type() != device.type)
+    fail("no backend for " + ir::to_string(device) + " (ExecutorOptions::device)");
+  Result<std::int64_t> bytes = bytes_spanned(sizes, strides, offset, dtype);
+  if (!bytes) fail(bytes.error().message);
+  Result<std::shared_ptr<Storage>> storage = backend->allocate(device, *bytes);
+  if (!storage) fail(storage.error().message);
+  return Tensor{*std::move(storage), dtype, std::move(sizes), std::move(strides), offset};
+}
+
+/// The bytes of `t`'s storage from its first element to the end of its
+/// layout: [first, first + count).
+struct ByteSpan {
+  std::byte* first = nullptr;
+  std::int64_t count = 0;
+};
+inline ByteSpan layout_bytes(const Tensor& t) {
+  Result<std::int64_t> end = bytes_spanned(t.sizes, t.strides, t.offset, t.dtype);
+  if (!end) fail(end.error().message);
+  const std::int64_t start = t.offset * ir::itemsize(t.dtype);
+  if (*end == 0 || t.storage == nullptr || t.storage->data == nullptr) return {};
+  return {t.storage->data + start, *end - start};
+}
+
+/// `dst.copy_(src)` across devices: equal dtypes and sizes, any strides.
+/// Dense same-layout copies are one backend copy; others go through the
+/// host (copy both spans out, copy element-wise, copy the destination back).
+inline void copy_tensor(const DeviceBackend* backend, const Tensor& dst, const Tensor& src) {
+  const bool dst_host = dst.device().type == ir::DeviceType::cpu, src_host = src.device().type == ir::DeviceType::cpu;
+  if (dst_host && src_host) return copy_elements(dst, src);
+  if (backend == nullptr) fail("a copy between " + ir::to_string(src.device()) + " and " + ir::to_string(dst.device()) +
+                               " needs a device backend (ExecutorOptions::device)");
+  if (dst.dtype != src.dtype)
+    fail("copying " + std::string(ir::name(src.dtype)) + " into " + std::string(ir::name(dst.dtype)) +
+         " is not supported");
+  if (dst.sizes != src.sizes) fail("the copy's source and destination have different sizes");
+  if (dst.numel() == 0) return;
+  auto check = [](Result<void> r) {
+    if (!r) fail(r.error().message);
+  };
+  const ByteSpan d = layout_bytes(dst), s = layout_bytes(src);
+  if (dst.is_contiguous() && src.is_contiguous()) {
+    check(backend->copy(d.first, dst.device(), s.first, src.device(), dst.numel() * ir::itemsize(dst.dtype)));
+    return;
+  }
+  auto staged = [&](const Tensor& t, const ByteSpan& span) {
+    const std::int64_t item = ir::itemsize(t.dtype);
+    Tensor host = allocate_cpu({(span.count + item - 1) / item}, {1}, 0, t.dtype);
+    check(backend->copy(host.storage->data, host.device(), span.first, t.device(), span.count));
+    host.sizes = t.sizes;
+    host.strides = t.strides;
+    host.offset = 0;
+    return host;
+  };
+  const Tensor host_src = src_host ? src : staged(src, s);
+  const Tensor host_dst = dst_host ? dst : staged(dst, d);
+  copy_elements(host_dst, host_src);
+  if (!dst_host) check(backend->copy(d.first, dst.device(), host_dst.storage->data, host_dst.device(), d.count));
+}
+
+/// `v` with every one-element device tensor in it copied to the host, so
+/// that key paths can read its value (an `item()`, a predicate).
+inline Value host_scalars(const DeviceBackend* backend, const Value& v) {
+  if (const Tensor* t = v.get_if<Tensor>()) {
+    if (t->device().type == ir::DeviceType::cpu || t->numel() != 1) return v;
+    Tensor host = allocate_cpu(std::vector<std::int64_t>(t->sizes.size(), 1),
+                               std::vector<std::int64_t>(t->sizes.size(), 1), 0, t->dtype);
+    copy_tensor(backend, host, *t);
+    return Value{std::move(host)};
+  }
+  if (const ValueList* l = v.get_if<ValueList>()) {
+    ValueList out;
+    for (const Value& x : l->items) out.items.push_back(host_scalars(backend, x));
+    return Value{std::move(out)};
+  }
+  return v;
 }
 
 /// Follows `path` from `v`: index steps into lists; size, stride and

@@ -1,0 +1,313 @@
+// Host time per call and per launch of whole Inductor programs on the
+// executor's CUDA backend, against a raw cuLaunchKernel loop over the same
+// programs' Triton launches (issue 14 §5; bench/gpu/executor_overhead.py
+// adds Inductor's own call() and torch.compile(mode="reduce-overhead") and
+// writes the table of docs/performance.md).
+//
+//   WRAPIR_BENCH_EXPORTS=DIR[:DIR...] WRAPIR_CUBLAS=/path/libcublas.so.13 executor_overhead_bench
+//
+// Each DIR is an export of `wrapir_inductor check --device cuda` (program.json,
+// kernels.json, kernels/, inputs.safetensors). Per program:
+//
+// * Executor/NAME — `Executor::run` on device-resident inputs: bind, every
+//   line (allocations from the caching allocator, Triton launches, cuBLAS
+//   GEMMs, frees), outputs. Each iteration is timed from the call to its
+//   return (manual time), then the GPU is waited for, untimed, so the queue
+//   never blocks the host. Items are the program's launches (kernels and
+//   externs): ns per item is host time per launch.
+// * RawLaunch/NAME — the program's Triton launches only, with their grids,
+//   blocks and shared memory, as one loop of cuLaunchKernel calls on
+//   argument arrays packed beforehand (pointers into one scratch buffer):
+//   the driver's own cost, the floor any wrapper sits on.
+//
+// Without a device or without WRAPIR_BENCH_EXPORTS the binary says why and
+// exits 0 (CI's smoke run). A program the executor cannot prepare is
+// reported and skipped.
+
+#include <wrapir/cuda/context.hpp>
+#include <wrapir/cuda/module.hpp>
+#include <wrapir/cuda/triton.hpp>
+#include <wrapir/cuda/triton_json.hpp>
+#include <wrapir/io/json.hpp>
+#include <wrapir/io/safetensors.hpp>
+#include <wrapir/run/cuda/backend.hpp>
+#include <wrapir/run/cuda/cublas.hpp>
+#include <wrapir/run/cuda/triton_kernels.hpp>
+#include <wrapir/run/executor.hpp>
+#include <wrapir/run/grid.hpp>
+
+#include <benchmark/benchmark.h>
+#include <boost/json/src.hpp>  // Boost.JSON compiled in: GPU-only builds have no wrapir::json
+
+#include "gpu_bench.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace {
+
+namespace ir = wrapir::ir;
+namespace run = wrapir::run;
+namespace rc = wrapir::run::cuda;
+namespace drv = wrapir::cuda;
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// One program's raw launch loop: functions, configurations and packed
+/// argument arrays, made once.
+struct RawLoop {
+  std::vector<drv::Module> modules;
+  std::vector<drv::TritonKernel> kernels;
+  struct Launch {
+    CUfunction f{};
+    run::Dim3 grid{}, block{};
+    unsigned shared = 0;
+    std::vector<std::uint64_t> values;  // 8 bytes per argument (+2 null scratch)
+    std::vector<void*> params;
+  };
+  std::vector<Launch> launches;
+  drv::DeviceBuffer scratch;
+};
+
+wrapir::Result<std::unique_ptr<RawLoop>> make_raw_loop(const fs::path& dir, const ir::Program& p) {
+  auto entries = rc::triton_entries_from_json(read_file(dir / "kernels.json"));
+  if (!entries) return entries.error();
+  auto loop = std::make_unique<RawLoop>();
+  auto scratch = drv::DeviceBuffer::allocate(std::size_t{64} << 20);
+  if (!scratch) return scratch.error();
+  loop->scratch = *std::move(scratch);
+  std::map<std::string, std::size_t> loaded;  // kernel name -> index in kernels
+  loop->modules.reserve(entries->size());
+  loop->kernels.reserve(entries->size());
+  for (const ir::Line& line : p.body) {
+    const auto* call = std::get_if<ir::KernelCall>(&line);
+    if (call == nullptr) continue;
+    const ir::KernelDecl& decl = p.kernel(call->kernel);
+    const rc::TritonKernelEntry* e = nullptr;
+    for (const auto& x : *entries)
+      if (x.name == decl.name) e = &x;
+    if (e == nullptr || e->cubin.empty() || !e->grid_type) return wrapir::Diagnostic{decl.name + ": no cubin"};
+    auto it = loaded.find(decl.name);
+    if (it == loaded.end()) {
+      auto meta = drv::triton_metadata_from_json(read_file(dir / e->metadata));
+      if (!meta) return meta.error();
+      auto m = drv::Module::load_file(dir / e->cubin);
+      if (!m) return m.error();
+      loop->modules.push_back(*std::move(m));
+      auto k = drv::TritonKernel::load(loop->modules.back(), *meta);
+      if (!k) return k.error();
+      loop->kernels.push_back(*std::move(k));
+      it = loaded.emplace(decl.name, loop->kernels.size() - 1).first;
+    }
+    const drv::TritonKernel& k = loop->kernels[it->second];
+    RawLoop::Launch l;
+    l.f = k.function().get();
+    l.block = k.block();
+    l.shared = static_cast<unsigned>(k.metadata().shared_bytes);
+    std::vector<run::NamedInt> numels, block;
+    for (const auto& [name, value] : e->constants) block.push_back({name, value});
+    for (std::size_t i = 0; i < call->args.size(); ++i) {
+      std::uint64_t v = 0;
+      if (call->args[i].holds<ir::BufferArg>()) {
+        v = loop->scratch.address();
+      } else if (const std::int64_t* n = call->args[i].get_if<std::int64_t>()) {
+        v = static_cast<std::uint64_t>(*n);
+        if (decl.signature[i].name.find("numel") != std::string::npos) numels.push_back({decl.signature[i].name, *n});
+      } else {
+        return wrapir::Diagnostic{decl.name + ": argument " + std::to_string(i) + " is not a constant"};
+      }
+      l.values.push_back(v);
+    }
+    auto grid = run::grid_dims(*e->grid_type, numels, block);
+    if (!grid) return grid.error();
+    l.grid = *grid;
+    l.values.push_back(0);
+    l.values.push_back(0);
+    loop->launches.push_back(std::move(l));
+  }
+  // Pointers into values only once every vector has its final address.
+  for (RawLoop::Launch& l : loop->launches)
+    for (std::uint64_t& v : l.values) l.params.push_back(&v);
+  return loop;
+}
+
+struct Program {
+  std::string name;
+  ir::Program program;
+  std::optional<run::Executor> executor;
+  std::vector<run::Tensor> inputs;
+  std::vector<std::int64_t> scalars;
+  std::int64_t launches = 0, triton_launches = 0;
+  std::unique_ptr<RawLoop> raw;
+};
+
+struct Fixture {
+  std::shared_ptr<rc::CudaBackend> backend;
+  std::vector<std::unique_ptr<Program>> programs;
+};
+std::optional<Fixture> fixture;
+
+std::int64_t count_launches(const ir::Program& p, bool triton_only) {
+  std::int64_t n = 0;
+  for (const ir::Line& line : p.body)
+    std::visit(
+        [&]<class K>(const K&) {
+          if constexpr (std::is_same_v<K, ir::KernelCall> || std::is_same_v<K, ir::MultiKernelCall>) ++n;
+          else if constexpr (std::is_same_v<K, ir::ExternKernelOut> || std::is_same_v<K, ir::ExternKernelAlloc> ||
+                             std::is_same_v<K, ir::ExternKernelMultiOut> || std::is_same_v<K, ir::ScatterFallback> ||
+                             std::is_same_v<K, ir::IndexPutFallback>)
+            n += triton_only ? 0 : 1;
+        },
+        line);
+  return n;
+}
+
+std::unique_ptr<Program> load(const fs::path& dir) {
+  auto p = std::make_unique<Program>();
+  p->name = dir.filename().string();
+  auto program = wrapir::io::program_from_json(read_file(dir / "program.json"));
+  if (!program) {
+    std::fprintf(stderr, "%s: %s\n", p->name.c_str(), program.error().message.c_str());
+    return nullptr;
+  }
+  p->program = *std::move(program);
+  auto kernels = rc::TritonKernelProvider::load(dir, fixture->backend);
+  if (!kernels) {
+    std::fprintf(stderr, "%s: %s\n", p->name.c_str(), kernels.error().message.c_str());
+    return nullptr;
+  }
+  auto exe = run::Executor::prepare(
+      p->program, {.device = fixture->backend, .kernels = *kernels, .externs = rc::cublas_externs(fixture->backend)});
+  if (!exe) {
+    std::fprintf(stderr, "%s: skipped: %s\n", p->name.c_str(), exe.error().message.c_str());
+    return nullptr;
+  }
+  p->executor.emplace(*std::move(exe));
+  auto file = wrapir::io::read_safetensors(dir / "inputs.safetensors");
+  if (!file) {
+    std::fprintf(stderr, "%s: %s\n", p->name.c_str(), file.error().message.c_str());
+    return nullptr;
+  }
+  for (const ir::ProgramInput& in : p->program.inputs) {
+    const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&in);
+    if (b == nullptr) {
+      std::fprintf(stderr, "%s: skipped: scalar inputs are not benchmarked\n", p->name.c_str());
+      return nullptr;
+    }
+    const ir::BufferDecl& d = p->program.buffer(*b);
+    const run::Tensor* t = file->find(d.name);
+    if (t == nullptr) return nullptr;
+    if (d.layout.device.type == ir::DeviceType::cpu) {
+      p->inputs.push_back(*t);
+      continue;
+    }
+    auto storage = wrapir_bench::must(fixture->backend->allocate(d.layout.device, t->storage->nbytes));
+    (void)fixture->backend->copy(storage->data, storage->device, t->storage->data, t->device(), t->storage->nbytes);
+    p->inputs.push_back(run::Tensor{storage, t->dtype, t->sizes, t->strides, t->offset});
+  }
+  p->launches = count_launches(p->program, false);
+  p->triton_launches = count_launches(p->program, true);
+  if (auto raw = make_raw_loop(dir, p->program)) p->raw = *std::move(raw);
+  else std::fprintf(stderr, "%s: no raw loop: %s\n", p->name.c_str(), raw.error().message.c_str());
+  return p;
+}
+
+void executor_call(benchmark::State& state, Program* p) {
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto out = p->executor->run(p->inputs, p->scalars);
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (!out) {
+      state.SkipWithError(out.error().message.c_str());
+      break;
+    }
+    out->clear();  // the outputs' blocks go back to the allocator before the wait
+    if (auto s = fixture->backend->synchronize(); !s) {
+      state.SkipWithError(s.error().message.c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * p->launches);
+  state.counters["launches"] = static_cast<double>(p->launches);
+}
+
+void raw_loop(benchmark::State& state, Program* p) {
+  const drv::Driver& d = drv::loaded_driver();
+  CUstream stream = fixture->backend->stream();
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    bool ok = true;
+    for (RawLoop::Launch& l : p->raw->launches)
+      ok &= d.cuLaunchKernel(l.f, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z, l.shared, stream,
+                             l.params.data(), nullptr) == CUDA_SUCCESS;
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (!ok) {
+      state.SkipWithError("a launch failed");
+      break;
+    }
+    if (auto s = fixture->backend->synchronize(); !s) {
+      state.SkipWithError(s.error().message.c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(p->raw->launches.size()));
+  state.counters["launches"] = static_cast<double>(p->raw->launches.size());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (auto why = drv::no_device_reason()) {
+    std::printf("executor_overhead_bench: skipped: no CUDA device (%s)\n", why->c_str());
+    return 0;
+  }
+  const char* exports = std::getenv("WRAPIR_BENCH_EXPORTS");
+  if (exports == nullptr || *exports == '\0') {
+    std::printf("executor_overhead_bench: skipped: set WRAPIR_BENCH_EXPORTS to export folders (DIR[:DIR...])\n");
+    return 0;
+  }
+  fixture.emplace();
+  fixture->backend = wrapir_bench::must(rc::CudaBackend::create(0));
+  benchmark::AddCustomContext("gpu", wrapir_bench::must(drv::device_info(0)).name);
+  std::stringstream list(exports);
+  for (std::string dir; std::getline(list, dir, ':');) {
+    if (dir.empty()) continue;
+    auto p = load(dir);
+    if (!p) continue;
+    // One unmeasured call: multi-kernels choose, the allocator fills its lists.
+    if (auto first = p->executor->run(p->inputs, p->scalars); !first) {
+      std::fprintf(stderr, "%s: skipped: %s\n", p->name.c_str(), first.error().message.c_str());
+      continue;
+    }
+    (void)fixture->backend->synchronize();
+    Program* raw = p.get();
+    benchmark::RegisterBenchmark(("Executor/" + p->name).c_str(), executor_call, raw)->UseManualTime()->Iterations(2000);
+    if (p->raw)
+      benchmark::RegisterBenchmark(("RawLaunch/" + p->name).c_str(), raw_loop, raw)->UseManualTime()->Iterations(2000);
+    fixture->programs.push_back(std::move(p));
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  fixture.reset();
+  return 0;
+}

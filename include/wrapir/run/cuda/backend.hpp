@@ -1,0 +1,233 @@
+#pragma once
+/// \file
+/// The CUDA backend of `run::Executor` (docs/runtime.md, "CUDA backend"):
+/// device memory, copies and fills on one stream of one device, through
+/// wrapir/cuda (the driver loaded at run time, so a binary with this
+/// backend still starts without a GPU; `CudaBackend::create` then answers
+/// with the driver's reason).
+///
+/// ```
+/// auto backend = wrapir::run::cuda::CudaBackend::create(0).value();
+/// auto kernels = wrapir::run::cuda::TritonKernelProvider::load("export_dir", backend).value();
+/// wrapir::run::ExecutorOptions options{.device = backend, .kernels = kernels,
+///                                      .externs = wrapir::run::cuda::cublas_externs(backend).value()};
+/// ```
+///
+/// Memory: a caching allocator. Buffers are handed back to a per-size free
+/// list when their last tensor goes and reused by later allocations of that
+/// size. Everything runs on the backend's one stream, so a block reused by a
+/// later kernel is ordered after every earlier use (the rule PyTorch's
+/// caching allocator relies on for one stream). Sizes are rounded up to 512
+/// bytes; cached bytes are capped (`Options::max_cached_bytes`) and freed
+/// when an allocation fails, before it is retried once.
+///
+/// Thread safety: the allocator locks; launches, copies and fills go to one
+/// stream in the order threads make them, so sharing one backend between
+/// threads that run executors at once is safe only for programs that do not
+/// depend on each other's results.
+///
+/// The driver keeps the current context per thread: `create` makes the
+/// backend's current on the creating thread; any other thread that runs an
+/// executor on it calls `make_current()` first.
+#include <wrapir/cuda/context.hpp>
+#include <wrapir/cuda/driver.hpp>
+#include <wrapir/cuda/memory.hpp>
+#include <wrapir/cuda/stream.hpp>
+#include <wrapir/diagnostic.hpp>
+#include <wrapir/run/executor_backend.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace wrapir::run::cuda {
+
+namespace drv = wrapir::cuda;
+
+struct CudaBackendOptions {
+  /// Bytes kept in the free lists at most; blocks freed beyond it go back
+  /// to the driver.
+  std::int64_t max_cached_bytes = std::int64_t{4} << 30;
+};
+
+class CudaBackend final : public DeviceBackend {
+ public:
+  using Options = CudaBackendOptions;
+
+  /// Device `ordinal`'s primary context (made current on the calling
+  /// thread) and a new non-blocking stream; the driver's reason when there
+  /// is no driver or device.
+  [[nodiscard]] static Result<std::shared_ptr<CudaBackend>> create(int ordinal = 0, Options options = {}) {
+    auto ctx = drv::use_device(ordinal);
+    if (!ctx) return ctx.error();
+    auto stream = drv::Stream::create();
+    if (!stream) return stream.error();
+    auto info = drv::device_info(ordinal);
+    auto state = std::make_shared<State>(*std::move(ctx), *std::move(stream), options);
+    state->name = info ? info->name : std::string("?");
+    return std::shared_ptr<CudaBackend>(new CudaBackend(std::move(state), ordinal));
+  }
+
+  [[nodiscard]] ir::DeviceType device_type() const noexcept override { return ir::DeviceType::cuda; }
+  [[nodiscard]] std::string describe() const override {
+    return "CUDA device " + std::to_string(ordinal_) + " (" + state_->name + ")";
+  }
+  /// The stream every launch, copy and fill goes to.
+  [[nodiscard]] CUstream stream() const noexcept { return state_->stream.get(); }
+  [[nodiscard]] int ordinal() const noexcept { return ordinal_; }
+  /// Makes the backend's context current on the calling thread (the driver
+  /// keeps the current context per thread).
+  [[nodiscard]] drv::Status make_current() const { return state_->context.make_current(); }
+
+  [[nodiscard]] Result<std::shared_ptr<Storage>> allocate(const ir::Device& device,
+                                                          std::int64_t bytes) const override {
+    if (device.type != ir::DeviceType::cuda || device.index.value_or(ordinal_) != ordinal_)
+      return Diagnostic{"the CUDA backend holds device " + std::to_string(ordinal_) + ", not " + ir::to_string(device)};
+    if (bytes < 0) return Diagnostic{"cannot allocate " + std::to_string(bytes) + " bytes"};
+    auto storage = std::make_shared<Storage>();
+    storage->device = ir::Device{ir::DeviceType::cuda, ordinal_};
+    storage->nbytes = bytes;
+    if (bytes == 0) return storage;
+    const std::size_t rounded = round_up(static_cast<std::size_t>(bytes));
+    auto address = state_->take(rounded);
+    if (!address) return address.error();
+    storage->data = reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(*address));
+    // The block returns to the free list when the last tensor on it goes;
+    // the state outlives every block it handed out.
+    storage->owner = std::shared_ptr<void>(storage->data, [state = state_, rounded, a = *address](void*) noexcept {
+      state->give_back(a, rounded);
+    });
+    return storage;
+  }
+
+  [[nodiscard]] Result<void> zero(std::byte* data, std::int64_t bytes) const override {
+    if (bytes <= 0) return {};
+    return drv::fill_bytes_async(address(data), 0, static_cast<std::size_t>(bytes), stream());
+  }
+
+  [[nodiscard]] Result<void> copy(std::byte* dst, const ir::Device& dst_device, const std::byte* src,
+                                  const ir::Device& src_device, std::int64_t bytes) const override {
+    if (bytes <= 0) return {};
+    const auto n = static_cast<std::size_t>(bytes);
+    const bool to_host = dst_device.type == ir::DeviceType::cpu, from_host = src_device.type == ir::DeviceType::cpu;
+    if (to_host && from_host) {
+      std::memmove(dst, src, n);
+      return {};
+    }
+    if (from_host) return drv::copy_to_device_async(address(dst), src, n, stream());
+    if (to_host) {
+      if (auto s = drv::copy_to_host_async(dst, address(src), n, stream()); !s) return s;
+      return state_->stream.synchronize();
+    }
+    return drv::copy_async(address(dst), address(src), n, stream());
+  }
+
+  [[nodiscard]] Result<void> synchronize() const override { return state_->stream.synchronize(); }
+
+  /// Allocator counters (tests, benchmarks).
+  struct Stats {
+    std::int64_t driver_allocations = 0, reused = 0, cached_bytes = 0;
+  };
+  [[nodiscard]] Stats stats() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->stats;
+  }
+
+  /// Frees every cached block (after the stream's work is done).
+  [[nodiscard]] Result<void> release_cached() const {
+    if (auto s = synchronize(); !s) return s;
+    state_->release_all();
+    return {};
+  }
+
+ private:
+  static constexpr std::size_t granularity = 512;
+  static std::size_t round_up(std::size_t bytes) noexcept { return (bytes + granularity - 1) / granularity * granularity; }
+  static CUdeviceptr address(const void* p) noexcept {
+    return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p));
+  }
+
+  /// Context first: destroyed last, after the stream and the blocks.
+  struct State {
+    drv::Context context;
+    drv::Stream stream;
+    Options options;
+    std::string name;
+    std::mutex mutex;
+    std::unordered_map<std::size_t, std::vector<CUdeviceptr>> free;
+    Stats stats;
+
+    State(drv::Context c, drv::Stream s, Options o) : context(std::move(c)), stream(std::move(s)), options(o) {}
+    State(const State&) = delete;
+    State& operator=(const State&) = delete;
+    ~State() {
+      (void)stream.synchronize();
+      release_all();
+    }
+
+    Result<CUdeviceptr> take(std::size_t bytes) {
+      {
+        std::lock_guard lock(mutex);
+        if (auto it = free.find(bytes); it != free.end() && !it->second.empty()) {
+          const CUdeviceptr a = it->second.back();
+          it->second.pop_back();
+          stats.cached_bytes -= static_cast<std::int64_t>(bytes);
+          ++stats.reused;
+          return a;
+        }
+      }
+      auto d = drv::driver();
+      if (!d) return d.error();
+      CUdeviceptr a = 0;
+      CUresult r = (*d)->cuMemAlloc(&a, bytes);
+      if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+        // Cached blocks may be what fills the device: free them and retry.
+        (void)stream.synchronize();
+        release_all();
+        r = (*d)->cuMemAlloc(&a, bytes);
+      }
+      if (r != CUDA_SUCCESS) return drv::driver_error("cuMemAlloc(" + std::to_string(bytes) + " bytes)", r);
+      std::lock_guard lock(mutex);
+      ++stats.driver_allocations;
+      return a;
+    }
+
+    void give_back(CUdeviceptr a, std::size_t bytes) noexcept {
+      {
+        std::lock_guard lock(mutex);
+        if (stats.cached_bytes + static_cast<std::int64_t>(bytes) <= options.max_cached_bytes) {
+          try {
+            free[bytes].push_back(a);
+            stats.cached_bytes += static_cast<std::int64_t>(bytes);
+            return;
+          } catch (...) {  // no memory for the list: free the block instead
+          }
+        }
+      }
+      // cuMemFree waits for the work that may still use the block.
+      (void)drv::loaded_driver().cuMemFree(a);
+    }
+
+    void release_all() noexcept {
+      std::lock_guard lock(mutex);
+      for (auto& [bytes, blocks] : free)
+        for (CUdeviceptr a : blocks) (void)drv::loaded_driver().cuMemFree(a);
+      free.clear();
+      stats.cached_bytes = 0;
+    }
+  };
+
+  CudaBackend(std::shared_ptr<State> state, int ordinal) : state_(std::move(state)), ordinal_(ordinal) {}
+
+  std::shared_ptr<State> state_;
+  int ordinal_ = 0;
+};
+
+}  // namespace wrapir::run::cuda

@@ -1,0 +1,275 @@
+#pragma once
+/// \file
+/// Triton kernels for `run::Executor` on CUDA: a kernel provider that loads
+/// the cubins the Inductor exporter wrote (`--device cuda`: DIR/kernels.json
+/// and DIR/kernels/NAME.{cubin,json}) and returns, for each Triton kernel
+/// of a program, a function that launches it on the backend's stream.
+///
+/// Per kernel, when the executor is prepared: the kernels.json entry (the
+/// cubin, Triton's metadata file, the launch configuration the autotuner
+/// chose — constexpr block sizes such as `XBLOCK`, `num_warps`, the grid
+/// type), the metadata read with `cuda::triton_metadata_from_json` and
+/// checked against the entry (symbol, warps, shared memory), the module
+/// loaded, the function looked up and, where the driver reports it (12.4+),
+/// its parameter count checked against the program's signature plus
+/// Triton's scratch pointers. Every refusal names the kernel and says why.
+///
+/// Per launch: the numel arguments (`xnumel`, `ynumel`, `r0_numel`, ... by
+/// the signature's names) are read from the packed arguments, the grid is
+/// `run::compute_grid_dims` of the entry's grid type and block sizes (no
+/// allocation), and `TritonKernel::launch_packed` calls `cuLaunchKernel`
+/// once.
+#include <wrapir/cuda/module.hpp>
+#include <wrapir/cuda/triton.hpp>
+#include <wrapir/cuda/triton_json.hpp>
+#include <wrapir/diagnostic.hpp>
+#include <wrapir/ir/kernel.hpp>
+#include <wrapir/ir/names.hpp>
+#include <wrapir/run/cuda/backend.hpp>
+#include <wrapir/run/executor_kernels.hpp>
+#include <wrapir/run/grid.hpp>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace wrapir::run::cuda {
+
+/// One entry of the exporter's kernels.json.
+struct TritonKernelEntry {
+  std::string name;
+  /// Paths relative to the export directory; empty cubin: none was found
+  /// (`why` says why).
+  std::string cubin, metadata, why;
+  std::string symbol;
+  std::vector<std::pair<std::string, std::int64_t>> constants;
+  std::optional<std::int64_t> num_warps, shared_memory_bytes;
+  std::optional<ir::GridType> grid_type;
+};
+
+namespace triton_detail {
+
+inline std::optional<ir::GridType> grid_type_named(std::string_view name) {
+  for (std::size_t i = 0; i < ir::grid_type_count; ++i)
+    if (ir::grid_type_names[i] == name) return static_cast<ir::GridType>(i);
+  return std::nullopt;
+}
+
+inline Result<std::string> read_text(const std::filesystem::path& path, std::uintmax_t max_bytes) {
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return Diagnostic{path.string() + ": " + ec.message()};
+  if (size > max_bytes)
+    return Diagnostic{path.string() + ": " + std::to_string(size) + " bytes, more than " + std::to_string(max_bytes)};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Diagnostic{path.string() + ": cannot be opened"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace triton_detail
+
+/// Reads kernels.json's text: `{"kernels": [{name, language, cubin, ...}]}`.
+/// Entries of other languages are skipped. A malformed entry is a
+/// diagnostic naming it and its key.
+[[nodiscard]] inline Result<std::vector<TritonKernelEntry>> triton_entries_from_json(std::string_view text) {
+  boost::system::error_code ec;
+  boost::json::parse_options options;
+  options.max_depth = 16;
+  const boost::json::value doc = boost::json::parse(text, ec, {}, options);
+  if (ec) return Diagnostic{"kernels.json: not JSON: " + ec.message()};
+  const boost::json::object* root = doc.if_object();
+  const boost::json::value* list = root ? root->if_contains("kernels") : nullptr;
+  if (list == nullptr || !list->is_array()) return Diagnostic{"kernels.json: no 'kernels' array"};
+  std::vector<TritonKernelEntry> out;
+  for (std::size_t i = 0; i < list->get_array().size(); ++i) {
+    const boost::json::object* o = list->get_array()[i].if_object();
+    const std::string where = "kernels.json: entry " + std::to_string(i);
+    if (o == nullptr) return Diagnostic{where + " is not an object"};
+    auto string_of = [&](const char* key) -> std::optional<std::string> {
+      const boost::json::value* v = o->if_contains(key);
+      if (v == nullptr || !v->is_string()) return std::nullopt;
+      return std::string(v->get_string());
+    };
+    auto integer_of = [&](const char* key, std::optional<std::int64_t>& to) -> Result<void> {
+      const boost::json::value* v = o->if_contains(key);
+      if (v == nullptr || v->is_null()) return {};
+      if (!v->is_int64()) return Diagnostic{where + ": '" + key + "' is not an integer"};
+      to = v->get_int64();
+      return {};
+    };
+    if (string_of("language").value_or("triton") != "triton") continue;
+    TritonKernelEntry e;
+    const auto name = string_of("name");
+    if (!name || name->empty()) return Diagnostic{where + " has no 'name'"};
+    e.name = *name;
+    const std::string who = where + " (" + ir::quote_for_diagnostic(e.name) + ")";
+    e.cubin = string_of("cubin").value_or("");
+    e.metadata = string_of("metadata").value_or("");
+    e.why = string_of("why").value_or("");
+    e.symbol = string_of("symbol").value_or(e.name);
+    if (auto r = integer_of("num_warps", e.num_warps); !r) return r.error();
+    if (auto r = integer_of("shared_memory_bytes", e.shared_memory_bytes); !r) return r.error();
+    if (const auto grid = string_of("grid_type")) {
+      e.grid_type = triton_detail::grid_type_named(*grid);
+      if (!e.grid_type) return Diagnostic{who + ": unknown grid type '" + *grid + "'"};
+    }
+    if (const boost::json::value* c = o->if_contains("constants"); c != nullptr && c->is_object())
+      for (const auto& [key, value] : c->get_object())
+        if (value.is_int64()) e.constants.emplace_back(std::string(key), value.get_int64());
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+/// The kernel provider (see the file comment). Kernels of other languages
+/// are "not mine".
+class TritonKernelProvider final : public KernelProvider {
+ public:
+  /// Reads `directory`/kernels.json; the cubins are loaded when a program
+  /// asks for their kernels.
+  [[nodiscard]] static Result<std::shared_ptr<TritonKernelProvider>> load(std::filesystem::path directory,
+                                                                          std::shared_ptr<const CudaBackend> backend) {
+    auto text = triton_detail::read_text(directory / "kernels.json", std::uintmax_t{64} << 20);
+    if (!text) return text.error();
+    auto entries = triton_entries_from_json(*text);
+    if (!entries) return Diagnostic{(directory / "kernels.json").string() + ": " + entries.error().message};
+    return std::make_shared<TritonKernelProvider>(std::move(directory), *std::move(entries), std::move(backend));
+  }
+
+  TritonKernelProvider(std::filesystem::path directory, std::vector<TritonKernelEntry> entries,
+                       std::shared_ptr<const CudaBackend> backend)
+      : directory_(std::move(directory)), backend_(std::move(backend)) {
+    for (TritonKernelEntry& e : entries) entries_.emplace(e.name, std::move(e));
+  }
+
+  [[nodiscard]] Result<KernelFn> provide(const KernelRequest& request) const override {
+    if (request.language != ir::KernelLanguage::triton) return KernelFn{};
+    const auto it = entries_.find(request.name);
+    if (it == entries_.end())
+      return Diagnostic{"kernels.json in " + directory_.string() + " has no entry for it"};
+    const TritonKernelEntry& e = it->second;
+    if (e.cubin.empty())
+      return Diagnostic{"the export has no cubin for it" + (e.why.empty() ? std::string{} : " (" + e.why + ")")};
+    if (!e.grid_type) return Diagnostic{"kernels.json gives it no grid_type"};
+    std::lock_guard lock(mutex_);
+    auto launcher = std::make_shared<Launcher>();
+    if (auto r = launcher->load(*this, e, request.signature); !r) return r.error();
+    return KernelFn{[launcher](std::span<void* const> args) { return (*launcher)(args); }};
+  }
+
+  [[nodiscard]] std::string describe() const override { return "Triton cubins of " + directory_.string(); }
+
+ private:
+  /// Everything one launch needs; members in destruction order (the
+  /// backend's context outlives the module, the module the kernel).
+  struct Launcher {
+    std::shared_ptr<const CudaBackend> backend;
+    std::optional<drv::Module> module;
+    std::optional<drv::TritonKernel> kernel;
+    ir::GridType grid = ir::GridType::grid_1d;
+    std::vector<std::string> names;  // owns the NamedInt names below
+    std::vector<NamedInt> block;
+    struct Numel {
+      std::size_t position = 0;
+      std::string_view name;
+      bool wide = false;  // i64, else i32
+    };
+    std::vector<Numel> numels;
+    CUstream stream = nullptr;
+
+    Result<void> load(const TritonKernelProvider& p, const TritonKernelEntry& e,
+                      std::span<const ir::KernelParam> signature) {
+      const std::filesystem::path meta_path = p.directory_ / e.metadata;
+      auto meta_text = triton_detail::read_text(meta_path, std::uintmax_t{16} << 20);
+      if (!meta_text) return meta_text.error();
+      auto meta = drv::triton_metadata_from_json(*meta_text);
+      if (!meta) return Diagnostic{meta_path.string() + ": " + meta.error().message};
+      // kernels.json and Triton's metadata come from one compile: a
+      // difference means files of two exports were mixed.
+      auto mismatch = [&](const std::string& what, const std::string& entry, const std::string& file) {
+        return Diagnostic{"metadata mismatch: kernels.json says " + what + " " + entry + ", " + meta_path.string() +
+                          " says " + file};
+      };
+      if (meta->name != e.symbol) return mismatch("symbol", "'" + e.symbol + "'", "'" + meta->name + "'");
+      if (e.num_warps && *e.num_warps != meta->num_warps)
+        return mismatch("num_warps", std::to_string(*e.num_warps), std::to_string(meta->num_warps));
+      if (e.shared_memory_bytes && *e.shared_memory_bytes != meta->shared_bytes)
+        return mismatch("shared memory", std::to_string(*e.shared_memory_bytes), std::to_string(meta->shared_bytes));
+      backend = p.backend_;
+      if (!backend) return Diagnostic{"no CUDA backend to load its cubin on"};
+      stream = backend->stream();
+      if (auto s = backend->make_current(); !s) return s.error();
+      auto m = drv::Module::load_file(p.directory_ / e.cubin);
+      if (!m) return m.error();
+      module.emplace(*std::move(m));
+      auto k = drv::TritonKernel::load(*module, *std::move(meta));
+      if (!k) return k.error();
+      kernel.emplace(*std::move(k));
+      if (const auto count = kernel->parameter_count();
+          count && (*count < signature.size() || *count - signature.size() > 2))
+        return Diagnostic{"the cubin's kernel has " + std::to_string(*count) + " parameters but the program's signature " +
+                          "has " + std::to_string(signature.size()) + " (and Triton adds at most 2 scratch pointers)"};
+      grid = *e.grid_type;
+      names.reserve(e.constants.size() + signature.size());
+      for (const auto& [name, value] : e.constants) names.push_back(name);
+      for (std::size_t i = 0; i < e.constants.size(); ++i) block.push_back(NamedInt{names[i], e.constants[i].second});
+      for (std::size_t i = 0; i < signature.size(); ++i) {
+        const ir::KernelParam& param = signature[i];
+        if (param.name.find("numel") == std::string::npos) continue;
+        if (param.type.pointer || (param.type.dtype != ir::DType::int32 && param.type.dtype != ir::DType::int64))
+          return Diagnostic{"the numel parameter " + ir::quote_for_diagnostic(param.name) + " is " +
+                            ir::to_string(param.type) + ", not i32 or i64"};
+        names.push_back(param.name);  // reserved above: earlier views stay valid
+        numels.push_back(Numel{i, names.back(), param.type.dtype == ir::DType::int64});
+      }
+      if (numels.size() > max_numels)
+        return Diagnostic{std::to_string(numels.size()) + " numel parameters, more than " + std::to_string(max_numels)};
+      return {};
+    }
+
+    static constexpr std::size_t max_numels = 16;
+
+    Result<void> operator()(std::span<void* const> args) {
+      std::array<NamedInt, max_numels> values{};
+      for (std::size_t i = 0; i < numels.size(); ++i) {
+        const Numel& n = numels[i];
+        if (n.position >= args.size()) return Diagnostic{"the launch passes too few arguments"};
+        std::int64_t v = 0;
+        if (n.wide) {
+          std::memcpy(&v, args[n.position], sizeof v);
+        } else {
+          std::int32_t narrow = 0;
+          std::memcpy(&narrow, args[n.position], sizeof narrow);
+          v = narrow;
+        }
+        values[i] = NamedInt{n.name, v};
+      }
+      const GridOutcome g = compute_grid_dims(grid, std::span<const NamedInt>(values.data(), numels.size()), block);
+      if (!g.ok()) [[unlikely]]
+        return Diagnostic{run::describe(grid, g.error)};
+      return kernel->launch_packed(g.dims, stream, args);
+    }
+  };
+
+  std::filesystem::path directory_;
+  std::shared_ptr<const CudaBackend> backend_;
+  std::map<std::string, TritonKernelEntry, std::less<>> entries_;
+  mutable std::mutex mutex_;
+};
+
+}  // namespace wrapir::run::cuda

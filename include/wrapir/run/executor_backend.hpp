@@ -1,0 +1,60 @@
+#pragma once
+/// \file
+/// The device side of `run::Executor`: what the executor asks of a device
+/// that is not the host — memory, copies, zero fills and waiting for queued
+/// work. Kernels come from the kernel provider (`run/executor_kernels.hpp`)
+/// and externs from the extern registry, both chosen with the backend (the
+/// CUDA one is `run/cuda/backend.hpp`); so the line handlers never ask which
+/// device they run on, they call the backend of the buffer's device.
+///
+/// The executor handles CPU memory itself (a program for a device may still
+/// hold CPU buffers: a `DeviceCopy` to the host, an `item()`); every buffer,
+/// pool and launch on another device type is the backend's, and a program
+/// with a device the executor has no backend for is refused when prepared.
+///
+/// Device addresses travel in `Storage::data` as `std::byte*` (the driver's
+/// 64-bit address): never dereferenced by the executor, only offset and
+/// packed into kernel arguments.
+///
+/// A backend may be shared by several executors and called from several
+/// threads only if its implementation says so (the CUDA one is
+/// thread-compatible: one stream, an internally locked allocator).
+#include <wrapir/diagnostic.hpp>
+#include <wrapir/ir/device.hpp>
+#include <wrapir/run/tensor.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace wrapir::run {
+
+class DeviceBackend {
+ public:
+  virtual ~DeviceBackend() = default;
+  /// The device type whose buffers this backend holds (`cuda`).
+  [[nodiscard]] virtual ir::DeviceType device_type() const noexcept = 0;
+  /// For diagnostics: `CUDA device 0 (NVIDIA H100)`.
+  [[nodiscard]] virtual std::string describe() const = 0;
+  /// `bytes` of uninitialised memory on `device`, owned by the storage
+  /// (released when the last tensor on it goes). Zero bytes give a storage
+  /// with a null address.
+  [[nodiscard]] virtual Result<std::shared_ptr<Storage>> allocate(const ir::Device& device,
+                                                                  std::int64_t bytes) const = 0;
+  /// Sets `bytes` bytes at `data` (a device address) to zero, in order
+  /// with the kernels launched before and after.
+  [[nodiscard]] virtual Result<void> zero(std::byte* data, std::int64_t bytes) const = 0;
+  /// Copies `bytes` bytes; each side is host memory or this device's, as
+  /// its device says. A copy to the host has finished when this returns;
+  /// others are ordered with the launches around them.
+  [[nodiscard]] virtual Result<void> copy(std::byte* dst, const ir::Device& dst_device, const std::byte* src,
+                                          const ir::Device& src_device, std::int64_t bytes) const = 0;
+  /// Waits until all work queued so far has finished (before host timing,
+  /// and before results are handed back).
+  [[nodiscard]] virtual Result<void> synchronize() const = 0;
+};
+
+using DeviceBackendPtr = std::shared_ptr<const DeviceBackend>;
+
+}  // namespace wrapir::run

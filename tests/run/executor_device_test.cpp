@@ -1,0 +1,183 @@
+// Tests of the executor's device path (include/wrapir/run/executor_backend.hpp)
+// without a GPU: a backend whose "device" memory is host memory tagged
+// cuda:0 and which counts what it is asked. Every device allocation, fill,
+// copy and scalar read must go through the backend; a program on a device
+// the executor has no backend for is refused naming the buffer.
+
+#include <wrapir/ir/builder.hpp>
+#include <wrapir/run/executor.hpp>
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace ir = wrapir::ir;
+namespace run = wrapir::run;
+
+constexpr ir::Device gpu = wrapir::cuda_device(0);
+constexpr ir::Device cpu = wrapir::cpu_device();
+
+/// Host memory that says it is on cuda:0.
+class TaggedHostBackend final : public run::DeviceBackend {
+ public:
+  mutable std::atomic<int> allocations{0}, zeros{0}, copies{0}, syncs{0};
+  mutable std::atomic<int> to_host{0};
+  bool fail_allocation = false;
+
+  [[nodiscard]] ir::DeviceType device_type() const noexcept override { return ir::DeviceType::cuda; }
+  [[nodiscard]] std::string describe() const override { return "tagged host memory"; }
+  [[nodiscard]] wrapir::Result<std::shared_ptr<run::Storage>> allocate(const ir::Device& device,
+                                                                       std::int64_t bytes) const override {
+    if (fail_allocation) return wrapir::Diagnostic{"cuMemAlloc(" + std::to_string(bytes) + " bytes): out of memory"};
+    ++allocations;
+    auto s = std::make_shared<run::Storage>();
+    void* p = bytes == 0 ? nullptr : std::malloc(static_cast<std::size_t>(bytes));
+    s->data = static_cast<std::byte*>(p);
+    s->nbytes = bytes;
+    s->device = device;
+    s->owner = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+    return s;
+  }
+  [[nodiscard]] wrapir::Result<void> zero(std::byte* data, std::int64_t bytes) const override {
+    ++zeros;
+    std::memset(data, 0, static_cast<std::size_t>(bytes));
+    return {};
+  }
+  [[nodiscard]] wrapir::Result<void> copy(std::byte* dst, const ir::Device& dd, const std::byte* src,
+                                          const ir::Device&, std::int64_t bytes) const override {
+    ++copies;
+    if (dd.type == ir::DeviceType::cpu) ++to_host;
+    std::memmove(dst, src, static_cast<std::size_t>(bytes));
+    return {};
+  }
+  [[nodiscard]] wrapir::Result<void> synchronize() const override {
+    ++syncs;
+    return {};
+  }
+};
+
+run::Tensor on_device(const TaggedHostBackend& backend, std::vector<std::int64_t> sizes, std::vector<float> values) {
+  run::Tensor t = run::empty_cpu(sizes, ir::DType::float32).value();
+  t.storage = backend.allocate(gpu, t.storage->nbytes).value();
+  std::memcpy(t.data(), values.data(), values.size() * sizeof(float));
+  return t;
+}
+
+std::shared_ptr<run::KernelRegistry> kernels() {
+  auto r = std::make_shared<run::KernelRegistry>();
+  REQUIRE(r->add("add", run::cpu_kernel([](const float* a, const float* b, float* out, std::int64_t n) {
+                   for (std::int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+                 })));
+  return r;
+}
+
+/// out = x + x on the device; a strided device->host copy of out's
+/// transpose; symbol `s` from the device tensor's first element.
+ir::Program device_program() {
+  ir::Program p{"dev"};
+  ir::Builder b{p, gpu};
+  auto& c = b.ctx();
+  auto x = b.input("x", {c.integer(2), c.integer(3)}, ir::DType::float32);
+  auto k = b.kernel("add", ir::KernelLanguage::triton, ir::SourceText{"# triton"},
+                    "a: *fp32, b: *fp32, out: *fp32, n: i64");
+  auto y = b.empty({c.integer(2), c.integer(3)}, ir::DType::float32);
+  b.call(k, {x, x, y, 6});
+  auto host = b.empty({c.integer(3), c.integer(2)}, ir::DType::float32, cpu);
+  ir::BufferArg transposed{y, ir::View{{c.integer(3), c.integer(2)}, {c.integer(1), c.integer(3)}, c.integer(0)}};
+  b.append(ir::DeviceCopy{ir::BufferArg{host}, transposed, false});
+  b.output(y);
+  b.output(host);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("executor device path: allocations, launches and copies go through the backend") {
+  auto backend = std::make_shared<TaggedHostBackend>();
+  auto exe = run::Executor::prepare(device_program(), {.device = backend, .kernels = kernels()});
+  REQUIRE_MESSAGE(exe, exe.error().message);
+  const run::Tensor in = on_device(*backend, {2, 3}, {1, 2, 3, 4, 5, 6});
+  const int before = backend->allocations;
+  auto out = exe->run(std::span(&in, 1));
+  REQUIRE_MESSAGE(out, out.error().message);
+  const run::Tensor& y = *(*out)[0].get_if<run::Tensor>();
+  const run::Tensor& host = *(*out)[1].get_if<run::Tensor>();
+  CHECK(y.device() == gpu);
+  CHECK(host.device().type == ir::DeviceType::cpu);
+  CHECK(backend->allocations - before == 1);  // y; the host buffer is the executor's own
+  const auto* h = static_cast<const float*>(host.data());
+  // host = (x + x).t()
+  CHECK(std::vector<float>(h, h + 6) == std::vector<float>{2, 8, 4, 10, 6, 12});
+  CHECK(backend->to_host >= 1);
+}
+
+TEST_CASE("executor device path: a device scalar is read through the backend") {
+  auto backend = std::make_shared<TaggedHostBackend>();
+  ir::Program p{"item"};
+  ir::Builder b{p, gpu};
+  auto& c = b.ctx();
+  auto x = b.input("x", {c.integer(1)}, ir::DType::int64);
+  auto u = b.unbacked_symbol("u0");
+  b.dynamic_scalar(u, x);
+  b.output(u);
+  auto exe = run::Executor::prepare(p, {.device = backend});
+  REQUIRE_MESSAGE(exe, exe.error().message);
+  run::Tensor in = run::empty_cpu({1}, ir::DType::int64).value();
+  in.storage = backend->allocate(gpu, 8).value();
+  const std::int64_t seven = 7;
+  std::memcpy(in.data(), &seven, 8);
+  auto out = exe->run(std::span(&in, 1));
+  REQUIRE_MESSAGE(out, out.error().message);
+  CHECK(*(*out)[0].get_if<std::int64_t>() == 7);
+  CHECK(backend->to_host == 1);
+}
+
+TEST_CASE("executor device path: diagnostics") {
+  SUBCASE("no backend for the program's device") {
+    auto exe = run::Executor::prepare(device_program(), {.kernels = kernels()});
+    REQUIRE_FALSE(exe);
+    CHECK(exe.error().message.find("buffer 'x' is on cuda:0; the executor has no backend for cuda") !=
+          std::string::npos);
+  }
+  SUBCASE("a host input where the program expects the device") {
+    auto backend = std::make_shared<TaggedHostBackend>();
+    auto exe = run::Executor::prepare(device_program(), {.device = backend, .kernels = kernels()});
+    REQUIRE(exe);
+    const run::Tensor in = run::empty_cpu({2, 3}, ir::DType::float32).value();
+    auto out = exe->run(std::span(&in, 1));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message.find("input 0 ('x') is on cpu, the program expects cuda:0") != std::string::npos);
+  }
+  SUBCASE("a failed device allocation names the line and the buffer") {
+    auto backend = std::make_shared<TaggedHostBackend>();
+    auto exe = run::Executor::prepare(device_program(), {.device = backend, .kernels = kernels()});
+    REQUIRE(exe);
+    const run::Tensor in = on_device(*backend, {2, 3}, {1, 2, 3, 4, 5, 6});
+    backend->fail_allocation = true;
+    auto out = exe->run(std::span(&in, 1));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message.find("(Allocate): cannot allocate 'buf") != std::string::npos);
+    CHECK(out.error().message.find("out of memory") != std::string::npos);
+  }
+  SUBCASE("a grid written at a device launch is refused when prepared") {
+    ir::Program p{"grid"};
+    ir::Builder b{p, gpu};
+    auto& c = b.ctx();
+    auto x = b.input("x", {c.integer(4)}, ir::DType::float32);
+    auto k = b.kernel("add", ir::KernelLanguage::triton, ir::SourceText{"#"}, "a: *fp32, b: *fp32, out: *fp32, n: i64");
+    auto y = b.empty({c.integer(4)}, ir::DType::float32);
+    b.call(k, {x, x, y, 4}, {.grid = ir::ExplicitGrid{c.integer(1), c.integer(1), c.integer(1)}});
+    b.output(y);
+    auto exe = run::Executor::prepare(p, {.device = std::make_shared<TaggedHostBackend>(), .kernels = kernels()});
+    REQUIRE_FALSE(exe);
+    CHECK(exe.error().message.find("launcher's grid only") != std::string::npos);
+  }
+}
