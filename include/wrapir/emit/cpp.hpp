@@ -17,9 +17,10 @@
 /// - the C interface of wrapir/run/c_abi.h, embedded under its own include
 ///   guard (a test keeps the copy equal to the header), so the unit needs
 ///   no wrapir header;
-/// - `#include <torch/csrc/inductor/cpp_prefix.h>` when the program has C++
-///   kernels (their prefix header, the one torch header they need; compile
-///   with torch's include directory, ideally as `-isystem`);
+/// - `#include <torch/csrc/inductor/cpp_prefix.h>` when a kernel includes it
+///   (Inductor's prefix header, the one torch header its kernels need),
+///   once, before the kernels; compile with torch's include directory,
+///   ideally as `-isystem`;
 /// - the runtime prelude (emit/detail/cpp_runtime.hpp): tensors over shared
 ///   storages, checked layouts, the Python-semantics division helpers
 ///   `expr::print_cpp` calls, kernel argument conversion (checked at compile

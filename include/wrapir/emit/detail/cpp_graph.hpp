@@ -17,6 +17,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -71,8 +72,11 @@ class GraphWriter {
             [&](const auto& l) {
               indent();
               out_ += "wrapir_where = ";
-              append_string_literal(out_, "line " + std::to_string(line_) + " (" + std::string(l.kind) + ") of graph '" +
-                                              p_.name + "'");
+              std::string label = "line " + std::to_string(line_) + " (" + std::string(l.kind);
+              // A kernel's failures (its arguments' ranges) name it.
+              if constexpr (std::is_same_v<std::decay_t<decltype(l)>, ir::KernelCall>)
+                if (p_.contains(l.kernel)) label += " '" + p_.kernels[l.kernel.index].name + "'";
+              append_string_literal(out_, label + ") of graph '" + p_.name + "'");
               out_ += ";\n";
               (*this)(l);
             },
@@ -412,11 +416,14 @@ class GraphWriter {
     }
     return 2;
   }
-  [[nodiscard]] std::string bind_symbol(expr::Expr s, const std::string& value) const {
+  /// `s = rt::bind_symbol("s", value, assumption[, code])`: checked
+  /// against the symbol's assumption; `code` is the error code of a breach.
+  [[nodiscard]] std::string bind_symbol(expr::Expr s, const std::string& value, const char* code = nullptr) const {
     if (!s || !s.is_symbol()) fail("a symbol definition defines something that is not a symbol");
     const std::string n(s.name());
     if (p_.find_symbol(s) == nullptr) fail("symbol '" + n + "' is not declared in the graph's symbol table");
-    return n + " = rt::bind_symbol(" + string_literal(n) + ", " + value + ", " + std::to_string(assumption_code(s)) + ")";
+    return n + " = rt::bind_symbol(" + string_literal(n) + ", " + value + ", " + std::to_string(assumption_code(s)) +
+           (code != nullptr ? std::string(", ") + code : std::string()) + ")";
   }
   [[nodiscard]] static std::string expr_text(expr::Expr e) {
     std::string s;
@@ -636,7 +643,7 @@ class GraphWriter {
         const expr::Expr s = boost::variant2::get<expr::Expr>(p_.inputs[i]);
         if (!s || !s.is_symbol()) fail("input " + std::to_string(i) + " is not a symbol");
         out_ += "    " + bind_symbol(s, "rt::input_integer(wrapir_inputs, " + std::to_string(i) + ", " +
-                                         string_literal(std::string(s.name())) + ", " + code + ")") +
+                                         string_literal(std::string(s.name())) + ", " + code + ")", code) +
                 ";\n";
       }
     }
@@ -675,15 +682,16 @@ class GraphWriter {
                   string_literal(" where the program expects " + expr::print_python(dimension) +
                                  ", which no integer value solves") +
                   ", " + code + ");\n";
-          text += "      " + bind_symbol(s.symbol, expr_text(sol->value)) + ";\n    }\n";
+          text += "      " + bind_symbol(s.symbol, expr_text(sol->value), code) + ";\n    }\n";
           solvers.push_back(std::move(text));
           continue;
         }
-        out_ += "    " + bind_symbol(s.symbol, read) + ";\n";
+        out_ += "    " + bind_symbol(s.symbol, read, code) + ";\n";
         continue;
       }
       out_ += "    " + bind_symbol(s.symbol, "rt::integer_of(rt::follow_path(rt::Value::of(" + src.name + "), " +
-                                        path_text(s.path) + ", \"symbol '" + n + "'\"), \"symbol '" + n + "'\")") +
+                                        path_text(s.path) + ", \"symbol '" + n + "'\"), \"symbol '" + n + "'\")",
+                                  code) +
               ";\n";
     }
     for (const std::string& s : solvers) out_ += s;

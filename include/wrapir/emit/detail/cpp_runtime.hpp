@@ -233,10 +233,10 @@ inline void check_alignment(const Tensor& t, std::int64_t alignment, const char*
 }
 
 /// Assumptions: 0 positive, 1 nonnegative, 2 any integer.
-inline std::int64_t bind_symbol(const char* name, std::int64_t v, int assumption) {
+inline std::int64_t bind_symbol(const char* name, std::int64_t v, int assumption, int code = WRAPIR_ERROR_RUNTIME) {
   if ((assumption == 0 && v <= 0) || (assumption == 1 && v < 0))
     fail(std::string("symbol ") + quoted(name) + " would be " + std::to_string(v) + ", which breaks its assumption (" +
-         (assumption == 0 ? "positive" : "nonnegative") + ")");
+         (assumption == 0 ? "positive" : "nonnegative") + ")", code);
   return v;
 }
 

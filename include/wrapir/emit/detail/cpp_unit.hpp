@@ -93,6 +93,8 @@ inline void write_unit(std::string& out, const ir::Program& program, const CppOp
   out += c_abi_text;
 
   // Kernels: every KernelDefinition of every graph, hoisted.
+  // Inductor's kernels include their prefix header (`kernel` may be a name
+  // in it): it is included once, before any kernel is renamed.
   bool any_kernel = false;
   std::string kernels;
   std::vector<std::vector<std::uint32_t>> defined(t.graphs.size());
@@ -110,7 +112,9 @@ inline void write_unit(std::string& out, const ir::Program& program, const CppOp
           fail("line " + std::to_string(i) + " (KernelDefinition) of graph '" + p.name + "': " + f.diagnostic.message);
         }
         defined[g].push_back(l->kernel.index);
-        any_kernel = true;
+        if (const auto* text = boost::variant2::get_if<ir::SourceText>(&l->source);
+            text != nullptr && text->text.find("torch/csrc/inductor/cpp_prefix.h") != std::string::npos)
+          any_kernel = true;
       }
   }
   out += "\n";
