@@ -105,6 +105,9 @@ int run_program_command(std::string_view command, const std::vector<std::string_
 /// `run` with its arguments (run_command.cpp); returns the exit code.
 int run_run_command(const std::vector<std::string_view>& args);
 
+/// `emit-cpp` or `run-cpp` with its arguments (emit_cpp_command.cpp).
+int run_emit_cpp_command(std::string_view command, const std::vector<std::string_view>& args);
+
 /// `emit` or `plan` with its arguments; returns the exit code.
 int run_pipeline_command(std::string_view command, const std::vector<std::string_view>& args);
 

@@ -68,6 +68,10 @@ constexpr std::string_view usage =
     "                   [--no-verify] FILE.json [-o OUT.json] [--timeline OUT.svg]\n"
     "       wrapir run FILE.json --inputs IN.safetensors [--device cpu] [--repeat N]\n"
     "                  [--no-verify] [-o OUT.safetensors]\n"
+    "       wrapir emit-cpp [--prefix P] [--no-input-asserts] [--no-verify] FILE.json [-o OUT.cpp]\n"
+    "       wrapir emit-cpp --print-flags\n"
+    "       wrapir run-cpp FILE.json --library LIB.so --inputs IN.safetensors [--prefix P]\n"
+    "                  [--repeat N] [-o OUT.safetensors]\n"
     "Symbols are positive integers; expr eval ignores bindings of symbols the\n"
     "expression lacks, so one set of bindings serves many expressions.\n"
     "FILE: JSON or the text form; a regular file (no directory, FIFO or device)\n"
@@ -180,6 +184,8 @@ int run(int argc, char** argv) {
   if (args[0] == "emit" || args[0] == "plan")
     return wrapir::cli::run_pipeline_command(args[0], std::vector<std::string_view>(args.begin() + 1, args.end()));
   if (args[0] == "run") return wrapir::cli::run_run_command(std::vector<std::string_view>(args.begin() + 1, args.end()));
+  if (args[0] == "emit-cpp" || args[0] == "run-cpp")  // emit_cpp_command.cpp
+    return wrapir::cli::run_emit_cpp_command(args[0], std::vector<std::string_view>(args.begin() + 1, args.end()));
   if (args[0] != "expr") throw Failure{"unknown command '" + one_line(args[0], 40) + "'; try 'wrapir --help'"};
   if (args.size() < 2) throw Failure{"expr needs a subcommand: simplify, eval, print or solve"};
   const std::string_view sub = args[1];

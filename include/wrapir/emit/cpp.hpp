@@ -1,0 +1,100 @@
+#pragma once
+/// \file
+/// The C++ emitter: a wrapir program as one standalone C++17 translation
+/// unit that runs it with no Python and no libtorch — what AOTInductor is
+/// for. CPU programs (Inductor's C++ kernels) today; CUDA programs are
+/// refused with a diagnostic.
+///
+/// ```
+/// auto unit = wrapir::cpp::to_cpp(program);
+/// if (!unit) { report(unit.error()); return; }
+/// write_file("program.cpp", *unit);
+/// // g++ -std=c++17 -shared -fPIC <Inductor's kernel flags> program.cpp -o program.so
+/// ```
+///
+/// The unit, in order (docs/emitters.md shows one):
+///
+/// - the C interface of wrapir/run/c_abi.h, embedded under its own include
+///   guard (a test keeps the copy equal to the header), so the unit needs
+///   no wrapir header;
+/// - `#include <torch/csrc/inductor/cpp_prefix.h>` when a kernel includes it
+///   (Inductor's prefix header, the one torch header its kernels need),
+///   once, before the kernels; compile with torch's include directory,
+///   ideally as `-isystem`;
+/// - the runtime prelude (emit/detail/cpp_runtime.hpp): tensors over shared
+///   storages, checked layouts, the Python-semantics division helpers
+///   `expr::print_cpp` calls, kernel argument conversion (checked at compile
+///   time against each kernel's own parameter types, as the CPU kernel
+///   cache's trampoline does) and extern calls through the C table;
+/// - each C++ kernel, renamed `<prefix>_k<graph>_<name>` (its source defines
+///   `kernel`, Inductor's entry name, which a `#define` renames around it)
+///   with the warnings Inductor's code trips turned off around it only;
+/// - one function per graph (the program and each subgraph that a
+///   Conditional or WhileLoop runs): bind inputs, symbols from input shapes
+///   (input dimensions written as an expression of one unknown are solved,
+///   expr/solve.hpp), input asserts, then the body, one statement group per
+///   line, each marked with its line number and kind;
+/// - the C entry points `<prefix>_run` and `<prefix>_info` (c_abi.h).
+///
+/// Lines: allocations are 64-byte aligned `aligned_alloc`; pools and the
+/// planned arena are allocated once and carved (`alloc_from_pool`); reuse
+/// is aliasing of the old storage; views are the base's storage plus an
+/// offset with their own sizes and strides, bounds-checked; symbols are
+/// `std::int64_t` locals named as in the program; asserts (size/stride,
+/// alignment, scalar) are checks that fail the run with the program's
+/// message; Conditional and WhileLoop are `if` and `for` around calls of the
+/// subgraph functions (a loop stops with an error after
+/// `CppOptions::max_loop_iterations`); externs and fallbacks are calls
+/// through the host's `wrapir_extern_table`, resolved by name once per run
+/// (run/c_abi_adapter.hpp serves wrapir's own ExternRegistry through it).
+///
+/// Errors. A program the emitter cannot render correctly gives a
+/// `Diagnostic` naming the line, its kind and the graph, never partial or
+/// wrong code: an id out of range, a name that is not a valid identifier or
+/// clashes with another of the graph (buffers, symbols and pools share one
+/// scope in generated code) or uses the prefix `wrapir` the emitter keeps
+/// for itself, a kernel that is not C++ (Triton, CUDA, PTX, cubin: a later
+/// step), a multi-kernel, a device other than the CPU, a kernel argument of
+/// another dtype than its parameter. Generated code never calls anything a
+/// program merely names: kernels are the program's own C++ sources, externs
+/// go through the table's lookup by name, names are checked identifiers and
+/// every string (messages, operator names) is an escaped literal. Run
+/// `ir::verify` first for the semantic rules (use after free, liveness).
+///
+/// At run time every failure returns an error code with a message such as
+/// `line 4 (KernelCall) of graph 'call': argument 2 = -1 does not fit the
+/// parameter's type`; nothing the inputs do can crash the program (inputs
+/// are checked against their storages, dtypes, ranks, sizes and strides).
+/// Symbolic integer arithmetic is int64 as in Inductor's C++ wrapper.
+
+#include <wrapir/diagnostic.hpp>
+#include <wrapir/ir/program.hpp>
+
+#include <cstddef>
+#include <string>
+
+namespace wrapir::cpp {
+
+struct CppOptions {
+  /// The C names of the entry points: `<prefix>_run`, `<prefix>_info`, and
+  /// the prefix of the kernels' symbols. A C identifier.
+  std::string entry_prefix = "wrapir_model";
+  /// A WhileLoop that runs more iterations stops the run with an error.
+  std::size_t max_loop_iterations = std::size_t{1} << 24;
+  /// Check each tensor input's sizes and strides against the program's
+  /// layout before the body runs (dtypes, ranks and storage bounds are
+  /// always checked).
+  bool input_asserts = true;
+};
+
+/// `program` as a C++ translation unit, or a diagnostic saying why it
+/// cannot be rendered.
+[[nodiscard]] inline Result<std::string> to_cpp(const ir::Program& program, const CppOptions& options = {});
+
+/// Appends the unit to `out`; on failure returns the diagnostic and leaves
+/// `out` as it was.
+[[nodiscard]] inline Result<void> to_cpp(const ir::Program& program, std::string& out, const CppOptions& options = {});
+
+}  // namespace wrapir::cpp
+
+#include <wrapir/emit/detail/cpp_unit.hpp>

@@ -1,0 +1,739 @@
+#pragma once
+/// \file
+/// The C++ emitter's writer of one graph function (emit/cpp.hpp): one
+/// handler per line kind, each appending the statements that do what the
+/// CPU executor's handler (run/detail/executor_lines.hpp) does at run time.
+
+#include <wrapir/emit/detail/cpp_values.hpp>
+#include <wrapir/emit/emit.hpp>
+#include <wrapir/expr/solve.hpp>
+#include <wrapir/ir/lines.hpp>
+#include <wrapir/ir/names.hpp>
+#include <wrapir/ir/program.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+namespace wrapir::cpp::detail {
+
+/// What the graph writers share: graph numbers, kernel symbol names and
+/// the externs the unit resolves.
+struct UnitTables {
+  std::string prefix;
+  std::size_t max_loop_iterations = 0;
+  bool input_asserts = true;
+  std::unordered_map<const ir::Program*, std::size_t> graph_ids;
+  std::vector<const ir::Program*> graphs;  // by id; 0 is the program
+  std::map<std::string, std::size_t, std::less<>> externs;  // op name -> index
+  std::vector<std::string> extern_names;                     // by index
+
+  std::size_t extern_index(const std::string& op) {
+    const auto it = externs.find(op);
+    if (it != externs.end()) return it->second;
+    externs.emplace(op, extern_names.size());
+    extern_names.push_back(op);
+    return extern_names.size() - 1;
+  }
+  [[nodiscard]] std::string kernel_symbol(std::size_t graph, const std::string& name) const {
+    return prefix + "_k" + std::to_string(graph) + "_" + name;
+  }
+};
+
+inline bool is_reserved(std::string_view name) { return name.rfind("wrapir", 0) == 0; }
+
+/// Writes `std::vector<rt::Value> wrapir_graph_<id>(...)` for one graph.
+class GraphWriter {
+ public:
+  GraphWriter(UnitTables& tables, const ir::Program& p, std::size_t id, std::string& out)
+      : t_(tables), p_(p), id_(id), out_(out) {}
+
+  void write() {
+    check_names();
+    out_ += "// graph " + std::to_string(id_) + ": ";
+    append_comment(out_, p_.name);
+    out_ += "\nstd::vector<rt::Value> wrapir_graph_" + std::to_string(id_) +
+            "(rt::Context& wrapir_ctx, const std::vector<rt::Value>& wrapir_inputs) {\n";
+    out_ += "  (void)wrapir_ctx;\n  const char* wrapir_where = ";
+    append_string_literal(out_, "the inputs of graph '" + p_.name + "'");
+    out_ += ";\n  try {\n";
+    declare_locals();
+    bind_inputs();
+    for (line_ = 0; line_ < p_.body.size(); ++line_) {
+      const ir::Line& line = p_.body[line_];
+      try {
+        std::visit(
+            [&](const auto& l) {
+              indent();
+              out_ += "wrapir_where = ";
+              std::string label = "line " + std::to_string(line_) + " (" + std::string(l.kind);
+              // A kernel's failures (its arguments' ranges) name it.
+              if constexpr (std::is_same_v<std::decay_t<decltype(l)>, ir::KernelCall>)
+                if (p_.contains(l.kernel)) label += " '" + p_.kernels[l.kernel.index].name + "'";
+              append_string_literal(out_, label + ") of graph '" + p_.name + "'");
+              out_ += ";\n";
+              (*this)(l);
+            },
+            line);
+      } catch (wrapir::detail::Failure& f) {
+        fail(where(line) + ": " + f.diagnostic.message);
+      } catch (const std::out_of_range&) {
+        fail(where(line) + ": an id is out of range of the program's tables");
+      } catch (const expr::Error& e) {
+        fail(where(line) + ": " + e.what());
+      }
+    }
+    if (depth_ != 0) fail("graph '" + p_.name + "': the body ends inside " + std::to_string(depth_) + " open scope(s)");
+    write_outputs();
+    out_ +=
+        "  } catch (rt::Error& wrapir_error) {\n"
+        "    wrapir_error.message = std::string(wrapir_where) + \": \" + wrapir_error.message;\n"
+        "    throw;\n  }\n}\n\n";
+  }
+
+  // ---- memory --------------------------------------------------------------
+  void operator()(const ir::Allocate& l) { allocate(l.buffer); }
+  void operator()(const ir::FreeIfNotReused& l) {
+    if (l.reused) {
+      line("/* storage kept for the Reuse that takes it */");
+      return;
+    }
+    release(l.buffer);
+  }
+  void operator()(const ir::Reuse& l) {
+    const ir::BufferDecl& d = decl(l.new_buffer);
+    std::string s = name(l.new_buffer) + " = rt::view_of(rt::live(" + name(l.old_buffer) + ", " +
+                    string_literal(name(l.old_buffer)) + ").storage, ";
+    append_layout(s, d);
+    s += ");";
+    line(s);
+    if (l.delete_old) release(l.old_buffer);
+  }
+  void operator()(const ir::Free& l) { release(l.buffer); }
+  void operator()(const ir::Null&) { line("/* cancelled */"); }
+  void operator()(const ir::PoolCreate& l) {
+    const ir::PoolDecl& pool = p_.pool(l.pool);
+    if (pool.device.type != ir::DeviceType::cpu) fail("pool '" + pool.name + "' is not on the CPU");
+    std::string s = pool.name + " = rt::allocate(";
+    append_expr(s, pool.size_bytes);
+    s += ");";
+    line(s);
+  }
+  void operator()(const ir::AllocFromPool& l) {
+    const ir::PoolDecl& pool = p_.pool(l.pool);
+    const ir::BufferDecl& d = decl(l.buffer);
+    std::string s = name(l.buffer) + " = rt::alloc_from_pool(" + pool.name + ", " + string_literal(pool.name) + ", ";
+    append_expr(s, l.offset_bytes);
+    s += ", ";
+    append_layout(s, d);
+    s += ");";
+    line(s);
+  }
+  void operator()(const ir::DeallocFromPool& l) {
+    release(l.buffer);
+    if (l.releases_pool) line(p_.pool(l.pool).name + ".reset();");
+  }
+  void operator()(const ir::CommBufferAllocate& l) { allocate(l.buffer); }
+  void operator()(const ir::CommBufferFree& l) { release(l.buffer); }
+  void operator()(const ir::WorkspaceAllocate& l) {
+    allocate(l.workspace);
+    if (l.zero_mode != ir::WorkspaceZeroMode::uninitialized)
+      line("std::memset(" + name(l.workspace) + ".storage->data, 0, static_cast<std::size_t>(" + name(l.workspace) +
+           ".storage->nbytes));");
+  }
+  void operator()(const ir::WorkspaceFree& l) { release(l.workspace); }
+  void operator()(const ir::DeviceCopy& l) {
+    line("rt::copy_elements(" + tensor_of(l.destination) + ", " + tensor_of(l.source) + ");");
+  }
+
+  // ---- views ---------------------------------------------------------------
+  void operator()(const ir::Reinterpret& l) {
+    const ir::BufferDecl& d = decl(l.view);
+    std::string s = name(l.view) + " = rt::reinterpret(" + name(l.base) + ", ";
+    append_layout(s, d);
+    s += ");";
+    line(s);
+  }
+
+  // ---- kernels -------------------------------------------------------------
+  void operator()(const ir::KernelDefinition& l) {
+    line("/* kernel " + kernel(l.kernel).name + ": defined above as " + t_.kernel_symbol(id_, kernel(l.kernel).name) +
+         " */");
+  }
+  void operator()(const ir::KernelCall& l) {
+    const ir::KernelDecl& k = kernel(l.kernel);
+    if (k.language != ir::KernelLanguage::cpp)
+      fail("kernel '" + k.name + "' is written in " + std::string(ir::kernel_language_name(k.language)) +
+           "; emit::cpp renders CPU programs (C++ kernels) only");
+    if (defined_.count(l.kernel.index) == 0) fail("kernel '" + k.name + "' is called before its KernelDefinition");
+    if (l.args.size() != k.signature.size())
+      fail("kernel '" + k.name + "' takes " + std::to_string(k.signature.size()) + " arguments, the call passes " +
+           std::to_string(l.args.size()));
+    if (l.device.type != ir::DeviceType::cpu) fail("the call runs on " + ir::to_string(l.device) + ", not the CPU");
+    std::string s = "rt::call_kernel(&" + t_.kernel_symbol(id_, k.name);
+    for (std::size_t i = 0; i < l.args.size(); ++i) {
+      s += ",\n" + std::string(static_cast<std::size_t>(depth_ + 2) * 2 + 4, ' ');
+      append_kernel_arg(s, i, l.args[i], k.signature[i].type, k.name);
+    }
+    s += ");";
+    line(s);
+  }
+  void operator()(const ir::SymbolicCallArg& l) { line(bind_symbol(l.symbol, expr_text(l.value)) + ";"); }
+  void operator()(const ir::MultiKernelDefinition&) { fail("multi-kernels are not supported by emit::cpp yet"); }
+  void operator()(const ir::MultiKernelCall&) { fail("multi-kernels are not supported by emit::cpp yet"); }
+
+  // ---- extern kernels ------------------------------------------------------
+  void operator()(const ir::ExternKernelAlloc& l) {
+    const std::string call = extern_call(l.kernel.text, l.args, l.kwargs, {});
+    if (!l.result) {
+      line("(void)" + call + ";");
+      return;
+    }
+    define_result(*l.result, call);
+  }
+  void operator()(const ir::ExternKernelOut& l) {
+    line("(void)" + extern_call(l.kernel.text, l.args, l.kwargs, {{"out", tensor_of(l.out)}}) + ";");
+  }
+  void operator()(const ir::ExternKernelMultiOut& l) {
+    std::vector<std::pair<std::string, std::string>> outs;
+    for (const ir::NamedBuffer& o : l.outs) {
+      check_name(o.name.text, "keyword");
+      outs.emplace_back(o.name.text, tensor_of(o.buffer));
+    }
+    const std::string call = extern_call(l.kernel.text, l.args, l.kwargs, outs);
+    if (!l.result) {
+      line("(void)" + call + ";");
+      return;
+    }
+    define_result(*l.result, call);
+  }
+  void operator()(const ir::MultiOutput& l) {
+    define_result(l.result, "rt::follow_path(" + value_of_buffer(l.source) + ", " + path_text(l.path) + ", " +
+                                string_literal("the result of " + name(l.source)) + ")");
+  }
+  void operator()(const ir::ScatterFallback& l) {
+    std::vector<ir::Arg> args{ir::Arg{ir::BufferArg{l.self, std::nullopt}}, ir::Arg{l.dim}, ir::Arg{l.index}, l.src};
+    line("(void)" + extern_call(l.kernel.text, args, l.kwargs, {}) + ";");
+  }
+  void operator()(const ir::IndexPutFallback& l) {
+    std::string indices = "rt::Value::of_list({";
+    for (std::size_t i = 0; i < l.indices.size(); ++i) {
+      if (i) indices += ", ";
+      indices += l.indices[i] ? "rt::Value::of(" + tensor_of(*l.indices[i]) + ")" : std::string("rt::Value{}");
+    }
+    indices += "})";
+    const std::size_t index = t_.extern_index(l.kernel.text);
+    line("(void)rt::call_extern(wrapir_ctx, " + std::to_string(index) + ", " + string_literal(l.kernel.text) +
+         ", {rt::Value::of(" + tensor_of(ir::BufferArg{l.self, std::nullopt}) + "), " + indices + ", rt::Value::of(" +
+         tensor_of(l.values) + "), rt::Value::of_bool(" + (l.accumulate ? "true" : "false") + ")}, {});");
+  }
+  void operator()(const ir::DynamicScalar& l) {
+    const std::string what = "the scalar in " + name(l.source);
+    line(bind_symbol(l.symbol, "rt::integer_of(rt::follow_path(rt::Value::of(" + live(l.source) + "), " +
+                                   path_text(l.path) + ", " + string_literal(what) + "), " + string_literal(what) + ")") +
+         ";");
+  }
+  void operator()(const ir::UnbackedSymbolDefs& l) {
+    for (const ir::SymbolBinding& b : l.bindings) {
+      if (!b.symbol || !b.symbol.is_symbol()) fail("a binding's symbol is not a symbol");
+      const std::string what = "symbol '" + std::string(b.symbol.name()) + "' from " + name(l.source);
+      line(bind_symbol(b.symbol, "rt::integer_of(rt::follow_path(" + value_of_buffer(l.source) + ", " +
+                                     path_text(b.path) + ", " + string_literal(what) + "), " + string_literal(what) +
+                                     ")") +
+           ";");
+    }
+  }
+  void operator()(const ir::AssertSizeStride& l) {
+    std::string s = "rt::check_layout(" + name(l.buffer) + ", ";
+    append_expr_list(s, l.sizes);
+    s += ", ";
+    append_expr_list(s, l.strides);
+    s += ", " + string_literal(name(l.buffer) + (l.op_name ? " (the result of " + *l.op_name + ")" : std::string{})) +
+         ");";
+    line(s);
+  }
+  void operator()(const ir::AssertAlignment& l) {
+    std::string s = "rt::check_alignment(" + name(l.buffer) + ", ";
+    append_int(s, l.alignment);
+    s += ", " + string_literal(name(l.buffer)) + ", " + string_literal(l.op_name.value_or("")) + ");";
+    line(s);
+  }
+  void operator()(const ir::AssertScalar& l) {
+    line("if (" + expr_text(l.condition) + " == 0) rt::fail(" + string_literal("runtime assert failed: " + l.message) +
+         ");");
+  }
+
+  // ---- control -------------------------------------------------------------
+  void operator()(const ir::EnterSubgraph& l) {
+    line("{  // subgraph " + std::to_string(l.graph.index));
+    ++depth_;
+  }
+  void operator()(const ir::ExitSubgraph&) { close_scope(); }
+  void operator()(const ir::Conditional& l) {
+    const std::string t = graph_function(p_.subgraph(l.true_graph));
+    const std::string f = graph_function(p_.subgraph(l.false_graph));
+    line("{");
+    ++depth_;
+    line("const bool wrapir_taken = rt::truth_of(" + value_of(l.predicate) + ", \"the predicate\");");
+    line("const std::vector<rt::Value> wrapir_results = wrapir_taken ? " + t + "(wrapir_ctx, " + values_of(l.operands) +
+         ") : " + f + "(wrapir_ctx, " + values_of(l.operands) + ");");
+    bind_outputs(l.outputs, "wrapir_results", "the branch");
+    close_scope();
+  }
+  void operator()(const ir::WhileLoop& l) {
+    const std::string cond = graph_function(p_.subgraph(l.cond_graph));
+    const std::string body = graph_function(p_.subgraph(l.body_graph));
+    line("{");
+    ++depth_;
+    line("std::vector<rt::Value> wrapir_carried = " + values_of(l.carried) + ";");
+    line("const std::vector<rt::Value> wrapir_additional = " + values_of(l.additional) + ";");
+    line("for (std::size_t wrapir_iteration = 0;; ++wrapir_iteration) {");
+    ++depth_;
+    line("std::vector<rt::Value> wrapir_in = wrapir_carried;");
+    line("wrapir_in.insert(wrapir_in.end(), wrapir_additional.begin(), wrapir_additional.end());");
+    line("const std::vector<rt::Value> wrapir_test = " + cond + "(wrapir_ctx, wrapir_in);");
+    line("if (wrapir_test.size() != 1) rt::fail(\"the loop condition returned \" + std::to_string(wrapir_test.size()) + "
+         "\" values, not one\");");
+    line("if (!rt::truth_of(wrapir_test[0], \"the loop condition\")) break;");
+    line("if (wrapir_iteration >= " + std::to_string(t_.max_loop_iterations) +
+         "u) rt::fail(\"the loop ran " + std::to_string(t_.max_loop_iterations) +
+         " iterations, the emitted limit (CppOptions::max_loop_iterations)\");");
+    line("std::vector<rt::Value> wrapir_next = " + body + "(wrapir_ctx, wrapir_in);");
+    line("if (wrapir_next.size() != wrapir_carried.size()) rt::fail(\"the loop body returned \" + "
+         "std::to_string(wrapir_next.size()) + \" values for \" + std::to_string(wrapir_carried.size()) + \" carried "
+         "ones\");");
+    line("wrapir_carried = std::move(wrapir_next);");
+    close_scope();
+    bind_outputs(l.outputs, "wrapir_carried", "the loop");
+    close_scope();
+  }
+  void operator()(const ir::EnterDeviceContext& l) {
+    if (l.device.type != ir::DeviceType::cpu) fail("the device context is " + ir::to_string(l.device) + ", not the CPU");
+    line("{  // device " + ir::to_string(l.device));
+    ++depth_;
+  }
+  void operator()(const ir::ExitDeviceContext&) { close_scope(); }
+  void operator()(const ir::EnterStreamContext& l) {
+    line("{  // stream " + std::to_string(l.stream) + " (the CPU has one stream)");
+    ++depth_;
+  }
+  void operator()(const ir::ExitStreamContext&) { close_scope(); }
+  void operator()(const ir::GetRawStream&) { line("/* GetRawStream: the CPU has one stream */"); }
+
+  // ---- misc ----------------------------------------------------------------
+  void operator()(const ir::Comment& l) {
+    std::string s;
+    append_comment(s, l.text);
+    line(s);
+  }
+
+  /// Kernels defined in this graph (so callable), by table index.
+  void mark_defined(std::uint32_t kernel_index) { defined_.insert(kernel_index); }
+
+ private:
+  [[nodiscard]] std::string where(const ir::Line& l) const {
+    return "line " + std::to_string(line_) + " (" + std::string(ir::kind_name(l)) + ") of graph '" + p_.name + "'";
+  }
+
+  void indent() { out_.append(static_cast<std::size_t>(depth_ + 2) * 2, ' '); }
+  void line(const std::string& s) {
+    indent();
+    out_ += s;
+    out_ += '\n';
+  }
+  void close_scope() {
+    if (depth_ == 0) fail("closes no open scope");
+    --depth_;
+    line("}");
+  }
+
+  [[nodiscard]] const ir::BufferDecl& decl(ir::BufferId b) const {
+    if (!p_.contains(b)) fail("buffer #" + std::to_string(b.index) + " is out of range");
+    return p_.buffers[b.index];
+  }
+  [[nodiscard]] const std::string& name(ir::BufferId b) const { return decl(b).name; }
+  [[nodiscard]] const ir::KernelDecl& kernel(ir::KernelId k) const {
+    if (!p_.contains(k)) fail("kernel #" + std::to_string(k.index) + " is out of range");
+    return p_.kernels[k.index];
+  }
+  [[nodiscard]] std::string live(ir::BufferId b) const {
+    return "rt::live(" + name(b) + ", " + string_literal(name(b)) + ")";
+  }
+
+  void check_name(const std::string& n, const char* what) const {
+    if (!ir::is_valid_name(n)) fail(std::string(what) + " " + ir::quote_for_diagnostic(n) + " is not a valid identifier");
+  }
+
+  /// Buffers, symbols and pools are locals of one function: their names
+  /// must be identifiers, distinct, and not the emitter's own (`wrapir*`).
+  void check_names() {
+    if (!ir::is_valid_name(p_.name)) fail("the graph name " + ir::quote_for_diagnostic(p_.name) + " is not a valid identifier");
+    std::set<std::string, std::less<>> seen;
+    auto add = [&](const std::string& n, const char* what) {
+      check_name(n, what);
+      if (is_reserved(n))
+        fail("graph '" + p_.name + "': " + what + " '" + n + "' starts with 'wrapir', which emit::cpp keeps for its own names");
+      if (!seen.insert(n).second)
+        fail("graph '" + p_.name + "': the name '" + n + "' is used twice (buffers, symbols and pools share one C++ scope)");
+    };
+    for (const ir::BufferDecl& b : p_.buffers) {
+      add(b.name, "buffer");
+      if (b.layout.device.type != ir::DeviceType::cpu)
+        fail("graph '" + p_.name + "': buffer '" + b.name + "' is on " + ir::to_string(b.layout.device) +
+             "; emit::cpp renders CPU programs only");
+      if (b.role == ir::BufferRole::constant)
+        fail("graph '" + p_.name + "': buffer '" + b.name + "' is a constant, which emit::cpp does not support yet");
+    }
+    for (const ir::SymbolDecl& s : p_.symbols) {
+      if (!s.symbol || !s.symbol.is_symbol()) fail("graph '" + p_.name + "': a symbol table entry is not a symbol");
+      add(std::string(s.symbol.name()), "symbol");
+    }
+    for (const ir::PoolDecl& pool : p_.pools) add(pool.name, "pool");
+    for (const ir::KernelDecl& k : p_.kernels) check_name(k.name, "kernel");
+  }
+
+  void declare_locals() {
+    for (const ir::BufferDecl& b : p_.buffers)
+      out_ += std::string("    ") + (b.multi_output ? "rt::Value " : "rt::Tensor ") + b.name + ";\n";
+    for (const ir::PoolDecl& pool : p_.pools) out_ += "    std::shared_ptr<rt::Storage> " + pool.name + ";\n";
+    for (const ir::SymbolDecl& s : p_.symbols) {
+      const std::string n(s.symbol.name());
+      out_ += "    std::int64_t " + n + " = 0;\n    (void)" + n + ";\n";
+    }
+  }
+
+  static int assumption_code(expr::Expr s) {
+    switch (s.assumption()) {
+      case expr::Assumption::positive: return 0;
+      case expr::Assumption::nonnegative: return 1;
+      case expr::Assumption::integer: return 2;
+    }
+    return 2;
+  }
+  /// `s = rt::bind_symbol("s", value, assumption[, code])`: checked
+  /// against the symbol's assumption; `code` is the error code of a breach.
+  [[nodiscard]] std::string bind_symbol(expr::Expr s, const std::string& value, const char* code = nullptr) const {
+    if (!s || !s.is_symbol()) fail("a symbol definition defines something that is not a symbol");
+    const std::string n(s.name());
+    if (p_.find_symbol(s) == nullptr) fail("symbol '" + n + "' is not declared in the graph's symbol table");
+    return n + " = rt::bind_symbol(" + string_literal(n) + ", " + value + ", " + std::to_string(assumption_code(s)) +
+           (code != nullptr ? std::string(", ") + code : std::string()) + ")";
+  }
+  [[nodiscard]] static std::string expr_text(expr::Expr e) {
+    std::string s;
+    append_expr(s, e);
+    return s;
+  }
+
+  /// `{sizes}, {strides}, offset, DTYPE`: the arguments of a layout.
+  void append_layout(std::string& s, const ir::BufferDecl& d) const {
+    if (d.layout.sizes.size() != d.layout.strides.size())
+      fail("buffer '" + d.name + "' has " + std::to_string(d.layout.sizes.size()) + " sizes but " +
+           std::to_string(d.layout.strides.size()) + " strides");
+    append_expr_list(s, d.layout.sizes);
+    s += ", ";
+    append_expr_list(s, d.layout.strides);
+    s += ", ";
+    append_expr(s, d.layout.storage_offset);
+    s += ", ";
+    append_dtype(s, d.layout.dtype);
+  }
+
+  void allocate(ir::BufferId b) {
+    const ir::BufferDecl& d = decl(b);
+    if (d.multi_output) fail("buffer '" + d.name + "' holds a multi-output result and cannot be allocated");
+    std::string s = d.name + " = rt::empty_strided(";
+    append_layout(s, d);
+    s += ");";
+    line(s);
+  }
+  void release(ir::BufferId b) {
+    const ir::BufferDecl& d = decl(b);
+    line(d.name + (d.multi_output ? " = rt::Value{};" : " = rt::Tensor{};"));
+  }
+
+  /// The tensor a buffer argument denotes: the buffer, or a bounds-checked
+  /// view of its storage (the offset counts the buffer's dtype from the
+  /// storage's start).
+  [[nodiscard]] std::string tensor_of(const ir::BufferArg& a) const {
+    const ir::BufferDecl& d = decl(a.buffer);
+    if (d.multi_output) fail("buffer '" + d.name + "' holds a multi-output result, not a tensor");
+    if (!a.view) return live(a.buffer);
+    const ir::View& v = *a.view;
+    if (v.sizes.size() != v.strides.size()) fail("a view of '" + d.name + "' has sizes and strides of different lengths");
+    std::string s = "rt::view_of(" + live(a.buffer) + ".storage, ";
+    append_expr_list(s, v.sizes);
+    s += ", ";
+    append_expr_list(s, v.strides);
+    s += ", ";
+    append_expr(s, v.offset);
+    s += ", ";
+    append_dtype(s, d.layout.dtype);
+    s += ")";
+    return s;
+  }
+  [[nodiscard]] std::string value_of_buffer(ir::BufferId b) const {
+    const ir::BufferDecl& d = decl(b);
+    return d.multi_output ? name(b) : "rt::Value::of(" + live(b) + ")";
+  }
+
+  void append_kernel_arg(std::string& s, std::size_t i, const ir::Arg& a, ir::ParamType type, const std::string& k) const {
+    const std::string what = "kernel '" + k + "' argument " + std::to_string(i);
+    if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) {
+      if (!type.pointer) fail(what + " is a buffer but the parameter is a scalar " + ir::to_string(type));
+      const ir::BufferDecl& d = decl(b->buffer);
+      if (d.layout.dtype != type.dtype)
+        fail(what + " is '" + d.name + "' of " + std::string(ir::name(d.layout.dtype)) + " but the parameter is " +
+             ir::to_string(type));
+      s += "rt::ptr<" + std::to_string(ir::itemsize(type.dtype)) + ">(" + tensor_of(*b) + ", " +
+           string_literal(d.name) + ")";
+      return;
+    }
+    if (type.pointer) {
+      if (a.holds<ir::None>()) {
+        s += "rt::PtrArg<" + std::to_string(ir::itemsize(type.dtype)) + ">{nullptr}";
+        return;
+      }
+      fail(what + " is a " + std::string(ir::arg_kind_name(a)) + " but the parameter is a pointer " + ir::to_string(type));
+    }
+    const bool floating = type.dtype == ir::DType::float32 || type.dtype == ir::DType::float64;
+    if (const expr::Expr* e = a.get_if<expr::Expr>()) {
+      s += "rt::IntArg{";
+      append_expr(s, *e);
+      s += "}";
+    } else if (const std::int64_t* n = a.get_if<std::int64_t>()) {
+      s += "rt::IntArg{";
+      append_int(s, *n);
+      s += "}";
+    } else if (const bool* x = a.get_if<bool>()) {
+      s += *x ? "rt::IntArg{1}" : "rt::IntArg{0}";
+    } else if (const double* d = a.get_if<double>()) {
+      if (!floating) fail(what + " is a float but the parameter is " + ir::to_string(type));
+      s += "rt::RealArg{";
+      append_double(s, *d);
+      s += "}";
+    } else {
+      fail(what + " is a " + std::string(ir::arg_kind_name(a)) + ", which a CPU kernel cannot take");
+    }
+  }
+
+  /// An argument as an `rt::Value` expression.
+  [[nodiscard]] std::string value_of(const ir::Arg& a) const {
+    if (a.holds<ir::None>()) return "rt::Value{}";
+    if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) {
+      if (!b->view && decl(b->buffer).multi_output) return name(b->buffer);
+      return "rt::Value::of(" + tensor_of(*b) + ")";
+    }
+    std::string s;
+    if (const expr::Expr* e = a.get_if<expr::Expr>()) {
+      s = "rt::Value::of_int(";
+      append_expr(s, *e);
+    } else if (const std::int64_t* n = a.get_if<std::int64_t>()) {
+      s = "rt::Value::of_int(";
+      append_int(s, *n);
+    } else if (const double* d = a.get_if<double>()) {
+      s = "rt::Value::of_real(";
+      append_double(s, *d);
+    } else if (const bool* x = a.get_if<bool>()) {
+      s = std::string("rt::Value::of_bool(") + (*x ? "true" : "false");
+    } else if (const std::string* str = a.get_if<std::string>()) {
+      s = "rt::Value::of_string(" + string_literal(*str);
+    } else if (const ir::Device* dev = a.get_if<ir::Device>()) {
+      if (dev->type != ir::DeviceType::cpu && dev->type != ir::DeviceType::cuda)
+        fail("device " + ir::to_string(*dev) + " has no number in the C ABI");
+      s = std::string("rt::Value::of_device(") + (dev->type == ir::DeviceType::cpu ? "WRAPIR_DEVICE_CPU" : "WRAPIR_DEVICE_CUDA") +
+          ", " + std::to_string(dev->index.value_or(-1));
+    } else if (const ir::DType* dt = a.get_if<ir::DType>()) {
+      s = "rt::Value::of_dtype(";
+      append_dtype(s, *dt);
+    } else {
+      s = "rt::Value::of_list(" + values_of(a.get_if<ir::ArgList>()->items);
+    }
+    return s + ")";
+  }
+  [[nodiscard]] std::string values_of(const std::vector<ir::Arg>& args) const {
+    std::string s = "std::vector<rt::Value>{";
+    for (std::size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + value_of(args[i]);
+    return s + "}";
+  }
+
+  [[nodiscard]] std::string extern_call(const std::string& op, const std::vector<ir::Arg>& args,
+                                        const std::vector<ir::NamedArg>& kwargs,
+                                        const std::vector<std::pair<std::string, std::string>>& out_tensors) {
+    if (op.empty()) fail("the extern has no name");
+    const std::size_t index = t_.extern_index(op);
+    std::string s = "rt::call_extern(wrapir_ctx, " + std::to_string(index) + ", " + string_literal(op) + ", " +
+                    values_of(args) + ", {";
+    bool first = true;
+    for (const ir::NamedArg& k : kwargs) {
+      check_name(k.name.text, "keyword");
+      s += (first ? "{" : ", {") + string_literal(k.name.text) + ", " + value_of(k.value) + "}";
+      first = false;
+    }
+    for (const auto& [n, tensor] : out_tensors) {
+      s += (first ? "{" : ", {") + string_literal(n) + ", rt::Value::of(" + tensor + ")}";
+      first = false;
+    }
+    return s + "})";
+  }
+
+  /// `buf = result` for a tensor buffer (dtype and sizes checked) or a
+  /// multi-output one (any value).
+  void define_result(ir::BufferId b, const std::string& value) {
+    const ir::BufferDecl& d = decl(b);
+    if (d.multi_output) {
+      line(d.name + " = " + value + ";");
+      return;
+    }
+    std::string s = d.name + " = rt::tensor_result(" + value + ", ";
+    append_dtype(s, d.layout.dtype);
+    s += ", ";
+    append_expr_list(s, d.layout.sizes);
+    s += ", " + string_literal(d.name) + ");";
+    line(s);
+  }
+  void bind_outputs(const std::vector<ir::BufferId>& outputs, const char* results, const char* who) {
+    line(std::string("if (") + results + ".size() != " + std::to_string(outputs.size()) + "u) rt::fail(std::string(\"" +
+         who + " returned \") + std::to_string(" + results + ".size()) + \" values for " +
+         std::to_string(outputs.size()) + " outputs\");");
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+      define_result(outputs[i], std::string(results) + "[" + std::to_string(i) + "]");
+  }
+
+  [[nodiscard]] std::string path_text(const ir::KeyPath& path) const {
+    std::string s = "{";
+    for (std::size_t i = 0; i < path.size(); ++i) {
+      const ir::KeyStep& step = path[i];
+      if (step.kind == ir::KeyStepKind::key) fail("key path step " + std::to_string(i) + " is a dict key, which emit::cpp does not support");
+      s += (i ? ", " : "") + std::string("rt::Step{") + std::to_string(static_cast<int>(step.kind)) + ", ";
+      append_int(s, step.value);
+      s += "}";
+    }
+    return s + "}";
+  }
+
+  [[nodiscard]] std::string graph_function(const ir::Program& g) const {
+    const auto it = t_.graph_ids.find(&g);
+    if (it == t_.graph_ids.end()) fail("a subgraph was not numbered");
+    return "wrapir_graph_" + std::to_string(it->second);
+  }
+
+  void bind_inputs() {
+    const bool top = id_ == 0;
+    const char* code = top ? "WRAPIR_ERROR_INVALID_ARGUMENT" : "WRAPIR_ERROR_RUNTIME";
+    out_ += "    if (wrapir_inputs.size() != " + std::to_string(p_.inputs.size()) +
+            "u) rt::fail(\"the graph takes " + std::to_string(p_.inputs.size()) +
+            " inputs, got \" + std::to_string(wrapir_inputs.size()), " + code + ");\n";
+    std::unordered_map<std::uint32_t, std::size_t> position;
+    for (std::size_t i = 0; i < p_.inputs.size(); ++i) {
+      if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p_.inputs[i])) {
+        const ir::BufferDecl& d = decl(*b);
+        if (d.multi_output) fail("input '" + d.name + "' is a multi-output buffer");
+        position[b->index] = i;
+        out_ += "    " + d.name + " = rt::input_tensor(wrapir_inputs, " + std::to_string(i) + ", ";
+        append_dtype(out_, d.layout.dtype);
+        out_ += ", " + std::to_string(d.layout.sizes.size()) + ", " + string_literal(d.name) + ", " + code + ");\n";
+      } else {
+        const expr::Expr s = boost::variant2::get<expr::Expr>(p_.inputs[i]);
+        if (!s || !s.is_symbol()) fail("input " + std::to_string(i) + " is not a symbol");
+        out_ += "    " + bind_symbol(s, "rt::input_integer(wrapir_inputs, " + std::to_string(i) + ", " +
+                                         string_literal(std::string(s.name())) + ", " + code + ")", code) +
+                ";\n";
+      }
+    }
+    // Symbols read from input shapes: directly, or solved where the input's
+    // dimension is an expression of one unknown (as the executor does).
+    std::vector<expr::Expr> knowns;
+    for (const ir::SymbolDecl& s : p_.symbols)
+      if (s.origin == ir::SymbolOrigin::input || s.origin == ir::SymbolOrigin::input_shape) knowns.push_back(s.symbol);
+    std::vector<std::string> solvers;
+    for (const ir::SymbolDecl& s : p_.symbols) {
+      if (s.origin != ir::SymbolOrigin::input_shape) continue;
+      const std::string n(s.symbol.name());
+      if (!s.source) fail("symbol '" + n + "' is read from an input shape but names no input");
+      const auto pos = position.find(s.source->index);
+      if (pos == position.end()) fail("symbol '" + n + "' is read from a buffer that is not an input");
+      const ir::BufferDecl& src = decl(*s.source);
+      if (s.path.size() == 1 && (s.path[0].kind == ir::KeyStepKind::size || s.path[0].kind == ir::KeyStepKind::stride)) {
+        const bool size = s.path[0].kind == ir::KeyStepKind::size;
+        const auto& dims = size ? src.layout.sizes : src.layout.strides;
+        const std::int64_t d = s.path[0].value;
+        if (d < 0 || static_cast<std::size_t>(d) >= dims.size())
+          fail("symbol '" + n + "' is read from dimension " + std::to_string(d) + " of '" + src.name + "', which has " +
+               std::to_string(dims.size()));
+        const expr::Expr dimension = dims[static_cast<std::size_t>(d)];
+        const std::string read = src.name + (size ? ".sizes[" : ".strides[") + std::to_string(d) + "]";
+        if (dimension && dimension != s.symbol && expr::depends_on(dimension, s.symbol)) {
+          const expr::Expr observed = p_.ctx().symbol("wrapir_observed_dimension", expr::Assumption::integer);
+          std::vector<expr::Expr> others;
+          for (expr::Expr k : knowns)
+            if (k != s.symbol) others.push_back(k);
+          Result<expr::Solution> sol = expr::solve(dimension, observed, s.symbol, others);
+          if (!sol) fail("symbol '" + n + "': " + sol.error().message);
+          std::string text = "    {\n      const std::int64_t wrapir_observed_dimension = " + read + ";\n";
+          text += "      if (" + expr_text(sol->condition) + " == 0) rt::fail(\"symbol '" + n + "': input " +
+                  std::to_string(pos->second) + " has \" + std::to_string(wrapir_observed_dimension) + " +
+                  string_literal(" where the program expects " + expr::print_python(dimension) +
+                                 ", which no integer value solves") +
+                  ", " + code + ");\n";
+          text += "      " + bind_symbol(s.symbol, expr_text(sol->value), code) + ";\n    }\n";
+          solvers.push_back(std::move(text));
+          continue;
+        }
+        out_ += "    " + bind_symbol(s.symbol, read, code) + ";\n";
+        continue;
+      }
+      out_ += "    " + bind_symbol(s.symbol, "rt::integer_of(rt::follow_path(rt::Value::of(" + src.name + "), " +
+                                        path_text(s.path) + ", \"symbol '" + n + "'\"), \"symbol '" + n + "'\")",
+                                  code) +
+              ";\n";
+    }
+    for (const std::string& s : solvers) out_ += s;
+    if (t_.input_asserts)
+      for (std::size_t i = 0; i < p_.inputs.size(); ++i)
+        if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p_.inputs[i])) {
+          const ir::BufferDecl& d = decl(*b);
+          out_ += "    rt::check_layout(" + d.name + ", ";
+          append_expr_list(out_, d.layout.sizes);
+          out_ += ", ";
+          append_expr_list(out_, d.layout.strides);
+          out_ += ", " + string_literal("input " + std::to_string(i) + " (" + d.name + ")") + ", " + code + ");\n";
+        }
+  }
+
+  void write_outputs() {
+    out_ += "    wrapir_where = ";
+    append_string_literal(out_, "the outputs of graph '" + p_.name + "'");
+    out_ += ";\n    return std::vector<rt::Value>{";
+    for (std::size_t i = 0; i < p_.outputs.size(); ++i) {
+      if (i) out_ += ", ";
+      const ir::ProgramOutput& o = p_.outputs[i];
+      if (const ir::BufferArg* b = boost::variant2::get_if<ir::BufferArg>(&o)) {
+        out_ += value_of(ir::Arg{*b});
+      } else if (const expr::Expr* e = boost::variant2::get_if<expr::Expr>(&o)) {
+        out_ += "rt::Value::of_int(";
+        append_expr(out_, *e);
+        out_ += ")";
+      } else {
+        out_ += "rt::Value{}";
+      }
+    }
+    out_ += "};\n";
+  }
+
+  UnitTables& t_;
+  const ir::Program& p_;
+  std::size_t id_;
+  std::string& out_;
+  std::size_t line_ = 0;
+  int depth_ = 0;
+  std::set<std::uint32_t> defined_;
+};
+
+}  // namespace wrapir::cpp::detail

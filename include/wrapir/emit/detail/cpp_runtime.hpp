@@ -1,0 +1,691 @@
+#pragma once
+/// \file
+/// The runtime every C++ program `emit::cpp` writes carries in its prelude:
+/// tensors over shared storages, checked layouts, the Python-semantics
+/// integer helpers `expr::print_cpp` calls, kernel argument conversion and
+/// extern calls through the C table of wrapir/run/c_abi.h. C++17, no
+/// libtorch; it compiles without warnings under g++ 12 `-Wall -Wextra`.
+///
+/// Everything lives in namespace `wrapir_rt_v1` as inline functions: unused
+/// ones cost nothing and warn about nothing, and two emitted programs linked
+/// into one binary share identical definitions (the version in the name
+/// changes whenever this text does in a way that matters to linking).
+
+#include <string_view>
+
+namespace wrapir::cpp::detail {
+
+inline constexpr std::string_view runtime_text = R"WRAPIR_RT(
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <initializer_list>
+#include <limits>
+#include <memory>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace wrapir_rt_v1 {
+
+// Python-semantics integer helpers, as expr::print_cpp's standalone style
+// calls them (`wrapir::floor_div`): found from the generated functions, which
+// live in this namespace.
+namespace wrapir {
+inline constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) noexcept {
+  const std::int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+inline constexpr std::int64_t python_mod(std::int64_t a, std::int64_t b) noexcept {
+  const std::int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+inline constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) noexcept { return -floor_div(-a, b); }
+inline constexpr std::int64_t align_up(std::int64_t x, std::int64_t alignment = 64) noexcept {
+  return floor_div(x + alignment - 1, alignment) * alignment;
+}
+inline constexpr std::int64_t ipow(std::int64_t base, std::int64_t exponent) noexcept {
+  std::int64_t r = 1;
+  for (std::int64_t i = 0; i < exponent; ++i) r *= base;
+  return r;
+}
+}  // namespace wrapir
+
+/// A failure of a line; the entry point turns it into an error code.
+struct Error {
+  std::string message;
+  int code;
+};
+
+[[noreturn]] inline void fail(std::string message, int code = WRAPIR_ERROR_RUNTIME) {
+  throw Error{std::move(message), code};
+}
+
+inline std::string quoted(const char* name) { return std::string("'") + name + "'"; }
+
+inline std::string list_text(const std::vector<std::int64_t>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+inline std::int64_t itemsize_of(std::int32_t dtype) noexcept {
+  static const std::int64_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 4, 8, 2, 2, 4, 8, 4, 8, 16, 1, 1, 1, 1, 1, 1};
+  return dtype >= 0 && dtype < 22 ? sizes[dtype] : 0;
+}
+
+/// Bytes on the CPU; `owner` keeps them alive (an allocation, a pool, an
+/// extern's result, nothing for a caller's input).
+struct Storage {
+  std::byte* data = nullptr;
+  std::int64_t nbytes = 0;
+  std::shared_ptr<void> owner{};
+};
+
+/// A strided view of a storage; `offset` counts elements of `dtype`.
+struct Tensor {
+  std::shared_ptr<Storage> storage{};
+  std::int32_t dtype = WRAPIR_DTYPE_FLOAT32;
+  std::vector<std::int64_t> sizes{};
+  std::vector<std::int64_t> strides{};
+  std::int64_t offset = 0;
+
+  void* data() const noexcept {
+    if (!storage || storage->data == nullptr) return nullptr;
+    return storage->data + offset * itemsize_of(dtype);
+  }
+  std::int64_t numel() const noexcept {
+    std::int64_t n = 1;
+    for (const std::int64_t s : sizes) n *= s;
+    return n;
+  }
+  bool live() const noexcept { return static_cast<bool>(storage); }
+};
+
+/// A value a program passes around: call arguments, extern results, the
+/// inputs and outputs of subgraphs.
+struct Value {
+  enum Kind : std::int32_t { none, tensor, integer, real, boolean, string, device, dtype, list };
+  Kind kind = none;
+  Tensor t{};
+  std::int64_t i = 0;
+  double d = 0;
+  std::string s{};
+  std::int32_t device_type = 0;
+  std::vector<Value> items{};
+
+  static Value of(Tensor x) { Value v; v.kind = tensor; v.t = std::move(x); return v; }
+  static Value of_int(std::int64_t x) { Value v; v.kind = integer; v.i = x; return v; }
+  static Value of_real(double x) { Value v; v.kind = real; v.d = x; return v; }
+  static Value of_bool(bool x) { Value v; v.kind = boolean; v.i = x ? 1 : 0; return v; }
+  static Value of_string(const char* x) { Value v; v.kind = string; v.s = x; return v; }
+  static Value of_device(std::int32_t type, std::int64_t index) { Value v; v.kind = device; v.device_type = type; v.i = index; return v; }
+  static Value of_dtype(std::int32_t x) { Value v; v.kind = dtype; v.i = x; return v; }
+  static Value of_list(std::vector<Value> x) { Value v; v.kind = list; v.items = std::move(x); return v; }
+};
+
+/// The bytes `(offset + largest index + 1) * itemsize` a layout reaches
+/// (0 when empty); negative values and overflow fail.
+inline std::int64_t bytes_spanned(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
+                                  std::int64_t offset, std::int32_t dtype) {
+  if (sizes.size() != strides.size()) fail(std::to_string(sizes.size()) + " sizes but " + std::to_string(strides.size()) + " strides");
+  if (offset < 0) fail("negative storage offset " + std::to_string(offset));
+  std::int64_t last = offset;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] < 0) fail("negative size " + std::to_string(sizes[i]) + " in dimension " + std::to_string(i));
+    if (sizes[i] == 0) return 0;
+    if (strides[i] < 0) fail("negative stride " + std::to_string(strides[i]) + " in dimension " + std::to_string(i));
+    std::int64_t reach = 0;
+    if (__builtin_mul_overflow(sizes[i] - 1, strides[i], &reach) || __builtin_add_overflow(last, reach, &last))
+      fail("the layout's extent overflows 64 bits");
+  }
+  std::int64_t bytes = 0;
+  if (__builtin_add_overflow(last, 1, &last) || __builtin_mul_overflow(last, itemsize_of(dtype), &bytes))
+    fail("the layout's extent in bytes overflows 64 bits");
+  return bytes;
+}
+
+/// New CPU storage of `nbytes`, 64-byte aligned (what vectorised kernels
+/// and BLAS prefer).
+inline std::shared_ptr<Storage> allocate(std::int64_t nbytes) {
+  if (nbytes < 0) fail("cannot allocate " + std::to_string(nbytes) + " bytes");
+  constexpr std::size_t alignment = 64;
+  const auto rounded = (static_cast<std::size_t>(nbytes) + alignment - 1) / alignment * alignment;
+  void* p = rounded == 0 ? nullptr : std::aligned_alloc(alignment, rounded);
+  if (rounded != 0 && p == nullptr) fail("cannot allocate " + std::to_string(nbytes) + " bytes", WRAPIR_ERROR_OUT_OF_MEMORY);
+  auto s = std::make_shared<Storage>();
+  s->data = static_cast<std::byte*>(p);
+  s->nbytes = nbytes;
+  s->owner = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  return s;
+}
+
+/// `empty_strided`: a new tensor whose storage holds exactly its layout.
+inline Tensor empty_strided(std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides, std::int64_t offset,
+                            std::int32_t dtype) {
+  const std::int64_t bytes = bytes_spanned(sizes, strides, offset, dtype);
+  return Tensor{allocate(bytes), dtype, std::move(sizes), std::move(strides), offset};
+}
+
+/// A view of `storage` with a layout, refused when it reaches past it.
+inline Tensor view_of(const std::shared_ptr<Storage>& storage, std::vector<std::int64_t> sizes,
+                      std::vector<std::int64_t> strides, std::int64_t offset, std::int32_t dtype) {
+  if (!storage) fail("the view's base is not live");
+  const std::int64_t bytes = bytes_spanned(sizes, strides, offset, dtype);
+  if (bytes > storage->nbytes)
+    fail("the view reaches " + std::to_string(bytes) + " bytes but its storage has " + std::to_string(storage->nbytes));
+  return Tensor{storage, dtype, std::move(sizes), std::move(strides), offset};
+}
+
+/// `reinterpret_tensor(base, sizes, strides, offset)`: the offset counts
+/// elements of the base's dtype.
+inline Tensor reinterpret(const Tensor& base, std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides,
+                          std::int64_t offset, std::int32_t dtype) {
+  if (!base.live()) fail("the base of the view is not live");
+  if (dtype != base.dtype) {
+    const std::int64_t bytes = offset * itemsize_of(base.dtype);
+    if (bytes % itemsize_of(dtype) != 0) fail("the view's offset of " + std::to_string(bytes) + " bytes is not a whole number of elements");
+    offset = bytes / itemsize_of(dtype);
+  }
+  return view_of(base.storage, std::move(sizes), std::move(strides), offset, dtype);
+}
+
+/// A region of `pool` starting `offset_bytes` in, viewed with a layout.
+inline Tensor alloc_from_pool(const std::shared_ptr<Storage>& pool, const char* pool_name, std::int64_t offset_bytes,
+                              std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides, std::int64_t offset,
+                              std::int32_t dtype) {
+  if (!pool) fail(std::string("pool ") + quoted(pool_name) + " is not live");
+  if (offset_bytes < 0 || offset_bytes > pool->nbytes)
+    fail("the region starts at byte " + std::to_string(offset_bytes) + " of pool " + quoted(pool_name) + ", which has " +
+         std::to_string(pool->nbytes) + " bytes");
+  auto region = std::make_shared<Storage>();
+  region->data = pool->data == nullptr ? nullptr : pool->data + offset_bytes;
+  region->nbytes = pool->nbytes - offset_bytes;
+  region->owner = pool;  // the region keeps the whole pool alive
+  return view_of(region, std::move(sizes), std::move(strides), offset, dtype);
+}
+
+/// Sizes must match; strides too where the size exceeds 1, as torch's
+/// assert_size_stride.
+inline void check_layout(const Tensor& t, const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
+                         const std::string& who, int code = WRAPIR_ERROR_RUNTIME) {
+  if (!t.live()) fail(who + " is not live", code);
+  if (t.sizes != sizes) fail(who + " has sizes " + list_text(t.sizes) + ", the program expects " + list_text(sizes), code);
+  for (const std::int64_t s : sizes)
+    if (s == 0) return;
+  for (std::size_t i = 0; i < strides.size() && i < t.strides.size(); ++i)
+    if (sizes[i] > 1 && t.strides[i] != strides[i])
+      fail(who + " has strides " + list_text(t.strides) + ", the program expects " + list_text(strides), code);
+}
+
+inline void check_alignment(const Tensor& t, std::int64_t alignment, const char* who, const char* op) {
+  if (!t.live()) fail(std::string(who) + " is not live");
+  if (alignment <= 0) fail("alignment " + std::to_string(alignment) + " is not positive");
+  if (reinterpret_cast<std::uintptr_t>(t.data()) % static_cast<std::uintptr_t>(alignment) != 0)
+    fail(std::string(who) + " is not aligned to " + std::to_string(alignment) + " bytes" +
+         (op[0] != '\0' ? std::string(" (the result of ") + op + ")" : std::string()));
+}
+
+/// Assumptions: 0 positive, 1 nonnegative, 2 any integer.
+inline std::int64_t bind_symbol(const char* name, std::int64_t v, int assumption, int code = WRAPIR_ERROR_RUNTIME) {
+  if ((assumption == 0 && v <= 0) || (assumption == 1 && v < 0))
+    fail(std::string("symbol ") + quoted(name) + " would be " + std::to_string(v) + ", which breaks its assumption (" +
+         (assumption == 0 ? "positive" : "nonnegative") + ")", code);
+  return v;
+}
+
+template <class T>
+T load_element(const Tensor& t) noexcept {
+  T v{};
+  std::memcpy(&v, t.data(), sizeof v);
+  return v;
+}
+
+/// The one element of a one-element tensor as a number: `integer` set, or
+/// `floating` and `real`.
+struct Scalar {
+  bool floating = false;
+  std::int64_t integer = 0;
+  double real = 0;
+  bool truth() const noexcept { return floating ? real != 0 : integer != 0; }
+};
+
+inline Scalar read_scalar(const Tensor& t, const std::string& what) {
+  if (!t.live()) fail(what + " is not live");
+  if (t.numel() != 1) fail(what + " must hold one element, it has " + std::to_string(t.numel()));
+  switch (t.dtype) {
+    case WRAPIR_DTYPE_BOOL: return {false, load_element<std::uint8_t>(t) != 0 ? 1 : 0, 0};
+    case WRAPIR_DTYPE_UINT8: return {false, load_element<std::uint8_t>(t), 0};
+    case WRAPIR_DTYPE_INT8: return {false, load_element<std::int8_t>(t), 0};
+    case WRAPIR_DTYPE_INT16: return {false, load_element<std::int16_t>(t), 0};
+    case WRAPIR_DTYPE_INT32: return {false, load_element<std::int32_t>(t), 0};
+    case WRAPIR_DTYPE_INT64: return {false, load_element<std::int64_t>(t), 0};
+    case WRAPIR_DTYPE_UINT16: return {false, load_element<std::uint16_t>(t), 0};
+    case WRAPIR_DTYPE_UINT32: return {false, load_element<std::uint32_t>(t), 0};
+    case WRAPIR_DTYPE_UINT64: {
+      const auto v = load_element<std::uint64_t>(t);
+      if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) fail(what + " holds more than int64 holds");
+      return {false, static_cast<std::int64_t>(v), 0};
+    }
+    case WRAPIR_DTYPE_FLOAT32: return {true, 0, load_element<float>(t)};
+    case WRAPIR_DTYPE_FLOAT64: return {true, 0, load_element<double>(t)};
+    default: fail(what + " has a dtype (" + std::to_string(t.dtype) + ") whose element cannot be read on the host");
+  }
+}
+
+/// One step of a key path: 0 index, 2 size, 3 stride, 4 storage_offset,
+/// 5 convert_to_int, 6 divide_by (wrapir's KeyStepKind numbers).
+struct Step {
+  int kind;
+  std::int64_t value;
+};
+
+inline Value follow_path(const Value& v, std::initializer_list<Step> path, const std::string& what) {
+  Value at = v;
+  std::size_t n = 0;
+  for (const Step& step : path) {
+    const std::string where = what + ", key step " + std::to_string(n++);
+    if (step.kind == 0) {
+      if (at.kind != Value::list) fail(where + ": not a list or tuple");
+      if (step.value < 0 || static_cast<std::size_t>(step.value) >= at.items.size())
+        fail(where + ": index " + std::to_string(step.value) + " is out of range for " + std::to_string(at.items.size()) + " elements");
+      Value next = at.items[static_cast<std::size_t>(step.value)];
+      at = std::move(next);
+    } else if (step.kind == 2 || step.kind == 3 || step.kind == 4) {
+      if (at.kind != Value::tensor) fail(where + ": not a tensor");
+      std::int64_t x = at.t.offset;
+      if (step.kind != 4) {
+        if (step.value < 0 || static_cast<std::size_t>(step.value) >= at.t.sizes.size())
+          fail(where + ": dimension " + std::to_string(step.value) + " of a " + std::to_string(at.t.sizes.size()) + "-dimensional tensor");
+        x = step.kind == 2 ? at.t.sizes[static_cast<std::size_t>(step.value)] : at.t.strides[static_cast<std::size_t>(step.value)];
+      }
+      at = Value::of_int(x);
+    } else if (step.kind == 5 || step.kind == 6) {
+      std::int64_t x = 0;
+      if (at.kind == Value::tensor) {
+        const Scalar s = read_scalar(at.t, where);
+        if (s.floating) {
+          if (!(std::isfinite(s.real) && s.real == std::floor(s.real) && std::fabs(s.real) < 9.2e18))
+            fail(where + ": " + std::to_string(s.real) + " is not an integer");
+          x = static_cast<std::int64_t>(s.real);
+        } else {
+          x = s.integer;
+        }
+      } else if (at.kind == Value::integer || at.kind == Value::boolean) {
+        x = at.i;
+      } else {
+        fail(where + ": not a number");
+      }
+      if (step.kind == 5) {
+        x = x != 0 ? 1 : 0;
+      } else {
+        if (step.value <= 0) fail(where + ": divisor " + std::to_string(step.value) + " is not positive");
+        if (x % step.value != 0) fail(where + ": " + std::to_string(x) + " is not divisible by " + std::to_string(step.value));
+        x /= step.value;
+      }
+      at = Value::of_int(x);
+    } else {
+      fail(where + ": dict results are not supported");
+    }
+  }
+  return at;
+}
+
+inline std::int64_t integer_of(const Value& v, const std::string& what) {
+  if (v.kind == Value::integer || v.kind == Value::boolean) return v.i;
+  if (v.kind == Value::tensor) {
+    const Scalar s = read_scalar(v.t, what);
+    if (s.floating) fail(what + " is a floating-point value, not an integer");
+    return s.integer;
+  }
+  fail(what + " is not an integer");
+}
+
+inline bool truth_of(const Value& v, const std::string& what) {
+  if (v.kind == Value::tensor) return read_scalar(v.t, what).truth();
+  if (v.kind == Value::integer || v.kind == Value::boolean) return v.i != 0;
+  fail(what + " is neither a tensor nor an integer");
+}
+
+/// `dst.copy_(src)` for equal dtypes and sizes, any strides.
+inline void copy_elements(const Tensor& dst, const Tensor& src) {
+  if (!dst.live() || !src.live()) fail("the copy's source or destination is not live");
+  if (dst.dtype != src.dtype) fail("the copy's source and destination have different dtypes");
+  if (dst.sizes != src.sizes) fail("the copy's source has sizes " + list_text(src.sizes) + ", its destination " + list_text(dst.sizes));
+  const std::int64_t n = dst.numel();
+  if (n == 0) return;
+  const std::int64_t item = itemsize_of(dst.dtype);
+  auto* d = static_cast<std::byte*>(dst.data());
+  const auto* s = static_cast<const std::byte*>(src.data());
+  const std::size_t rank = dst.sizes.size();
+  std::vector<std::int64_t> index(rank, 0);
+  for (std::int64_t e = 0; e < n; ++e) {
+    std::int64_t od = 0, os = 0;
+    for (std::size_t k = 0; k < rank; ++k) {
+      od += index[k] * dst.strides[k];
+      os += index[k] * src.strides[k];
+    }
+    std::memmove(d + od * item, s + os * item, static_cast<std::size_t>(item));
+    for (std::size_t k = rank; k-- > 0;) {
+      if (++index[k] < dst.sizes[k]) break;
+      index[k] = 0;
+    }
+  }
+}
+
+/// A result a subgraph or an extern gave for buffer `who`: a tensor of the
+/// program's dtype and sizes.
+inline Tensor tensor_result(const Value& v, std::int32_t dtype, const std::vector<std::int64_t>& sizes, const char* who) {
+  if (v.kind != Value::tensor) fail(std::string(who) + " must be a tensor, the call returned something else");
+  if (v.t.dtype != dtype)
+    fail(std::string(who) + " has dtype " + std::to_string(v.t.dtype) + ", the program expects " + std::to_string(dtype));
+  if (v.t.sizes != sizes) fail(std::string(who) + " has sizes " + list_text(v.t.sizes) + ", the program expects " + list_text(sizes));
+  return v.t;
+}
+
+inline const Tensor& live(const Tensor& t, const char* who) {
+  if (!t.live()) fail(std::string(who) + " is used but is not live");
+  return t;
+}
+
+// ---- kernel arguments --------------------------------------------------------
+
+/// A pointer argument whose elements are `Size` bytes.
+template <std::size_t Size>
+struct PtrArg {
+  void* p;
+};
+struct IntArg {
+  std::int64_t v;
+};
+struct RealArg {
+  double v;
+};
+
+template <std::size_t Size>
+PtrArg<Size> ptr(const Tensor& t, const char* who) {
+  if (!t.live()) fail(std::string(who) + " is passed to a kernel but is not live");
+  return PtrArg<Size>{t.data()};
+}
+
+template <class P, std::size_t Size>
+P to_param(PtrArg<Size> a, std::size_t) {
+  static_assert(std::is_pointer<P>::value, "wrapir: the kernel takes a scalar where the program passes a pointer");
+  using E = typename std::remove_cv<typename std::remove_pointer<P>::type>::type;
+  static_assert(std::is_void<E>::value || sizeof(typename std::conditional<std::is_void<E>::value, char, E>::type) == Size,
+                "wrapir: the kernel's element size differs from the program's dtype");
+  return static_cast<P>(a.p);
+}
+
+template <class P>
+P to_param(IntArg a, std::size_t index) {
+  static_assert(std::is_arithmetic<P>::value, "wrapir: the kernel takes a pointer where the program passes an integer");
+  if (std::is_integral<P>::value && !std::is_same<P, bool>::value) {
+    const bool fits = std::is_signed<P>::value
+                          ? (a.v >= static_cast<std::int64_t>(std::numeric_limits<P>::min()) &&
+                             a.v <= static_cast<std::int64_t>(std::numeric_limits<P>::max()))
+                          : (a.v >= 0 && static_cast<std::uint64_t>(a.v) <= static_cast<std::uint64_t>(std::numeric_limits<P>::max()));
+    if (!fits) fail("argument " + std::to_string(index) + " = " + std::to_string(a.v) + " does not fit the parameter's type");
+  }
+  return static_cast<P>(a.v);
+}
+
+template <class P>
+P to_param(RealArg a, std::size_t) {
+  static_assert(std::is_floating_point<P>::value, "wrapir: the kernel takes no floating-point value here");
+  return static_cast<P>(a.v);
+}
+
+template <class... P, class... A, std::size_t... I>
+void call_with(void (*fn)(P...), std::index_sequence<I...>, A... args) {
+  fn(to_param<typename std::remove_cv<P>::type>(args, I)...);
+}
+
+/// Calls an Inductor C++ kernel: each argument converted to the kernel's
+/// own parameter type, checked at compile time (count, pointer or scalar,
+/// element size) and at run time (integer range).
+template <class... P, class... A>
+void call_kernel(void (*fn)(P...), A... args) {
+  static_assert(sizeof...(P) == sizeof...(A), "wrapir: the kernel's parameter count differs from its signature's");
+  call_with(fn, std::index_sequence_for<A...>{}, args...);
+}
+
+// ---- externs -----------------------------------------------------------------
+
+/// What every line of one run shares: the extern table and the handles of
+/// the externs the program calls, resolved once.
+struct Context {
+  const wrapir_extern_table* table = nullptr;
+  std::vector<std::int64_t> handles{};
+};
+
+/// Values converted for the C table; owns what the borrowed views point at.
+class Borrowed {
+ public:
+  wrapir_value convert(const Value& v) {
+    wrapir_value out{};
+    out.kind = v.kind;
+    switch (v.kind) {
+      case Value::none: break;
+      case Value::tensor: export_tensor(v.t, out.tensor, "an extern's argument"); break;
+      case Value::integer:
+      case Value::boolean:
+      case Value::dtype: out.integer = v.i; break;
+      case Value::real: out.real = v.d; break;
+      case Value::string: out.string = v.s.c_str(); break;
+      case Value::device: out.device_type = v.device_type; out.integer = v.i; break;
+      case Value::list: {
+        lists_.emplace_back();
+        std::vector<wrapir_value>& items = lists_.back();
+        items.reserve(v.items.size());
+        for (const Value& x : v.items) items.push_back(convert(x));
+        out.items = items.data();
+        out.count = items.size();
+        break;
+      }
+    }
+    return out;
+  }
+
+  static void export_tensor(const Tensor& t, wrapir_tensor& out, const char* what) {
+    if (t.sizes.size() > WRAPIR_MAX_DIMS) fail(std::string(what) + " has more than " + std::to_string(WRAPIR_MAX_DIMS) + " dimensions");
+    out.data = t.data();
+    out.storage = t.storage ? t.storage->data : nullptr;
+    out.storage_nbytes = t.storage ? t.storage->nbytes : 0;
+    out.dtype = t.dtype;
+    out.ndim = static_cast<std::int32_t>(t.sizes.size());
+    for (std::size_t i = 0; i < t.sizes.size(); ++i) {
+      out.sizes[i] = t.sizes[i];
+      out.strides[i] = t.strides[i];
+    }
+  }
+
+ private:
+  std::vector<std::vector<wrapir_value>> lists_;
+};
+
+/// A tensor the caller or a callee describes, as a Tensor over a storage
+/// kept alive by `owner`. Its layout is checked against its storage.
+inline Tensor import_tensor(const wrapir_tensor& in, std::shared_ptr<void> owner, const std::string& what) {
+  if (in.ndim < 0 || in.ndim > WRAPIR_MAX_DIMS) fail(what + " has " + std::to_string(in.ndim) + " dimensions");
+  if (itemsize_of(in.dtype) == 0) fail(what + " has an unknown dtype " + std::to_string(in.dtype));
+  auto storage = std::make_shared<Storage>();
+  storage->data = static_cast<std::byte*>(in.storage);
+  storage->nbytes = in.storage_nbytes;
+  storage->owner = std::move(owner);
+  Tensor t;
+  t.storage = std::move(storage);
+  t.dtype = in.dtype;
+  t.sizes.assign(in.sizes, in.sizes + in.ndim);
+  t.strides.assign(in.strides, in.strides + in.ndim);
+  const std::int64_t item = itemsize_of(in.dtype);
+  const auto delta = static_cast<std::byte*>(in.data) - static_cast<std::byte*>(in.storage);
+  if (in.data == nullptr || in.storage == nullptr) {
+    if (bytes_spanned(t.sizes, t.strides, 0, t.dtype) != 0) fail(what + " has no storage");
+    t.offset = 0;
+    return t;
+  }
+  if (delta < 0 || delta % item != 0) fail(what + ": its data does not start at an element of its storage");
+  t.offset = delta / item;
+  const std::int64_t reach = bytes_spanned(t.sizes, t.strides, t.offset, t.dtype);
+  if (reach > in.storage_nbytes)
+    fail(what + " reaches " + std::to_string(reach) + " bytes past a storage of " + std::to_string(in.storage_nbytes));
+  return t;
+}
+
+/// Takes ownership of a result a callee handed back (see c_abi.h).
+inline Value adopt(wrapir_value& r, const std::string& what) {
+  auto release_of = [](wrapir_value& x) {
+    void (*release)(void*) = x.release;
+    void* owner = x.owner;
+    x.release = nullptr;
+    return std::shared_ptr<void>(static_cast<void*>(nullptr), [release, owner](void*) {
+      if (release != nullptr) release(owner);
+    });
+  };
+  switch (r.kind) {
+    case WRAPIR_VALUE_NONE: { (void)release_of(r); return Value{}; }
+    case WRAPIR_VALUE_TENSOR: return Value::of(import_tensor(r.tensor, release_of(r), what));
+    case WRAPIR_VALUE_INT: { (void)release_of(r); return Value::of_int(r.integer); }
+    case WRAPIR_VALUE_BOOL: { (void)release_of(r); return Value::of_bool(r.integer != 0); }
+    case WRAPIR_VALUE_FLOAT: { (void)release_of(r); return Value::of_real(r.real); }
+    case WRAPIR_VALUE_LIST: {
+      std::shared_ptr<void> array = release_of(r);
+      std::vector<Value> items;
+      // Every item is adopted (so released) even when one of them fails.
+      std::string error;
+      for (std::size_t i = 0; i < r.count; ++i) {
+        try {
+          items.push_back(adopt(r.items[i], what + "[" + std::to_string(i) + "]"));
+        } catch (Error& e) {
+          if (error.empty()) error = e.message;
+        }
+      }
+      if (!error.empty()) fail(error);
+      return Value::of_list(std::move(items));
+    }
+    default: { (void)release_of(r); fail(what + " is of a kind (" + std::to_string(r.kind) + ") an extern may not return"); }
+  }
+}
+
+/// Calls extern number `index` (resolved at the start of the run).
+inline Value call_extern(Context& ctx, std::size_t index, const char* op, const std::vector<Value>& args,
+                         const std::vector<std::pair<const char*, Value>>& kwargs) {
+  Borrowed borrowed;
+  std::vector<wrapir_value> a;
+  a.reserve(args.size());
+  for (const Value& v : args) a.push_back(borrowed.convert(v));
+  std::vector<wrapir_kwarg> k;
+  k.reserve(kwargs.size());
+  for (const auto& kw : kwargs) k.push_back(wrapir_kwarg{kw.first, borrowed.convert(kw.second)});
+  wrapir_value result{};
+  char message[1024] = {0};
+  const int rc = ctx.table->call(ctx.table->host, ctx.handles.at(index), a.data(), a.size(), k.data(), k.size(), &result,
+                                 message, sizeof message);
+  message[sizeof message - 1] = '\0';
+  if (rc != 0) fail(std::string("extern ") + quoted(op) + ": " + (message[0] != '\0' ? message : "failed"));
+  return adopt(result, std::string("the result of extern ") + quoted(op));
+}
+
+/// Resolves the externs a program calls, once per run.
+inline void resolve_externs(Context& ctx, const wrapir_extern_table* table, std::initializer_list<const char*> names) {
+  ctx.table = table;
+  if (names.size() == 0) return;
+  if (table == nullptr || table->lookup == nullptr || table->call == nullptr)
+    fail("the program calls externs but no extern table was given", WRAPIR_ERROR_INVALID_ARGUMENT);
+  if (table->abi_version != WRAPIR_C_ABI_VERSION)
+    fail("the extern table is of C ABI version " + std::to_string(table->abi_version) + ", the program of " +
+         std::to_string(WRAPIR_C_ABI_VERSION), WRAPIR_ERROR_INVALID_ARGUMENT);
+  for (const char* name : names) {
+    const std::int64_t h = table->lookup(table->host, name);
+    if (h < 0) fail(std::string("extern ") + quoted(name) + " is not in the host's extern table", WRAPIR_ERROR_INVALID_ARGUMENT);
+    ctx.handles.push_back(h);
+  }
+}
+
+// ---- the entry point ---------------------------------------------------------
+
+/// Input `i` of a graph as a tensor of `dtype` and `rank` dimensions.
+inline Tensor input_tensor(const std::vector<Value>& inputs, std::size_t i, std::int32_t dtype, std::size_t rank,
+                           const char* name, int code) {
+  const std::string who = "input " + std::to_string(i) + " (" + quoted(name) + ")";
+  if (inputs[i].kind != Value::tensor) fail(who + " must be a tensor", code);
+  const Tensor& t = inputs[i].t;
+  if (t.dtype != dtype) fail(who + " has dtype " + std::to_string(t.dtype) + ", the program expects " + std::to_string(dtype), code);
+  if (t.sizes.size() != rank)
+    fail(who + " has " + std::to_string(t.sizes.size()) + " dimensions, the program expects " + std::to_string(rank), code);
+  return t;
+}
+
+inline std::int64_t input_integer(const std::vector<Value>& inputs, std::size_t i, const char* name, int code) {
+  if (inputs[i].kind != Value::integer) fail("input " + std::to_string(i) + " (symbol " + quoted(name) + ") must be an integer", code);
+  return inputs[i].i;
+}
+
+/// The caller's inputs as values; tensors are borrowed (checked against
+/// their storages), integers copied.
+inline std::vector<Value> import_inputs(const wrapir_value* inputs, std::size_t count) {
+  std::vector<Value> out;
+  out.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::string who = "input " + std::to_string(i);
+    if (inputs[i].kind == WRAPIR_VALUE_TENSOR) {
+      try {
+        out.push_back(Value::of(import_tensor(inputs[i].tensor, nullptr, who)));
+      } catch (Error& e) {
+        e.code = WRAPIR_ERROR_INVALID_ARGUMENT;
+        throw;
+      }
+    } else if (inputs[i].kind == WRAPIR_VALUE_INT) {
+      out.push_back(Value::of_int(inputs[i].integer));
+    } else {
+      fail(who + " is neither a tensor nor an integer", WRAPIR_ERROR_INVALID_ARGUMENT);
+    }
+  }
+  return out;
+}
+
+inline void release_output(void* owner) { delete static_cast<std::shared_ptr<Storage>*>(owner); }
+
+/// Hands the outputs to the caller: all or nothing.
+inline void export_outputs(const std::vector<Value>& values, wrapir_value* outputs) {
+  for (const Value& v : values)
+    if (v.kind == Value::tensor && v.t.sizes.size() > WRAPIR_MAX_DIMS) fail("an output has more than WRAPIR_MAX_DIMS dimensions");
+  std::vector<std::unique_ptr<std::shared_ptr<Storage>>> owners;
+  for (const Value& v : values)
+    owners.emplace_back(v.kind == Value::tensor ? new std::shared_ptr<Storage>(v.t.storage) : nullptr);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    wrapir_value out{};
+    out.kind = values[i].kind == Value::tensor ? WRAPIR_VALUE_TENSOR
+               : values[i].kind == Value::integer ? WRAPIR_VALUE_INT : WRAPIR_VALUE_NONE;
+    if (values[i].kind == Value::tensor) {
+      Borrowed::export_tensor(values[i].t, out.tensor, "an output");
+      out.owner = owners[i].release();
+      out.release = release_output;
+    } else {
+      out.integer = values[i].i;
+    }
+    outputs[i] = out;
+  }
+}
+
+inline int report(const char* text, char* message, std::size_t size) {
+  if (message != nullptr && size > 0) {
+    std::size_t n = std::strlen(text);
+    if (n >= size) n = size - 1;
+    std::memcpy(message, text, n);
+    message[n] = '\0';
+  }
+  return 0;
+}
+
+}  // namespace wrapir_rt_v1
+)WRAPIR_RT";
+
+}  // namespace wrapir::cpp::detail

@@ -1,0 +1,271 @@
+// wrapir emit-cpp and run-cpp: the C++ emitter (include/wrapir/emit/cpp.hpp)
+// and a small host for what it emits.
+//
+//   wrapir emit-cpp [--prefix P] [--no-input-asserts] [--no-verify] FILE [-o OUT.cpp]
+//       the program as a standalone C++ translation unit (stdout or OUT).
+//   wrapir emit-cpp --print-flags
+//       two lines: the flags that compile an emitted CPU unit (Inductor's
+//       kernel flags, torch's headers as -isystem, from WRAPIR_TORCH_INCLUDE
+//       or the bridge's venv), then the flags that link it (libtorch_cpu's
+//       Sleef math, as the CPU backend links kernels).
+//   wrapir run-cpp FILE --library LIB.so --inputs IN.safetensors [--prefix P]
+//                  [--repeat N] [-o OUT.safetensors]
+//       loads LIB.so (an emitted unit compiled as a shared object), serves
+//       it the reference externs (run/cpu/externs.hpp) through the C table
+//       (run/c_abi_adapter.hpp), calls `P_run` with the inputs of IN (in the
+//       format of `wrapir run`: tensors named as the program's inputs,
+//       scalars in the metadata) and writes the outputs as `wrapir run`
+//       does. FILE, the program, names the inputs.
+
+#include "cli.hpp"
+#include "file_io.hpp"
+
+#include <wrapir/emit/cpp.hpp>
+#include <wrapir/io/safetensors.hpp>
+#include <wrapir/ir/program.hpp>
+#include <wrapir/run/c_abi.h>
+#include <wrapir/run/c_abi_adapter.hpp>
+#include <wrapir/run/extern.hpp>
+#ifdef WRAPIR_TOOL_CPU_BACKEND
+#include <wrapir/run/cpu/externs.hpp>
+#include <wrapir/run/cpu/kernel_cache.hpp>
+#endif
+
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <dlfcn.h>
+
+namespace wrapir::cli {
+
+namespace {
+
+/// Takes `--name VALUE` out of `args` (at most once).
+std::optional<std::string_view> take_option(std::vector<std::string_view>& args, std::string_view name,
+                                            std::string_view command) {
+  std::optional<std::string_view> value;
+  for (std::size_t i = 0; i < args.size();) {
+    if (args[i] != name) {
+      ++i;
+      continue;
+    }
+    if (value) throw Failure{std::string(command) + ": " + std::string(name) + " is given twice"};
+    if (i + 1 == args.size()) throw Failure{std::string(command) + ": " + std::string(name) + " needs a value"};
+    value = args[i + 1];
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+  }
+  return value;
+}
+
+bool take_flag(std::vector<std::string_view>& args, std::string_view name) {
+  const auto it = std::find(args.begin(), args.end(), name);
+  if (it == args.end()) return false;
+  args.erase(it);
+  return true;
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string s;
+  for (const std::string& w : words) {
+    if (!s.empty()) s += ' ';
+    s += w;
+  }
+  return s;
+}
+
+int cmd_print_flags() {
+#ifdef WRAPIR_TOOL_CPU_BACKEND
+  const auto include = run::cpu::find_torch_include();
+  if (!include)
+    throw Failure{"emit-cpp --print-flags: torch's headers were not found; set WRAPIR_TORCH_INCLUDE to "
+                  ".../site-packages/torch/include"};
+  run::cpu::CompileOptions o = run::cpu::inductor_compile_options(*include);
+  // Torch's headers are the system's to the unit: their warnings are not the
+  // emitted code's.
+  for (std::string& f : o.flags)
+    if (f.rfind("-I", 0) == 0) f = "-isystem" + f.substr(2);
+  std::printf("%s\n%s\n", join(o.flags).c_str(), join(o.link_flags).c_str());
+  return 0;
+#else
+  throw Failure{"emit-cpp --print-flags: this wrapir was built without the CPU backend"};
+#endif
+}
+
+int cmd_emit_cpp(std::vector<std::string_view> args) {
+  if (args.size() == 1 && args[0] == "--print-flags") return cmd_print_flags();
+  cpp::CppOptions options;
+  if (auto prefix = take_option(args, "--prefix", "emit-cpp")) options.entry_prefix = std::string(*prefix);
+  options.input_asserts = !take_flag(args, "--no-input-asserts");
+  const Arguments a("emit-cpp", args);
+  a.allow_only({"-o", "--no-verify", "--max-input-bytes"});
+  const ir::Program program = load_verified_program(a);
+  auto unit = cpp::to_cpp(program, options);
+  if (!unit) throw Failure{"emit-cpp: " + one_line(unit.error().message, 600)};
+  if (auto path = a.value("-o")) write_output_file(*path, *unit);
+  else std::fputs(unit->c_str(), stdout);
+  return 0;
+}
+
+std::vector<std::pair<std::string, std::int64_t>> scalars_of(const io::TensorFile& file, std::string_view path) {
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  const auto it = file.metadata.find("scalars");
+  if (it == file.metadata.end()) return out;
+  boost::system::error_code ec;
+  boost::json::parse_options options;
+  options.max_depth = 4;
+  const boost::json::value v = boost::json::parse(it->second, ec, {}, options);
+  const boost::json::object* o = ec ? nullptr : v.if_object();
+  if (o == nullptr) throw Failure{one_line(path, 200) + ": metadata 'scalars' is not a JSON object"};
+  for (const auto& [k, x] : *o) {
+    const std::int64_t* i = x.if_int64();
+    if (i == nullptr) throw Failure{one_line(path, 200) + ": scalar '" + one_line(std::string_view(k), 60) + "' is not an integer"};
+    out.emplace_back(std::string(k), *i);
+  }
+  return out;
+}
+
+using RunFn = int (*)(const wrapir_extern_table*, const wrapir_value*, size_t, wrapir_value*, size_t, void*, char*, size_t);
+using InfoFn = const wrapir_program_info* (*)();
+
+int cmd_run_cpp(std::vector<std::string_view> args) {
+  const auto library = take_option(args, "--library", "run-cpp");
+  const std::string prefix(take_option(args, "--prefix", "run-cpp").value_or("wrapir_model"));
+  const Arguments a("run-cpp", args);
+  a.allow_only({"--inputs", "--repeat", "-o", "--no-verify", "--max-input-bytes"});
+  if (!library) throw Failure{"run-cpp: --library LIB.so is required (the emitted unit, compiled)"};
+  const auto inputs_path = a.value("--inputs");
+  if (!inputs_path) throw Failure{"run-cpp: --inputs FILE is required"};
+  std::size_t repeat = 0;
+  if (auto r = a.value("--repeat")) {
+    const auto [end, ec] = std::from_chars(r->data(), r->data() + r->size(), repeat);
+    if (ec != std::errc{} || end != r->data() + r->size() || repeat > 1'000'000)
+      throw Failure{"run-cpp: --repeat takes a count from 0 to 1000000"};
+  }
+  const ir::Program program = load_verified_program(a);
+  auto file = io::read_safetensors(std::string(*inputs_path), {.max_bytes = max_input_bytes(a)});
+  if (!file) throw Failure{one_line(file.error().message, 400)};
+  const auto scalars = scalars_of(*file, *inputs_path);
+
+  // A path without a slash would be searched for: make it explicit.
+  std::string lib(*library);
+  if (lib.find('/') == std::string::npos) lib = "./" + lib;
+  void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) throw Failure{"run-cpp: cannot load " + one_line(lib, 200) + ": " + one_line(dlerror(), 400)};
+  auto run = reinterpret_cast<RunFn>(dlsym(handle, (prefix + "_run").c_str()));
+  auto info = reinterpret_cast<InfoFn>(dlsym(handle, (prefix + "_info").c_str()));
+  if (run == nullptr || info == nullptr) throw Failure{"run-cpp: " + one_line(lib, 200) + " has no " + prefix + "_run/_info"};
+  const wrapir_program_info* pi = info();
+  if (pi == nullptr || pi->abi_version != WRAPIR_C_ABI_VERSION || pi->input_count != program.inputs.size() ||
+      pi->output_count != program.outputs.size())
+    throw Failure{"run-cpp: the library's program does not match " + one_line(a.file(), 200)};
+
+  auto registry = std::make_shared<run::ExternRegistry>();
+#ifdef WRAPIR_TOOL_CPU_BACKEND
+  if (auto r = run::cpu::register_reference_externs(*registry); !r) throw Failure{"run-cpp: " + r.error().message};
+#endif
+  run::c_abi::CExternTable externs(registry);
+  const wrapir_extern_table table = externs.table();
+
+  // Inputs are copied per run, as `wrapir run` does.
+  std::vector<const run::Tensor*> tensors;
+  std::vector<std::int64_t> values;
+  std::size_t scalar_index = 0;
+  for (const ir::ProgramInput& in : program.inputs) {
+    if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&in)) {
+      const std::string& name = program.buffer(*b).name;
+      const run::Tensor* t = file->find(name);
+      if (t == nullptr) throw Failure{one_line(*inputs_path, 200) + " has no tensor '" + one_line(name, 60) + "'"};
+      tensors.push_back(t);
+    } else {
+      const std::string_view name = boost::variant2::get<expr::Expr>(in).name();
+      const auto it = std::find_if(scalars.begin(), scalars.end(), [&](const auto& e) { return e.first == name; });
+      if (it != scalars.end()) values.push_back(it->second);
+      else if (scalar_index < scalars.size()) values.push_back(scalars[scalar_index].second);
+      else throw Failure{one_line(*inputs_path, 200) + " has no scalar '" + one_line(name, 60) + "'"};
+      ++scalar_index;
+    }
+  }
+  auto call = [&](std::vector<run::Value>& outputs) {
+    std::vector<run::Value> in;
+    std::size_t ti = 0, si = 0;
+    for (const ir::ProgramInput& x : program.inputs) {
+      if (boost::variant2::holds_alternative<ir::BufferId>(x)) {
+        const run::Tensor& t = *tensors[ti++];
+        run::Tensor c = run::empty_cpu(t.sizes, t.dtype).value();
+        if (c.storage && c.storage->nbytes > 0) std::memcpy(c.data(), t.data(), static_cast<std::size_t>(c.storage->nbytes));
+        in.push_back(run::Value{std::move(c)});
+      } else {
+        in.push_back(run::Value{values[si++]});
+      }
+    }
+    auto borrowed = run::c_abi::borrow(in);
+    if (!borrowed) throw Failure{"run-cpp: " + borrowed.error().message};
+    std::vector<wrapir_value> out(program.outputs.size());
+    char message[2048] = {0};
+    const int rc = run(&table, borrowed->data(), borrowed->size(), out.data(), out.size(), nullptr, message, sizeof message);
+    if (rc != WRAPIR_OK) throw Failure{"run-cpp: error " + std::to_string(rc) + ": " + one_line(message, 1200)};
+    outputs.clear();
+    for (wrapir_value& v : out) {
+      auto adopted = run::c_abi::adopt(v);
+      if (!adopted) throw Failure{"run-cpp: " + adopted.error().message};
+      outputs.push_back(*std::move(adopted));
+    }
+  };
+  std::vector<run::Value> outputs;
+  call(outputs);
+  if (repeat > 0) {
+    std::vector<double> samples;
+    std::vector<run::Value> scratch;
+    for (std::size_t i = 0; i < repeat; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      call(scratch);
+      samples.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+    }
+    double sum = 0;
+    for (double s : samples) sum += s;
+    std::printf("repeat=%zu mean_us=%.2f best_us=%.2f\n", repeat, sum / static_cast<double>(repeat),
+                *std::min_element(samples.begin(), samples.end()));
+  }
+
+  io::TensorFile out;
+  std::string scalar_json;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const std::string name = "out" + std::to_string(i);
+    if (const run::Tensor* t = outputs[i].get_if<run::Tensor>()) {
+      out.tensors.emplace_back(name, *t);
+      if (!a.value("-o")) std::printf("%s: %s tensor\n", name.c_str(), std::string(ir::name(t->dtype)).c_str());
+    } else if (const std::int64_t* n = outputs[i].get_if<std::int64_t>()) {
+      scalar_json += (scalar_json.empty() ? "\"" : ", \"") + name + "\": " + std::to_string(*n);
+      if (!a.value("-o")) std::printf("%s: %lld\n", name.c_str(), static_cast<long long>(*n));
+    }
+  }
+  if (auto path = a.value("-o")) {
+    if (!scalar_json.empty()) out.metadata["scalars"] = "{" + scalar_json + "}";
+    auto bytes = io::to_safetensors(out);
+    if (!bytes) throw Failure{"run-cpp: " + one_line(bytes.error().message, 400)};
+    write_output_file(*path, *bytes);
+  }
+  // The library stays loaded: outputs released above may still run its code
+  // (their release functions) until they are gone, which they are now.
+  outputs.clear();
+  return 0;
+}
+
+}  // namespace
+
+int run_emit_cpp_command(std::string_view command, const std::vector<std::string_view>& args) {
+  return command == "emit-cpp" ? cmd_emit_cpp(args) : cmd_run_cpp(args);
+}
+
+}  // namespace wrapir::cli
