@@ -8,7 +8,7 @@ from pathlib import Path
 import torch
 
 from wrapir_inductor.check import _aliases, _compare, _significant_strides
-from wrapir_inductor.corpus import classify, expected_unsupported
+from wrapir_inductor.corpus import classify, expected_path_failures, expected_unsupported
 
 
 class Aliasing(unittest.TestCase):
@@ -74,6 +74,16 @@ class Expectations(unittest.TestCase):
             path.write_text('expect_unsupported = "EnterSubgraphLine"\n')
             with self.assertRaises(ValueError):
                 expected_unsupported(path)
+
+    def test_expected_path_failures_per_device(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / "m.py"
+            path.write_text('expect_failing_paths = {"executor@cuda": "no CUDA topk", "python+pools": "why"}\n')
+            self.assertEqual(expected_path_failures(path, "cuda"), {"executor": "no CUDA topk", "python+pools": "why"})
+            self.assertEqual(expected_path_failures(path, "cpu"), {"python+pools": "why"})
+            path.write_text('expect_failing_paths = {"executor@tpu": "why"}\n')
+            with self.assertRaises(ValueError):
+                expected_path_failures(path, "cpu")
 
     def test_a_model_is_held_to_its_expectation(self):
         finding = "wrapir_inductor: unsupported: m: line 3: EnterSubgraphLine: ..."

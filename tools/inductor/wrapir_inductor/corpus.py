@@ -34,10 +34,12 @@ def expected_unsupported(path: Path) -> list[str]:
     return []
 
 
-def expected_path_failures(path: Path) -> dict[str, str]:
+def expected_path_failures(path: Path, device: str = "cpu") -> dict[str, str]:
     """The module-level `expect_failing_paths = {"PATH": "why", ...}` of a
-    model file: check paths known to fail on it, each with the reason (an
-    extern the executor has no reference for, say). Read without importing."""
+    model file, for `device`: check paths known to fail on it, each with the
+    reason (an extern the executor has no reference for, say). A key
+    `PATH@DEVICE` (`executor@cuda`) holds on that device only, a plain
+    `PATH` on every device. Read without importing."""
     tree = ast.parse(path.read_text(), str(path))
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "expect_failing_paths"
@@ -46,7 +48,14 @@ def expected_path_failures(path: Path) -> dict[str, str]:
             if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) and v
                                                       for k, v in value.items()):
                 raise ValueError(f"{path}: expect_failing_paths must map path names to non-empty reasons")
-            return value
+            failures = {}
+            for key, why in value.items():
+                name, _, on = key.partition("@")
+                if on and on not in ("cpu", "cuda"):
+                    raise ValueError(f"{path}: expect_failing_paths key {key!r}: the device after @ must be cpu or cuda")
+                if not on or on == device:
+                    failures[name] = why
+            return failures
     return {}
 
 
@@ -96,7 +105,7 @@ def run_model(path: Path, device: str, wrapir: str, out: Path, extra_env: dict[s
     outcome = Outcome(name)
     try:
         expected = expected_unsupported(path)
-        expected_failures = expected_path_failures(path)
+        expected_failures = expected_path_failures(path, device)
     except (SyntaxError, ValueError) as e:
         outcome.status = f"FAIL: {_short(str(e))}"
         return outcome
