@@ -25,6 +25,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -139,10 +140,15 @@ bool have_graphviz() {
   return have;
 }
 
+/// A scratch directory of this process, for Graphviz's input and output.
+std::filesystem::path graphviz_dir() {
+  return std::filesystem::temp_directory_path() / ("wrapir_dot_test." + std::to_string(::getpid()));
+}
+
 /// Renders `text` with the real `dot -Tsvg`; whether it accepted it
 /// without an error or a warning.
 bool graphviz_accepts(const std::string& text, const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("wrapir_dot_test." + std::to_string(::getpid()));
+  const std::filesystem::path dir = graphviz_dir();
   std::filesystem::create_directories(dir);
   const std::filesystem::path in = dir / (name + ".dot"), svg = dir / (name + ".svg"), err = dir / (name + ".err");
   std::ofstream(in, std::ios::binary) << text;
@@ -421,4 +427,6 @@ TEST_CASE("emit/dot: Graphviz reads every golden graph (skipped without dot)") {
   for (const char* name : {"add_relu", "memory", "control", "control_lr_no_legend", "inplace_buffer.reuse"})
     CHECK_MESSAGE(graphviz_accepts(read_file(golden_dir / (std::string(name) + ".dot")), name), name);
   CHECK(graphviz_accepts(emit_ok(hostile()), "hostile"));
+  std::error_code ignored;
+  std::filesystem::remove_all(graphviz_dir(), ignored);
 }
