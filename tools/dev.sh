@@ -44,8 +44,9 @@ die() { printf 'wrapir: error: %s\n' "$*" >&2; exit 1; }
 # set-up: required Debian packages
 # --------------------------------------------------------------------------
 # libopenblas-dev: the CPU backend's reference externs (wrapir::cpu); libssl3: libcrypto,
-# loaded at run time for the SHA-256 of kernel identities.
-required_packages=(cmake ninja-build g++ clang libclang-rt-14-dev libboost1.81-dev libboost-json1.81-dev doctest-dev libbenchmark-dev libopenblas-dev libssl3)
+# loaded at run time for the SHA-256 of kernel identities; graphviz: `dot`, which renders the DOT
+# emitter's output in its tests (they skip without it, so CI installs it).
+required_packages=(cmake ninja-build g++ clang libclang-rt-14-dev libboost1.81-dev libboost-json1.81-dev doctest-dev libbenchmark-dev libopenblas-dev libssl3 graphviz)
 # Debian's default Boost (1.74) headers would shadow 1.81's in /usr/include.
 conflicting_packages=(libboost-dev libboost1.74-dev)
 
