@@ -91,6 +91,18 @@ TEST_CASE("kernels.json: entries, and malformed ones named") {
                  "entry 0 has no 'name'"));
 }
 
+TEST_CASE("kernels.json: launch constants, the arguments Triton specialised away") {
+  auto entries = rc::triton_entries_from_json(R"({"kernels": [{"name": "k", "launch_constants": {"xnumel": 1}}]})");
+  REQUIRE_MESSAGE(entries, entries.error().message);
+  REQUIRE((*entries)[0].launch_constants.size() == 1);
+  CHECK((*entries)[0].launch_constants[0] == std::pair<std::string, std::int64_t>{"xnumel", 1});
+  CHECK(contains(rc::triton_entries_from_json(R"({"kernels": [{"name": "k", "launch_constants": [1]}]})").error().message,
+                 "'launch_constants' is not an object"));
+  CHECK(contains(
+      rc::triton_entries_from_json(R"({"kernels": [{"name": "k", "launch_constants": {"xnumel": "1"}}]})").error().message,
+      "launch constant 'xnumel' is not an integer"));
+}
+
 TEST_CASE("Triton provider: refusals before the driver is asked") {
   ExportDir dir;
   auto provider = rc::TritonKernelProvider::load(dir.path, nullptr);

@@ -41,6 +41,13 @@ class Signatures(unittest.TestCase):
         # XBLOCK, annotated tl.constexpr in the def, is never launched.
         self.assertNotIn("XBLOCK", [p["name"] for p in triton_signature(specialised, "k")])
 
+    def test_launch_constants_are_what_the_cubin_does_not_take(self):
+        from wrapir_inductor.export_triton import launch_constants
+        specialised = SOURCE.replace("'xnumel': 'i32'", "'xnumel': 'constexpr'").replace(
+            "'device': DeviceProperties(type='cuda')", "'device': DeviceProperties(type='cuda'), 'constants': {'xnumel': 1}")
+        self.assertEqual(launch_constants(specialised, "k"), {"xnumel": 1})
+        self.assertEqual(launch_constants(SOURCE, "k"), {})  # nothing specialised
+
     def test_unknown_types_and_missing_signatures_are_unsupported(self):
         with self.assertRaises(Unsupported):
             triton_signature(SOURCE.replace("'i32'", "'nvTmaDesc'"), "k")

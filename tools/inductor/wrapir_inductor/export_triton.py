@@ -18,10 +18,14 @@ the program still runs through its Python form.
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
+
+from .translate_triton import _launch_parameters
 
 
 def _autotuners(names: set[str]) -> dict[str, Any]:
@@ -53,6 +57,26 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     return str(value)
+
+
+_CONSTANTS = re.compile(r"'constants': (\{[^{}]*\})")
+
+
+def launch_constants(source: str, name: str) -> dict[str, int]:
+    """Launch arguments Triton specialised to a constant (`xnumel` when it is
+    1): the launch passes them, the compiled kernel takes none of them, so the
+    executor must leave them out of `cuLaunchKernel`'s parameters. From the
+    kernel's `triton_meta` (its `constants`) and its `def` (what a launch passes)."""
+    launched = _launch_parameters(source, name) or []
+    m = _CONSTANTS.search(source)
+    if not m:
+        return {}
+    try:
+        constants = ast.literal_eval(m.group(1))
+    except (ValueError, SyntaxError):
+        return {}
+    return {k: int(v) for k, v in constants.items()
+            if k in launched and isinstance(v, int) and not isinstance(v, bool)}
 
 
 def save_triton_kernels(program: dict[str, Any], kernels_dir: Path) -> list[dict[str, Any]]:
@@ -94,4 +118,7 @@ def save_triton_kernels(program: dict[str, Any], kernels_dir: Path) -> list[dict
             "shared_memory_bytes": int(metadata.get("shared", 0)),
             "grid_type": tuner.inductor_meta.get("grid_type"),
         })
+        specialised = launch_constants(sources[name], name)
+        if specialised:
+            entry["launch_constants"] = specialised
     return entries

@@ -32,6 +32,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -56,6 +57,9 @@ struct TritonKernelEntry {
   std::string cubin, metadata, why;
   std::string symbol;
   std::vector<std::pair<std::string, std::int64_t>> constants;
+  /// Launch arguments Triton specialised to a constant (`xnumel` when it is
+  /// 1): every launch passes them, the compiled kernel takes none of them.
+  std::vector<std::pair<std::string, std::int64_t>> launch_constants;
   std::optional<std::int64_t> num_warps, shared_memory_bytes;
   std::optional<ir::GridType> grid_type;
 };
@@ -131,6 +135,14 @@ inline Result<std::string> read_text(const std::filesystem::path& path, std::uin
     if (const boost::json::value* c = o->if_contains("constants"); c != nullptr && c->is_object())
       for (const auto& [key, value] : c->get_object())
         if (value.is_int64()) e.constants.emplace_back(std::string(key), value.get_int64());
+    if (const boost::json::value* c = o->if_contains("launch_constants"); c != nullptr) {
+      if (!c->is_object()) return Diagnostic{who + ": 'launch_constants' is not an object"};
+      for (const auto& [key, value] : c->get_object()) {
+        if (!value.is_int64())
+          return Diagnostic{who + ": launch constant " + ir::quote_for_diagnostic(std::string(key)) + " is not an integer"};
+        e.launch_constants.emplace_back(std::string(key), value.get_int64());
+      }
+    }
     out.push_back(std::move(e));
   }
   return out;
@@ -190,6 +202,7 @@ class TritonKernelProvider final : public KernelProvider {
       bool wide = false;  // i64, else i32
     };
     std::vector<Numel> numels;
+    std::vector<std::size_t> dropped;  // signature positions of launch constants, ascending
     CUstream stream = nullptr;
 
     Result<void> load(const TritonKernelProvider& p, const TritonKernelEntry& e,
@@ -220,10 +233,25 @@ class TritonKernelProvider final : public KernelProvider {
       auto k = drv::TritonKernel::load(*module, *std::move(meta));
       if (!k) return k.error();
       kernel.emplace(*std::move(k));
-      if (const auto count = kernel->parameter_count();
-          count && (*count < signature.size() || *count - signature.size() > 2))
+      // Arguments Triton specialised away are passed by the launch but not
+      // to the cubin; a launch constant the signature lacks means the files
+      // do not belong to this program.
+      for (const auto& [name, value] : e.launch_constants) {
+        std::size_t i = 0;
+        while (i < signature.size() && signature[i].name != name) ++i;
+        if (i == signature.size())
+          return Diagnostic{"kernels.json's launch constant " + ir::quote_for_diagnostic(name) +
+                            " is no parameter of the program's signature"};
+        dropped.push_back(i);
+      }
+      std::sort(dropped.begin(), dropped.end());
+      const std::size_t passed = signature.size() - dropped.size();
+      if (passed > drv::TritonKernel::max_packed_arguments)
+        return Diagnostic{std::to_string(passed) + " launch arguments, more than " +
+                          std::to_string(drv::TritonKernel::max_packed_arguments)};
+      if (const auto count = kernel->parameter_count(); count && (*count < passed || *count - passed > 2))
         return Diagnostic{"the cubin's kernel has " + std::to_string(*count) + " parameters but the program's signature " +
-                          "has " + std::to_string(signature.size()) + " (and Triton adds at most 2 scratch pointers)"};
+                          "has " + std::to_string(passed) + " it passes (and Triton adds at most 2 scratch pointers)"};
       grid = *e.grid_type;
       names.reserve(e.constants.size() + signature.size());
       for (const auto& [name, value] : e.constants) names.push_back(name);
@@ -262,7 +290,18 @@ class TritonKernelProvider final : public KernelProvider {
       const GridOutcome g = compute_grid_dims(grid, std::span<const NamedInt>(values.data(), numels.size()), block);
       if (!g.ok()) [[unlikely]]
         return Diagnostic{run::describe(grid, g.error)};
-      return kernel->launch_packed(g.dims, stream, args);
+      if (dropped.empty()) return kernel->launch_packed(g.dims, stream, args);
+      std::array<void*, drv::TritonKernel::max_packed_arguments> kept;
+      std::size_t n = 0, next = 0;
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        if (next < dropped.size() && dropped[next] == i) {
+          ++next;
+          continue;
+        }
+        if (n == kept.size()) return Diagnostic{"the launch passes too many arguments"};
+        kept[n++] = args[i];
+      }
+      return kernel->launch_packed(g.dims, stream, std::span<void* const>(kept.data(), n));
     }
   };
 
