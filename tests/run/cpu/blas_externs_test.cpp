@@ -175,3 +175,35 @@ TEST_CASE("cpu externs: registering twice keeps the user's extern and says so") 
   (void)(*mm)(ExternCall{"extern_kernels.mm", {}, {}});
   CHECK(called);
 }
+
+TEST_CASE("cpu externs: addmm reads a broadcast column bias and a transposed bias through their strides") {
+  Caller call;
+  const std::int64_t m = 4, k = 3, n = 5;
+  const auto av = random_values(static_cast<std::size_t>(m * k), 81);
+  const auto bv = random_values(static_cast<std::size_t>(k * n), 82);
+  const auto prod = naive_mm(av, bv, m, k, n);
+  for (const DType dtype : {DType::float32, DType::float64, DType::bfloat16}) {
+    CAPTURE(wrapir::ir::name(dtype));
+    const double tolerance = dtype == DType::bfloat16 ? 2e-2 : 1e-5;
+    const Tensor a = make({m, k}, av, dtype), b = make({k, n}, bv, dtype);
+    // [m, 1]: one value per row, broadcast along the columns.
+    const auto colv = random_values(static_cast<std::size_t>(m), 83);
+    const Tensor column = make({m, 1}, colv, dtype);
+    std::vector<double> want(static_cast<std::size_t>(m * n));
+    const auto colr = values_of(column);
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) want[i * n + j] = colr[i] + prod[i * n + j];
+    auto r = call("aten.addmm.default", {v(column), v(a), v(b)});
+    REQUIRE_MESSAGE(r.has_value(), r.error().message);
+    check_close(values_of(*r->get_if<Tensor>()), want, tolerance);
+    // [m, n] stored transposed (strides (1, m)).
+    const auto fullv = random_values(static_cast<std::size_t>(m * n), 84);
+    const Tensor full_t = transposed(make({n, m}, fullv, dtype));
+    const auto fullr = values_of(full_t);
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) want[i * n + j] = fullr[i * n + j] + prod[i * n + j];
+    r = call("aten.addmm.default", {v(full_t), v(a), v(b)});
+    REQUIRE_MESSAGE(r.has_value(), r.error().message);
+    check_close(values_of(*r->get_if<Tensor>()), want, tolerance);
+  }
+}

@@ -122,17 +122,13 @@ inline void gemm_one(MatrixView<T> a, MatrixView<T> b, T* c, std::int64_t ldc, T
   }
   if (m == 0 || n == 0 || batch == 0) return {};
 
-  // The bias value at out index (bi, i, j), by broadcasting.
-  auto bias_index = [&](std::int64_t bi, std::int64_t i, std::int64_t j) {
-    std::vector<std::int64_t> idx(bias->dim());
-    const std::int64_t full[3] = {bi, i, j};
-    const std::int64_t* tail = batched ? full : full + 1;
-    for (std::size_t d = 0; d < bias->dim(); ++d) {
-      const std::size_t od = rank - bias->dim() + d;
-      idx[d] = bias->sizes[d] == 1 ? 0 : tail[od];
-    }
-    return idx;
-  };
+  // The bias's element strides along out's (batch, row, column), 0 where it
+  // broadcasts: the bias of out[bi, i, j] is one multiply-add away (this runs
+  // for every element of out, so no index vectors here).
+  std::int64_t bias_strides[3] = {0, 0, 0};
+  if (bias != nullptr)
+    for (std::size_t d = 0; d < bias->dim(); ++d)
+      bias_strides[(batched ? 0 : 1) + rank - bias->dim() + d] = bias->sizes[d] == 1 ? 0 : bias->strides[d];
 
   auto run_typed = [&]<class T>() -> Result<void> {
     // Work in T (float or double): operands of T are used in place; 16-bit
@@ -159,8 +155,8 @@ inline void gemm_one(MatrixView<T> a, MatrixView<T> b, T* c, std::int64_t ldc, T
       if (bias != nullptr && beta != 0) {
         for (std::int64_t i = 0; i < m; ++i)
           for (std::int64_t j = 0; j < n; ++j) {
-            const auto idx = bias_index(bi, i, j);
-            c[i * ldc + j] = static_cast<T>(beta) * static_cast<T>(load<T>(element(*bias, idx)));
+            const std::int64_t at = bi * bias_strides[0] + i * bias_strides[1] + j * bias_strides[2];
+            c[i * ldc + j] = static_cast<T>(beta) * static_cast<const T*>(bias->data())[at];
           }
         beta_t = 1;
       }
