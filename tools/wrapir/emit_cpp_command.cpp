@@ -196,8 +196,11 @@ int cmd_run_cpp(std::vector<std::string_view> args) {
       ++scalar_index;
     }
   }
+  // An output may be a view of an input (the program borrows them): each
+  // run's inputs live as long as the command.
+  std::vector<std::vector<run::Value>> kept_inputs;
   auto call = [&](std::vector<run::Value>& outputs) {
-    std::vector<run::Value> in;
+    std::vector<run::Value>& in = kept_inputs.emplace_back();
     std::size_t ti = 0, si = 0;
     for (const ir::ProgramInput& x : program.inputs) {
       if (boost::variant2::holds_alternative<ir::BufferId>(x)) {

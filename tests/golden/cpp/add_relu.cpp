@@ -57,9 +57,9 @@ std::vector<rt::Value> wrapir_graph_0(rt::Context& wrapir_ctx, const std::vector
     buf0 = rt::empty_strided({s0}, {1L}, (0L), WRAPIR_DTYPE_FLOAT32);
     wrapir_where = "line 2 (KernelCall 'cpp_fused_add_relu_0') of graph 'call'";
     rt::call_kernel(&wrapir_model_k0_cpp_fused_add_relu_0,
-        rt::ptr<4>(rt::live(arg0_1, "arg0_1"), "arg0_1"),
-        rt::ptr<4>(rt::live(arg1_1, "arg1_1"), "arg1_1"),
-        rt::ptr<4>(rt::live(buf0, "buf0"), "buf0"),
+        rt::ptr<4>(arg0_1, "arg0_1"),
+        rt::ptr<4>(arg1_1, "arg1_1"),
+        rt::ptr<4>(buf0, "buf0"),
         rt::IntArg{(s0)});
     wrapir_where = "line 3 (Free) of graph 'call'";
     arg0_1 = rt::Tensor{};

@@ -144,8 +144,8 @@ std::vector<rt::Value> wrapir_graph_1(rt::Context& wrapir_ctx, const std::vector
     buf0 = rt::empty_strided({4L}, {1L}, (0L), WRAPIR_DTYPE_FLOAT32);
     wrapir_where = "line 2 (KernelCall 'cpp_negate_0') of graph 'true_graph_0'";
     rt::call_kernel(&wrapir_model_k1_cpp_negate_0,
-        rt::ptr<4>(rt::live(arg0_1, "arg0_1"), "arg0_1"),
-        rt::ptr<4>(rt::live(buf0, "buf0"), "buf0"),
+        rt::ptr<4>(arg0_1, "arg0_1"),
+        rt::ptr<4>(buf0, "buf0"),
         rt::IntArg{4L});
     wrapir_where = "the outputs of graph 'true_graph_0'";
     return std::vector<rt::Value>{rt::Value::of(rt::live(buf0, "buf0"))};
@@ -171,8 +171,8 @@ std::vector<rt::Value> wrapir_graph_2(rt::Context& wrapir_ctx, const std::vector
     buf0 = rt::empty_strided({4L}, {1L}, (0L), WRAPIR_DTYPE_FLOAT32);
     wrapir_where = "line 2 (KernelCall 'cpp_double_0') of graph 'false_graph_0'";
     rt::call_kernel(&wrapir_model_k2_cpp_double_0,
-        rt::ptr<4>(rt::live(arg0_1, "arg0_1"), "arg0_1"),
-        rt::ptr<4>(rt::live(buf0, "buf0"), "buf0"),
+        rt::ptr<4>(arg0_1, "arg0_1"),
+        rt::ptr<4>(buf0, "buf0"),
         rt::IntArg{4L});
     wrapir_where = "the outputs of graph 'false_graph_0'";
     return std::vector<rt::Value>{rt::Value::of(rt::live(buf0, "buf0"))};
@@ -198,8 +198,8 @@ std::vector<rt::Value> wrapir_graph_3(rt::Context& wrapir_ctx, const std::vector
     buf0 = rt::empty_strided({}, {}, (0L), WRAPIR_DTYPE_BOOL);
     wrapir_where = "line 2 (KernelCall 'cpp_is_small_0') of graph 'cond_fn_0'";
     rt::call_kernel(&wrapir_model_k3_cpp_is_small_0,
-        rt::ptr<4>(rt::live(arg0_1, "arg0_1"), "arg0_1"),
-        rt::ptr<1>(rt::live(buf0, "buf0"), "buf0"));
+        rt::ptr<4>(arg0_1, "arg0_1"),
+        rt::ptr<1>(buf0, "buf0"));
     wrapir_where = "the outputs of graph 'cond_fn_0'";
     return std::vector<rt::Value>{rt::Value::of(rt::live(buf0, "buf0"))};
   } catch (rt::Error& wrapir_error) {
@@ -224,8 +224,8 @@ std::vector<rt::Value> wrapir_graph_4(rt::Context& wrapir_ctx, const std::vector
     buf0 = rt::empty_strided({4L}, {1L}, (0L), WRAPIR_DTYPE_FLOAT32);
     wrapir_where = "line 2 (KernelCall 'cpp_double_0') of graph 'body_fn_0'";
     rt::call_kernel(&wrapir_model_k4_cpp_double_0,
-        rt::ptr<4>(rt::live(arg0_1, "arg0_1"), "arg0_1"),
-        rt::ptr<4>(rt::live(buf0, "buf0"), "buf0"),
+        rt::ptr<4>(arg0_1, "arg0_1"),
+        rt::ptr<4>(buf0, "buf0"),
         rt::IntArg{4L});
     wrapir_where = "the outputs of graph 'body_fn_0'";
     return std::vector<rt::Value>{rt::Value::of(rt::live(buf0, "buf0"))};

@@ -424,6 +424,103 @@ def _run_executor(label: str, program: Path, exported: Exported, wrapir: str, wo
     return result
 
 
+_CPP_FLAGS: tuple[list[str], list[str]] | None = None
+
+
+def _cpp_flags(wrapir: str) -> tuple[list[str], list[str]]:
+    """The flags that compile and link an emitted C++ unit, from the tool
+    (Inductor's kernel flags, torch's headers as -isystem), asked once."""
+    global _CPP_FLAGS
+    if _CPP_FLAGS is None:
+        done = subprocess.run([wrapir, "emit-cpp", "--print-flags"], capture_output=True, text=True, timeout=60)
+        lines = done.stdout.splitlines()
+        if done.returncode != 0 or len(lines) != 2:
+            raise CheckError(f"wrapir emit-cpp --print-flags: {(done.stderr or done.stdout).strip()[:300]}")
+        _CPP_FLAGS = (lines[0].split(), lines[1].split())
+    return _CPP_FLAGS
+
+
+def _run_cpp(label: str, program: Path, exported: Exported, wrapir: str, work: Path,
+             size_scales: list[int], peak: str) -> Result:
+    """The program as a standalone C++ unit (`wrapir emit-cpp`), compiled by
+    g++ with `-Wall -Wextra -Werror` and the kernels' flags into a shared
+    object, run by `wrapir run-cpp` (the C entry point, the reference externs
+    through the C table) on the same fresh inputs as eager; its outputs
+    compared with eager's by value, dtype and shape, as the executor path's."""
+    from safetensors.torch import load_file, save_file
+
+    import os
+
+    from torch.utils.cpp_extension import include_paths
+
+    os.environ.setdefault("WRAPIR_TORCH_INCLUDE", include_paths()[0])
+    result = Result(label)
+    result.peak = peak
+    stem = label.replace("+", ".")
+    unit = work / f"{stem}.cpp"
+    ok, message, _ = _run_tool(wrapir, "emit-cpp", str(program), "-o", str(unit))
+    if not ok:
+        result.why = f"emit: {message}"
+        return result
+    try:
+        compile_flags, link_flags = _cpp_flags(wrapir)
+    except (CheckError, OSError, subprocess.TimeoutExpired) as e:
+        result.why = f"flags: {e}"
+        return result
+    library = work / f"{stem}.so"
+    command = [os.environ.get("WRAPIR_CXX", "g++"), *compile_flags, "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC",
+               str(unit), "-o", str(library), *link_flags]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    except subprocess.TimeoutExpired:
+        result.why = "compile: timed out"
+        return result
+    if done.returncode != 0:
+        (work / f"{stem}.compile.log").write_text(done.stderr)
+        first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr.strip()[:300])
+        result.why = f"compile: {' '.join(first.split())[:300]}"
+        return result
+    names = exported.translation.graph_input_names
+    worst = 0.0
+    for scale in size_scales:
+        sizes = _user_sizes(exported, scale)
+        where = "" if scale == 1 else f" at {scale}x the symbolic sizes"
+        files = f"{stem}.{scale}x"
+        try:
+            inputs = Inputs(exported, torch.Generator().manual_seed(1234 + scale), sizes)
+            graph = inputs.for_module()
+            tensors = {n: v.detach().contiguous() for n, v in zip(names, graph) if isinstance(v, torch.Tensor)}
+            scalars = {n: int(v) for n, v in zip(names, graph) if not isinstance(v, torch.Tensor)}
+            save_file(tensors, str(work / f"{files}.inputs.safetensors"), metadata={"scalars": json.dumps(scalars)})
+            want, _, _ = _run_eager(exported, inputs)
+            inputs.restore()
+        except Exception as e:
+            result.why = f"inputs{where}: {type(e).__name__}: {' '.join(str(e).split())[:300]}"
+            return result
+        outputs = work / f"{files}.outputs.safetensors"
+        ok, message, _ = _run_tool(wrapir, "run-cpp", str(program), "--library", str(library), "--inputs",
+                                   str(work / f"{files}.inputs.safetensors"), "-o", str(outputs))
+        if not ok:
+            result.why = f"run{where}: {message}"
+            return result
+        got_file = load_file(str(outputs))
+        for i, w in enumerate(want):
+            if not isinstance(w, torch.Tensor):
+                continue
+            g = got_file.get(f"out{i}")
+            if g is None:
+                result.why = f"output {i}: `wrapir run-cpp` wrote no out{i}{where}"
+                return result
+            ok, diff, why = _compare_tensor(f"output {i}", g, w.contiguous())
+            worst = max(worst, diff)
+            result.err = worst
+            if not ok:
+                result.why = why + where
+                return result
+    result.ok = True
+    return result
+
+
 def _call_body(text: str) -> list[str]:
     """The statements of the module's `call` (Inductor: `Runner.call`), unindented."""
     lines = text.splitlines()
@@ -498,6 +595,17 @@ def check(spec: Spec, device: str, wrapir: str, out: Path | None, dynamic, confi
         for label, path, python_path in (("executor", program, "python"),
                                          ("executor+arena", work / "program.arena.json", "python+arena")):
             result = (_run_executor(label, path, exported, wrapir, work, scales, peaks.get(python_path, "n/a"), device)
+                      if path.is_file() else Result(label))
+            if not path.is_file():
+                result.why = f"no {path.name}"
+            print(result.line())
+            results.append(result)
+    if device == "cpu":
+        # The program as a standalone C++ unit (emit::cpp), as exported and as arena-planned.
+        peaks = {r.path: r.peak for r in results}
+        for label, path, python_path in (("cpp", program, "python"),
+                                         ("cpp+arena", work / "program.arena.json", "python+arena")):
+            result = (_run_cpp(label, path, exported, wrapir, work, scales, peaks.get(python_path, "n/a"))
                       if path.is_file() else Result(label))
             if not path.is_file():
                 result.why = f"no {path.name}"

@@ -11,6 +11,7 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -19,9 +20,12 @@
 #include <string_view>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace wrapir::cpp::detail {
+
+using namespace std::string_view_literals;
 
 /// What the graph writers share: graph numbers, kernel symbol names and
 /// the externs the unit resolves.
@@ -60,9 +64,9 @@ class GraphWriter {
     append_comment(out_, p_.name);
     out_ += "\nstd::vector<rt::Value> wrapir_graph_" + std::to_string(id_) +
             "(rt::Context& wrapir_ctx, const std::vector<rt::Value>& wrapir_inputs) {\n";
-    out_ += "  (void)wrapir_ctx;\n  const char* wrapir_where = ";
+    out_ += "  (void)wrapir_ctx;\n  const char* wrapir_where = "sv;
     append_string_literal(out_, "the inputs of graph '" + p_.name + "'");
-    out_ += ";\n  try {\n";
+    out_ += ";\n  try {\n"sv;
     declare_locals();
     bind_inputs();
     for (line_ = 0; line_ < p_.body.size(); ++line_) {
@@ -70,14 +74,23 @@ class GraphWriter {
       try {
         std::visit(
             [&](const auto& l) {
+              // Names are checked identifiers and kinds plain words: the
+              // label needs no escaping.
               indent();
-              out_ += "wrapir_where = ";
-              std::string label = "line " + std::to_string(line_) + " (" + std::string(l.kind);
+              out_ += "wrapir_where = \"line "sv;
+              append_count(out_, line_);
+              out_ += " ("sv;
+              out_ += l.kind;
               // A kernel's failures (its arguments' ranges) name it.
               if constexpr (std::is_same_v<std::decay_t<decltype(l)>, ir::KernelCall>)
-                if (p_.contains(l.kernel)) label += " '" + p_.kernels[l.kernel.index].name + "'";
-              append_string_literal(out_, label + ") of graph '" + p_.name + "'");
-              out_ += ";\n";
+                if (p_.contains(l.kernel)) {
+                  out_ += " '"sv;
+                  out_ += p_.kernels[l.kernel.index].name;
+                  out_ += '\'';
+                }
+              out_ += ") of graph '"sv;
+              out_ += p_.name;
+              out_ += "'\";\n"sv;
               (*this)(l);
             },
             line);
@@ -111,7 +124,7 @@ class GraphWriter {
     std::string s = name(l.new_buffer) + " = rt::view_of(rt::live(" + name(l.old_buffer) + ", " +
                     string_literal(name(l.old_buffer)) + ").storage, ";
     append_layout(s, d);
-    s += ");";
+    s += ");"sv;
     line(s);
     if (l.delete_old) release(l.old_buffer);
   }
@@ -122,7 +135,7 @@ class GraphWriter {
     if (pool.device.type != ir::DeviceType::cpu) fail("pool '" + pool.name + "' is not on the CPU");
     std::string s = pool.name + " = rt::allocate(";
     append_expr(s, pool.size_bytes);
-    s += ");";
+    s += ");"sv;
     line(s);
   }
   void operator()(const ir::AllocFromPool& l) {
@@ -130,9 +143,9 @@ class GraphWriter {
     const ir::BufferDecl& d = decl(l.buffer);
     std::string s = name(l.buffer) + " = rt::alloc_from_pool(" + pool.name + ", " + string_literal(pool.name) + ", ";
     append_expr(s, l.offset_bytes);
-    s += ", ";
+    s += ", "sv;
     append_layout(s, d);
-    s += ");";
+    s += ");"sv;
     line(s);
   }
   void operator()(const ir::DeallocFromPool& l) {
@@ -155,10 +168,13 @@ class GraphWriter {
   // ---- views ---------------------------------------------------------------
   void operator()(const ir::Reinterpret& l) {
     const ir::BufferDecl& d = decl(l.view);
-    std::string s = name(l.view) + " = rt::reinterpret(" + name(l.base) + ", ";
-    append_layout(s, d);
-    s += ");";
-    line(s);
+    indent();
+    out_ += d.name;
+    out_ += " = rt::reinterpret("sv;
+    out_ += name(l.base);
+    out_ += ", "sv;
+    append_layout(out_, d);
+    out_ += ");\n"sv;
   }
 
   // ---- kernels -------------------------------------------------------------
@@ -176,13 +192,19 @@ class GraphWriter {
       fail("kernel '" + k.name + "' takes " + std::to_string(k.signature.size()) + " arguments, the call passes " +
            std::to_string(l.args.size()));
     if (l.device.type != ir::DeviceType::cpu) fail("the call runs on " + ir::to_string(l.device) + ", not the CPU");
-    std::string s = "rt::call_kernel(&" + t_.kernel_symbol(id_, k.name);
+    indent();
+    out_ += "rt::call_kernel(&"sv;
+    out_ += t_.prefix;
+    out_ += "_k"sv;
+    append_count(out_, id_);
+    out_ += '_';
+    out_ += k.name;
     for (std::size_t i = 0; i < l.args.size(); ++i) {
-      s += ",\n" + std::string(static_cast<std::size_t>(depth_ + 2) * 2 + 4, ' ');
-      append_kernel_arg(s, i, l.args[i], k.signature[i].type, k.name);
+      out_ += ",\n"sv;
+      out_.append(static_cast<std::size_t>(depth_ + 2) * 2 + 4, ' ');
+      append_kernel_arg(out_, i, l.args[i], k.signature[i].type, k.name);
     }
-    s += ");";
-    line(s);
+    out_ += ");\n"sv;
   }
   void operator()(const ir::SymbolicCallArg& l) { line(bind_symbol(l.symbol, expr_text(l.value)) + ";"); }
   void operator()(const ir::MultiKernelDefinition&) { fail("multi-kernels are not supported by emit::cpp yet"); }
@@ -252,7 +274,7 @@ class GraphWriter {
   void operator()(const ir::AssertSizeStride& l) {
     std::string s = "rt::check_layout(" + name(l.buffer) + ", ";
     append_expr_list(s, l.sizes);
-    s += ", ";
+    s += ", "sv;
     append_expr_list(s, l.strides);
     s += ", " + string_literal(name(l.buffer) + (l.op_name ? " (the result of " + *l.op_name + ")" : std::string{})) +
          ");";
@@ -374,13 +396,15 @@ class GraphWriter {
   /// must be identifiers, distinct, and not the emitter's own (`wrapir*`).
   void check_names() {
     if (!ir::is_valid_name(p_.name)) fail("the graph name " + ir::quote_for_diagnostic(p_.name) + " is not a valid identifier");
-    std::set<std::string, std::less<>> seen;
-    auto add = [&](const std::string& n, const char* what) {
-      check_name(n, what);
+    // One sorted vector, not a hash set: a graph may have 100k names.
+    std::vector<std::string_view> seen;
+    seen.reserve(p_.buffers.size() + p_.symbols.size() + p_.pools.size());
+    auto add = [&](std::string_view n, const char* what) {
+      if (!ir::is_valid_name(n)) fail(std::string(what) + " " + ir::quote_for_diagnostic(n) + " is not a valid identifier");
       if (is_reserved(n))
-        fail("graph '" + p_.name + "': " + what + " '" + n + "' starts with 'wrapir', which emit::cpp keeps for its own names");
-      if (!seen.insert(n).second)
-        fail("graph '" + p_.name + "': the name '" + n + "' is used twice (buffers, symbols and pools share one C++ scope)");
+        fail("graph '" + p_.name + "': " + what + " '" + std::string(n) +
+             "' starts with 'wrapir', which emit::cpp keeps for its own names");
+      seen.push_back(n);
     };
     for (const ir::BufferDecl& b : p_.buffers) {
       add(b.name, "buffer");
@@ -392,9 +416,13 @@ class GraphWriter {
     }
     for (const ir::SymbolDecl& s : p_.symbols) {
       if (!s.symbol || !s.symbol.is_symbol()) fail("graph '" + p_.name + "': a symbol table entry is not a symbol");
-      add(std::string(s.symbol.name()), "symbol");
+      add(s.symbol.name(), "symbol");
     }
     for (const ir::PoolDecl& pool : p_.pools) add(pool.name, "pool");
+    std::sort(seen.begin(), seen.end());
+    if (const auto twice = std::adjacent_find(seen.begin(), seen.end()); twice != seen.end())
+      fail("graph '" + p_.name + "': the name '" + std::string(*twice) +
+           "' is used twice (buffers, symbols and pools share one C++ scope)");
     for (const ir::KernelDecl& k : p_.kernels) check_name(k.name, "kernel");
   }
 
@@ -437,46 +465,65 @@ class GraphWriter {
       fail("buffer '" + d.name + "' has " + std::to_string(d.layout.sizes.size()) + " sizes but " +
            std::to_string(d.layout.strides.size()) + " strides");
     append_expr_list(s, d.layout.sizes);
-    s += ", ";
+    s += ", "sv;
     append_expr_list(s, d.layout.strides);
-    s += ", ";
+    s += ", "sv;
     append_expr(s, d.layout.storage_offset);
-    s += ", ";
+    s += ", "sv;
     append_dtype(s, d.layout.dtype);
   }
 
   void allocate(ir::BufferId b) {
     const ir::BufferDecl& d = decl(b);
     if (d.multi_output) fail("buffer '" + d.name + "' holds a multi-output result and cannot be allocated");
-    std::string s = d.name + " = rt::empty_strided(";
-    append_layout(s, d);
-    s += ");";
-    line(s);
+    indent();
+    out_ += d.name;
+    out_ += " = rt::empty_strided("sv;
+    append_layout(out_, d);
+    out_ += ");\n"sv;
   }
   void release(ir::BufferId b) {
     const ir::BufferDecl& d = decl(b);
-    line(d.name + (d.multi_output ? " = rt::Value{};" : " = rt::Tensor{};"));
+    indent();
+    out_ += d.name;
+    out_ += d.multi_output ? " = rt::Value{};\n" : " = rt::Tensor{};\n";
   }
 
   /// The tensor a buffer argument denotes: the buffer, or a bounds-checked
   /// view of its storage (the offset counts the buffer's dtype from the
   /// storage's start).
   [[nodiscard]] std::string tensor_of(const ir::BufferArg& a) const {
+    std::string s;
+    append_tensor_of(s, a);
+    return s;
+  }
+  void append_live(std::string& s, const std::string& n) const {
+    s += "rt::live("sv;
+    s += n;
+    s += ", \""sv;
+    s += n;  // a checked identifier: no escaping needed
+    s += "\")"sv;
+  }
+  void append_tensor_of(std::string& s, const ir::BufferArg& a) const {
     const ir::BufferDecl& d = decl(a.buffer);
     if (d.multi_output) fail("buffer '" + d.name + "' holds a multi-output result, not a tensor");
-    if (!a.view) return live(a.buffer);
+    if (!a.view) {
+      append_live(s, d.name);
+      return;
+    }
     const ir::View& v = *a.view;
     if (v.sizes.size() != v.strides.size()) fail("a view of '" + d.name + "' has sizes and strides of different lengths");
-    std::string s = "rt::view_of(" + live(a.buffer) + ".storage, ";
+    s += "rt::view_of("sv;
+    append_live(s, d.name);
+    s += ".storage, "sv;
     append_expr_list(s, v.sizes);
-    s += ", ";
+    s += ", "sv;
     append_expr_list(s, v.strides);
-    s += ", ";
+    s += ", "sv;
     append_expr(s, v.offset);
-    s += ", ";
+    s += ", "sv;
     append_dtype(s, d.layout.dtype);
-    s += ")";
-    return s;
+    s += ")"sv;
   }
   [[nodiscard]] std::string value_of_buffer(ir::BufferId b) const {
     const ir::BufferDecl& d = decl(b);
@@ -491,8 +538,14 @@ class GraphWriter {
       if (d.layout.dtype != type.dtype)
         fail(what + " is '" + d.name + "' of " + std::string(ir::name(d.layout.dtype)) + " but the parameter is " +
              ir::to_string(type));
-      s += "rt::ptr<" + std::to_string(ir::itemsize(type.dtype)) + ">(" + tensor_of(*b) + ", " +
-           string_literal(d.name) + ")";
+      s += "rt::ptr<"sv;
+      append_count(s, static_cast<std::size_t>(ir::itemsize(type.dtype)));
+      s += ">("sv;
+      if (b->view) append_tensor_of(s, *b);
+      else s += d.name;  // rt::ptr checks that it is live
+      s += ", \""sv;
+      s += d.name;
+      s += "\")"sv;
       return;
     }
     if (type.pointer) {
@@ -504,20 +557,20 @@ class GraphWriter {
     }
     const bool floating = type.dtype == ir::DType::float32 || type.dtype == ir::DType::float64;
     if (const expr::Expr* e = a.get_if<expr::Expr>()) {
-      s += "rt::IntArg{";
+      s += "rt::IntArg{"sv;
       append_expr(s, *e);
-      s += "}";
+      s += "}"sv;
     } else if (const std::int64_t* n = a.get_if<std::int64_t>()) {
-      s += "rt::IntArg{";
+      s += "rt::IntArg{"sv;
       append_int(s, *n);
-      s += "}";
+      s += "}"sv;
     } else if (const bool* x = a.get_if<bool>()) {
       s += *x ? "rt::IntArg{1}" : "rt::IntArg{0}";
     } else if (const double* d = a.get_if<double>()) {
       if (!floating) fail(what + " is a float but the parameter is " + ir::to_string(type));
-      s += "rt::RealArg{";
+      s += "rt::RealArg{"sv;
       append_double(s, *d);
-      s += "}";
+      s += "}"sv;
     } else {
       fail(what + " is a " + std::string(ir::arg_kind_name(a)) + ", which a CPU kernel cannot take");
     }
@@ -593,7 +646,7 @@ class GraphWriter {
     }
     std::string s = d.name + " = rt::tensor_result(" + value + ", ";
     append_dtype(s, d.layout.dtype);
-    s += ", ";
+    s += ", "sv;
     append_expr_list(s, d.layout.sizes);
     s += ", " + string_literal(d.name) + ");";
     line(s);
@@ -613,7 +666,7 @@ class GraphWriter {
       if (step.kind == ir::KeyStepKind::key) fail("key path step " + std::to_string(i) + " is a dict key, which emit::cpp does not support");
       s += (i ? ", " : "") + std::string("rt::Step{") + std::to_string(static_cast<int>(step.kind)) + ", ";
       append_int(s, step.value);
-      s += "}";
+      s += "}"sv;
     }
     return s + "}";
   }
@@ -701,30 +754,30 @@ class GraphWriter {
           const ir::BufferDecl& d = decl(*b);
           out_ += "    rt::check_layout(" + d.name + ", ";
           append_expr_list(out_, d.layout.sizes);
-          out_ += ", ";
+          out_ += ", "sv;
           append_expr_list(out_, d.layout.strides);
           out_ += ", " + string_literal("input " + std::to_string(i) + " (" + d.name + ")") + ", " + code + ");\n";
         }
   }
 
   void write_outputs() {
-    out_ += "    wrapir_where = ";
+    out_ += "    wrapir_where = "sv;
     append_string_literal(out_, "the outputs of graph '" + p_.name + "'");
-    out_ += ";\n    return std::vector<rt::Value>{";
+    out_ += ";\n    return std::vector<rt::Value>{"sv;
     for (std::size_t i = 0; i < p_.outputs.size(); ++i) {
-      if (i) out_ += ", ";
+      if (i) out_ += ", "sv;
       const ir::ProgramOutput& o = p_.outputs[i];
       if (const ir::BufferArg* b = boost::variant2::get_if<ir::BufferArg>(&o)) {
         out_ += value_of(ir::Arg{*b});
       } else if (const expr::Expr* e = boost::variant2::get_if<expr::Expr>(&o)) {
-        out_ += "rt::Value::of_int(";
+        out_ += "rt::Value::of_int("sv;
         append_expr(out_, *e);
-        out_ += ")";
+        out_ += ")"sv;
       } else {
-        out_ += "rt::Value{}";
+        out_ += "rt::Value{}"sv;
       }
     }
-    out_ += "};\n";
+    out_ += "};\n"sv;
   }
 
   UnitTables& t_;

@@ -9,14 +9,19 @@
 #include <wrapir/expr/print_cpp.hpp>
 #include <wrapir/ir/dtype.hpp>
 
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace wrapir::cpp::detail {
+
+using namespace std::string_view_literals;
 
 using wrapir::detail::fail;
 
@@ -53,7 +58,7 @@ inline void append_string_literal(std::string& out, std::string_view text) {
 /// -Wcomment). A block comment also cannot be continued by a trailing
 /// backslash, as a `//` comment can.
 inline void append_comment(std::string& out, std::string_view text) {
-  out += "/* ";
+  out += "/* "sv;
   char previous = ' ';
   for (const char c : text) {
     const auto u = static_cast<unsigned char>(c);
@@ -63,15 +68,23 @@ inline void append_comment(std::string& out, std::string_view text) {
     previous = safe;
   }
   if (previous == '/' || previous == '*') out += ' ';
-  out += " */";
+  out += " */"sv;
+}
+
+inline void append_count(std::string& out, std::size_t v) {
+  char buffer[24];
+  const auto r = std::to_chars(buffer, buffer + sizeof buffer, v);
+  out.append(buffer, r.ptr);
 }
 
 inline void append_int(std::string& out, std::int64_t v) {
   if (v == std::numeric_limits<std::int64_t>::min()) {
-    out += "(-9223372036854775807L - 1)";
+    out += "(-9223372036854775807L - 1)"sv;
     return;
   }
-  out += std::to_string(v);
+  char buffer[24];
+  const auto r = std::to_chars(buffer, buffer + sizeof buffer, v);
+  out.append(buffer, r.ptr);
   out += 'L';
 }
 
@@ -90,14 +103,73 @@ inline void append_double(std::string& out, double v) {
 /// `WRAPIR_DTYPE_FLOAT32`: the c_abi.h constant of a dtype.
 inline void append_dtype(std::string& out, ir::DType d) {
   if (!ir::is_valid(d)) fail("an invalid dtype");
-  out += "WRAPIR_DTYPE_";
-  for (const char c : ir::name(d)) out += (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
+  static const auto names = [] {
+    std::array<std::string, ir::dtype_count> n;
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      n[i] = "WRAPIR_DTYPE_";
+      for (const char c : ir::name(static_cast<ir::DType>(i)))
+        n[i] += (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
+    }
+    return n;
+  }();
+  out += names[static_cast<std::size_t>(d)];
+}
+
+/// The C++ text of expressions, printed once each: a program repeats a
+/// few sizes and strides on every line.
+class ExprTexts {
+ public:
+  const std::string& text(expr::Expr e) {
+    if (!e) fail("an expression is null");
+    auto [it, fresh] = texts_.try_emplace(e.node());
+    if (fresh) {
+      try {
+        expr::print_cpp(e, it->second);
+      } catch (...) {
+        texts_.erase(it);
+        throw;
+      }
+    }
+    return it->second;
+  }
+
+ private:
+  std::unordered_map<const void*, std::string> texts_;
+};
+
+/// The cache of the emission running on this thread (null: none). Scoped
+/// to one emission: nodes are keyed by address, which a later context may
+/// reuse.
+inline ExprTexts*& current_expr_texts() noexcept {
+  thread_local ExprTexts* texts = nullptr;
+  return texts;
+}
+
+/// Makes a fresh cache current for its lifetime.
+class ExprTextsScope {
+ public:
+  ExprTextsScope() noexcept : saved_(current_expr_texts()) { current_expr_texts() = &texts_; }
+  ~ExprTextsScope() { current_expr_texts() = saved_; }
+  ExprTextsScope(const ExprTextsScope&) = delete;
+  ExprTextsScope& operator=(const ExprTextsScope&) = delete;
+
+ private:
+  ExprTexts texts_;
+  ExprTexts* saved_;
+};
+
+inline void append_expr_text(std::string& out, expr::Expr e) {
+  if (ExprTexts* texts = current_expr_texts()) {
+    out += texts->text(e);
+    return;
+  }
+  if (!e) fail("an expression is null");
+  expr::print_cpp(e, out);
 }
 
 inline void append_expr(std::string& out, expr::Expr e) {
-  if (!e) fail("an expression is null");
   out += '(';
-  expr::print_cpp(e, out);
+  append_expr_text(out, e);
   out += ')';
 }
 
@@ -105,9 +177,8 @@ inline void append_expr(std::string& out, expr::Expr e) {
 inline void append_expr_list(std::string& out, const std::vector<expr::Expr>& es) {
   out += '{';
   for (std::size_t i = 0; i < es.size(); ++i) {
-    if (i) out += ", ";
-    if (!es[i]) fail("an expression is null");
-    expr::print_cpp(es[i], out);
+    if (i) out += ", "sv;
+    append_expr_text(out, es[i]);
   }
   out += '}';
 }
