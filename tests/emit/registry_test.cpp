@@ -95,10 +95,22 @@ TEST_CASE("emit/registry: a name is registered once, and an empty function is re
 TEST_CASE("emit/registry: an unknown target lists the known ones") {
   EmitterRegistry r;
   REQUIRE(wrapir::register_builtin_targets(r).has_value());
-  auto missing = r.emit("cpp", small());
+  auto missing = r.emit("fx", small());
   REQUIRE_FALSE(missing.has_value());
-  CHECK(missing.error().message == "unknown emit target 'cpp'; known targets: dot, python, text");
+  CHECK(missing.error().message == "unknown emit target 'fx'; known targets: cpp, dot, python, text");
   CHECK(EmitterRegistry{}.lookup("x").error().message == "unknown emit target 'x'; known targets: none");
+}
+
+TEST_CASE("emit/registry: the cpp target is emit::cpp, its options and its refusals") {
+  EmitterRegistry r;
+  REQUIRE(wrapir::register_builtin_targets(r).has_value());
+  // A Triton program is not the C++ emitter's (CPU programs only): its diagnostic comes through.
+  auto triton = r.emit("cpp", small());
+  REQUIRE_FALSE(triton.has_value());
+  CHECK(triton.error().message.find("triton_poi_neg_0") != std::string::npos);
+  auto bad = r.emit("cpp", small(), EmitOptions{{{"input_asserts", "maybe"}}});
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().message.find("input_asserts") != std::string::npos);
 }
 
 TEST_CASE("emit/registry: options are declared, given once, and validated by the target") {

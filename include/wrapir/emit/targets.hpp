@@ -7,12 +7,14 @@
 /// | `python` | the Python module (emit/python.hpp) | `device_guard`, `benchmark_harness` (true/false), `size_asserts` (none, eager, deferred), `debug_level` (0-3), `debug_kernels` (NAME,NAME...) |
 /// | `text` | the text form (emit/text.hpp) | none |
 /// | `dot` | the dataflow as Graphviz (emit/dot.hpp) | `legend`, `subgraphs` (true/false), `direction` (TB, LR) |
+/// | `cpp` | a standalone C++ unit with a C entry point, CPU programs (emit/cpp.hpp) | `entry_prefix` (a C identifier), `input_asserts` (true/false), `max_loop_iterations` |
 ///
 /// Each is a function returning its `EmitTarget`, so that a consumer can
 /// register one under a name of its own; `register_builtin_targets` adds
 /// them all. A new emitter joins with one line in that function (and its
 /// `*_target()` beside its emitter).
 
+#include <wrapir/emit/cpp.hpp>
 #include <wrapir/emit/dot.hpp>
 #include <wrapir/emit/python.hpp>
 #include <wrapir/emit/registry.hpp>
@@ -97,10 +99,31 @@ namespace wrapir {
                     }};
 }
 
+/// `cpp`: a standalone C++ translation unit (CPU programs).
+[[nodiscard]] inline EmitTarget cpp_target() {
+  return EmitTarget{
+      "cpp",
+      "the program as one C++ translation unit with a C entry point, no Python and no libtorch (CPU programs)",
+      {{"entry_prefix", "the C names of the entry points, <prefix>_run and <prefix>_info (wrapir_model)"},
+       {"input_asserts", "check each input's sizes and strides against the program's layout (true)"},
+       {"max_loop_iterations", "a WhileLoop running longer stops the run with an error (16777216)"}},
+      [](const ir::Program& p, const EmitOptions& o, std::string& out) -> Result<void> {
+        cpp::CppOptions options;
+        if (const auto prefix = o.get("entry_prefix")) options.entry_prefix = std::string(*prefix);
+        Result<bool> asserts = o.flag("input_asserts", true);
+        if (!asserts) return std::move(asserts).error();
+        options.input_asserts = asserts.value();
+        Result<std::int64_t> limit = o.integer("max_loop_iterations", std::int64_t{1} << 24, 1, std::int64_t{1} << 62);
+        if (!limit) return std::move(limit).error();
+        options.max_loop_iterations = static_cast<std::size_t>(limit.value());
+        return cpp::to_cpp(p, out, options);
+      }};
+}
+
 /// Registers every built-in target; fails (registering none after it) on
 /// the first whose name is taken.
 inline Result<void> register_builtin_targets(EmitterRegistry& registry) {
-  for (EmitTarget (*make)() : {&python_target, &text_target, &dot_target})
+  for (EmitTarget (*make)() : {&python_target, &text_target, &dot_target, &cpp_target})
     if (Result<void> done = registry.add(make()); !done) return done;
   return {};
 }
