@@ -182,13 +182,14 @@ def table(outcomes: list[Outcome]) -> str:
     reuse, pools and arena plans, by `wrapir plan`), the planner's max-live
     lower bound, and the number of `call()` lines that differ from
     Inductor's module."""
-    rows = ["| model | result | python | +reuse | +pools | +arena | executor | executor+arena "
+    rows = ["| model | result | python | +reuse | +pools | +arena | executor | executor+arena | cpp | cpp+arena "
             "| peak bytes: Inductor / reuse / pools / arena | max-live lower bound | differing call() lines | seconds |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for o in outcomes:
         by_path = {p["path"]: p for p in o.paths}
         cells = []
-        for path in ("python", "python+reuse", "python+pools", "python+arena", "executor", "executor+arena"):
+        for path in ("python", "python+reuse", "python+pools", "python+arena", "executor", "executor+arena", "cpp",
+                     "cpp+arena"):
             p = by_path.get(path)
             if p is None:
                 cells.append("-")
