@@ -1177,3 +1177,45 @@ TEST_CASE("emit/python: every golden module parses as Python") {
   }
   CHECK(checked >= 10);
 }
+
+TEST_CASE("emit/python: provenance is written back as Inductor's comments") {
+  ir::Program p = pointwise_add();
+  auto& def = std::get<ir::KernelDefinition>(p.body[0]);
+  def.provenance = ir::Provenance{{"add"}, {"aten.add"}, std::nullopt};
+  for (ir::Line& l : p.body)
+    if (auto* call = std::get_if<ir::KernelCall>(&l))
+      call->provenance = ir::Provenance{{"add", "relu\xff"}, {"aten.add"}, std::string("add")};
+  const std::string module = emit_ok(p);
+  INFO(module);
+  // Before the definition, in the header, and before the launch and its stream.
+  CHECK(module.find("\n\n# Topologically Sorted Source Nodes: [add], Original ATen: [aten.add]\n"
+                    "triton_poi_fused_add_0 = async_compile.triton(") != std::string::npos);
+  const std::string body = call_body(module);
+  const std::size_t comment =
+      body.find("# Topologically Sorted Source Nodes: [add, relu\\xff], Original ATen: [aten.add]\n");
+  REQUIRE(comment != std::string::npos);
+  CHECK(comment < body.find("get_raw_stream"));
+  CHECK(comment < body.find("triton_poi_fused_add_0.run("));
+  // A context alone is no comment, as Inductor's LineContext renders nothing.
+  for (ir::Line& l : p.body)
+    if (auto* call = std::get_if<ir::KernelCall>(&l)) call->provenance = ir::Provenance{{}, {}, std::string("add")};
+  CHECK(call_body(emit_ok(p)).find("Topologically") == std::string::npos);
+}
+
+TEST_CASE("emit/python: a C++ kernel's binding types keep the const of its definition") {
+  ir::Program p{"cpp_const"};
+  ir::Builder b{p};
+  auto& ctx = p.ctx();
+  const auto x = b.input("arg0_1", {ctx.integer(8)}, wrapir::f32, wrapir::cpu_device());
+  ir::KernelMetadata m;
+  m.const_params = {"in_ptr0", "ks0"};
+  const auto k = b.kernel("cpp_fused_0", ir::KernelLanguage::cpp, ir::SourceText{"extern \"C\" void kernel() {}"},
+                          "in_ptr0: *float32, out_ptr0: *float32, ks0: int64", m);
+  const auto out = b.empty({ctx.integer(8)}, wrapir::f32, wrapir::cpu_device());
+  b.call(k, {x, out, 8});
+  b.output(out);
+  const std::string module = emit_ok(p);
+  INFO(module);
+  CHECK(module.find("cpp_fused_0 = async_compile.cpp_pybinding(['const float*', 'float*', 'const int64_t'], ") !=
+        std::string::npos);
+}

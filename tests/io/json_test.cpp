@@ -423,6 +423,17 @@ struct Fixture {
     sample(v.shared_memory_bytes);
     sample(v.grid_type);
     sample(v.block);
+    sample(v.triton_meta);
+    sample(v.inductor_meta);
+    sample(v.const_params);
+  }
+  void sample(AutotuneHint& v) const { v = AutotuneHint::one_element_per_thread; }
+  // Records sampled field by field.
+  template <class R>
+    requires(std::is_same_v<R, TritonMeta> || std::is_same_v<R, InductorMeta> || std::is_same_v<R, ParamAttribute> ||
+             std::is_same_v<R, Provenance>)
+  void sample(R& r) const {
+    for_each_field(r, [&](std::string_view, auto& field) { sample(field); });
   }
 };
 
@@ -586,6 +597,83 @@ TEST_CASE("io/json: table fields equal to their defaults are left out and may be
   CHECK(q.inputs.empty());
   CHECK(q.outputs.empty());
   CHECK(std::get<Allocate>(q.body[0]).buffer == BufferId{1});
+}
+
+TEST_CASE("io/json: kernel metadata and provenance as Inductor records them") {
+  // What the exporter writes for a Triton kernel of Inductor 2.11 and its call.
+  const std::string definition =
+      R"({"kind":"KernelDefinition","kernel":"k0","source":{"kind":"text","text":"src"},)"
+      R"("metadata":{"grid_type":"Grid1D","triton_meta":{"device":"cuda:0","compute_capability":90,"warp_size":32,)"
+      R"("constexprs":["XBLOCK"],"attributes":[{"param":"in_ptr0","name":"tt.divisibility","value":16}],)"
+      R"("launch_pdl":false},"inductor_meta":{"kernel_name":"k0","mutated_arg_names":["in_ptr0"],)"
+      R"("autotune_hints":["ONE_ELEMENT_PER_THREAD"],"num_load":2,"num_store":1,"num_reduction":0,)"
+      R"("backend_hash":"91D1D116"}},"provenance":{"source_nodes":["add","relu"],"aten":["aten.add","aten.relu"]}})";
+  const std::string call = R"({"kind":"KernelCall","kernel":"k0","args":[{"buffer":"buf1"}],"arg_types":["*fp32"],)"
+                           R"("grid":{"kind":"launcher"},"device":"cuda:0","stream":0,)"
+                           R"("provenance":{"source_nodes":["relu"],"context":"relu"}})";
+  auto loaded = program_from_json(small_program(definition + "," + call));
+  REQUIRE_MESSAGE(loaded.ok(), loaded.error().message);
+  const Program& p = loaded.value();
+  const auto& def = std::get<KernelDefinition>(p.body[0]);
+  REQUIRE(def.metadata->triton_meta);
+  REQUIRE(def.metadata->inductor_meta);
+  const TritonMeta& t = *def.metadata->triton_meta;
+  CHECK(t.device == cuda_device(0));
+  CHECK(t.compute_capability == 90);
+  CHECK(t.warp_size == 32);
+  CHECK(t.constexprs == std::vector<Name>{"XBLOCK"});
+  CHECK(t.attributes == std::vector<ParamAttribute>{{"in_ptr0", "tt.divisibility", 16}});
+  CHECK(t.launch_pdl == false);
+  const InductorMeta& n = *def.metadata->inductor_meta;
+  CHECK(n.kernel_name == Name{"k0"});
+  CHECK(n.mutated_arg_names == std::vector<Name>{"in_ptr0"});
+  CHECK(n.autotune_hints == std::vector<AutotuneHint>{AutotuneHint::one_element_per_thread});
+  CHECK(n.num_load == 2);
+  CHECK(n.num_store == 1);
+  CHECK(n.num_reduction == 0);
+  CHECK(n.backend_hash == "91D1D116");
+  CHECK(def.provenance == Provenance{{"add", "relu"}, {"aten.add", "aten.relu"}, std::nullopt});
+  CHECK(std::get<KernelCall>(p.body[1]).provenance == Provenance{{"relu"}, {}, "relu"});
+  check_round_trip(p);
+  // Written as read: defaulted lists and absent optionals stay out.
+  const std::string text = to_json(p);
+  CHECK(text.find(R"("provenance":{"source_nodes":["relu"],"context":"relu"})") != std::string::npos);
+  CHECK(text.find("const_params") == std::string::npos);
+}
+
+TEST_CASE("io/json: files written before kernel metadata and provenance still load") {
+  auto loaded = program_from_json(small_program(
+      R"({"kind":"KernelDefinition","kernel":"k0","source":{"kind":"text","text":"src"},"metadata":{"num_warps":4}},)"
+      R"({"kind":"ExternKernelOut","kernel":"extern_kernels.mm","args":[],"kwargs":[],"out":{"buffer":"buf1"}})"));
+  REQUIRE_MESSAGE(loaded.ok(), loaded.error().message);
+  const auto& def = std::get<KernelDefinition>(loaded.value().body[0]);
+  CHECK(!def.metadata->triton_meta);
+  CHECK(!def.metadata->inductor_meta);
+  CHECK(def.metadata->const_params.empty());
+  CHECK(!def.provenance);
+  CHECK(!std::get<ExternKernelOut>(loaded.value().body[1]).provenance);
+}
+
+TEST_CASE("io/json: bad kernel metadata and provenance are refused where they are") {
+  const auto definition = [](std::string_view metadata) {
+    return small_program(R"({"kind":"KernelDefinition","kernel":"k0","source":{"kind":"text","text":"s"},"metadata":)" +
+                         std::string(metadata) + "}");
+  };
+  CHECK_LOAD_ERROR(definition(R"({"inductor_meta":{"autotune_hints":["MANY_ELEMENTS"]}})"),
+                   "$.program.body[0].metadata.inductor_meta.autotune_hints[0]: unknown autotune hint "
+                   "'MANY_ELEMENTS' (expected one of ONE_ELEMENT_PER_THREAD)");
+  CHECK_LOAD_ERROR(definition(R"({"triton_meta":{"attributes":[{"param":"in_ptr0","value":16}]}})"),
+                   "$.program.body[0].metadata.triton_meta.attributes[0]: missing field 'name'");
+  CHECK_LOAD_ERROR(definition(R"({"triton_meta":{"warp_size":"32"}})"),
+                   "$.program.body[0].metadata.triton_meta.warp_size: expected an integer, got a string");
+  CHECK_LOAD_ERROR(definition(R"({"inductor_meta":{"mutated_arg_names":["in ptr"]}})"),
+                   "$.program.body[0].metadata.inductor_meta.mutated_arg_names[0]: invalid name 'in ptr'");
+  CHECK_LOAD_ERROR(definition(R"({"const_params":"in_ptr0"})"),
+                   "$.program.body[0].metadata.const_params: expected an array, got a string");
+  CHECK_LOAD_ERROR(small_program(R"({"kind":"KernelCall","kernel":"k0","args":[],"arg_types":[],)"
+                                 R"("grid":{"kind":"launcher"},"device":"cuda:0","stream":0,)"
+                                 R"("provenance":{"source_nodes":[1]}})"),
+                   "$.program.body[0].provenance.source_nodes[0]: expected a string, got a number");
 }
 
 TEST_CASE("io/json: members may come in any order") {
@@ -1113,7 +1201,7 @@ TEST_CASE("io/json: lines and entries read while parsing keep their diagnostics"
         "$.program.body[" + std::to_string(allocate) + "].buffer: unknown buffer 'nope'");
   CHECK(with([&](boost::json::object& q) { q["body"].as_array()[call].as_object()["buffer"] = "nope"; }) ==
         "$.program.body[" + std::to_string(call) +
-            "]: unknown field 'buffer' (expected: kind, kernel, args, arg_types, grid, device, stream)");
+            "]: unknown field 'buffer' (expected: kind, kernel, args, arg_types, grid, device, stream, provenance)");
   CHECK(with([](boost::json::object& q) { q["body"].as_array()[1202] = 7; }) ==
         "$.program.body[1202]: expected an object, got a number");
   CHECK(with([](boost::json::object& q) { q["buffers"].as_array()[300].as_object()["dtype"] = "float33"; })

@@ -323,7 +323,21 @@ struct Sampler {
   void fill(ir::SymbolBinding& b) { b = ir::SymbolBinding{ctx.symbol("s0"), {ir::KeyStep{ir::KeyStepKind::size, 0}}}; }
   void fill(ir::LaunchGrid& g) { g = ir::ExplicitGrid{ctx.integer(1), ctx.symbol("s0"), ctx.integer(1)}; }
   void fill(ir::KernelSource& s) { s = ir::SourceText{"src"}; }
-  void fill(ir::KernelMetadata& m) { m.num_warps = 8; m.grid_type = ir::GridType::split_scan; }
+  void fill(ir::KernelMetadata& m) {
+    m.num_warps = 8;
+    m.grid_type = ir::GridType::split_scan;
+    fill(m.triton_meta);
+    fill(m.inductor_meta);
+    fill(m.const_params);
+  }
+  void fill(ir::AutotuneHint& h) { h = ir::AutotuneHint::one_element_per_thread; }
+  // Records filled field by field.
+  template <class R>
+    requires(std::is_same_v<R, ir::TritonMeta> || std::is_same_v<R, ir::InductorMeta> ||
+             std::is_same_v<R, ir::ParamAttribute> || std::is_same_v<R, ir::Provenance>)
+  void fill(R& r) {
+    ir::for_each_field(r, [&](std::string_view, auto& field) { fill(field); });
+  }
   template <class E>
     requires std::is_enum_v<E>
   void fill(E& e) {
@@ -691,6 +705,80 @@ TEST_CASE("io/text: an optional field may be left out; given, it is in its place
         std::string::npos);
   CHECK(error_of(wrap("  AssertAlignment buffer=%buf0 alignment=16 op_name=\"x\" op_name=\"y\"\n"))
             .find("given twice") != std::string::npos);
+}
+
+TEST_CASE("io/text: kernel metadata and provenance print compactly and read back") {
+  ir::Program p{"meta"};
+  ex::Context& ctx = p.ctx();
+  const ex::Expr s0 = ctx.symbol("s0");
+  p.symbols.push_back(ir::SymbolDecl{s0, ir::SymbolOrigin::input});
+  p.buffers.push_back(ir::BufferDecl{"a", contiguous(ctx, {s0}), ir::BufferRole::input});
+  p.kernels.push_back(ir::KernelDecl{"k", ir::KernelLanguage::triton,
+                                     {ir::KernelParam{"in_out_ptr0", ir::ParamType{true, ir::DType::float32}}}});
+  p.inputs = {ir::BufferId{0}, s0};
+  ir::KernelMetadata m;
+  m.grid_type = ir::GridType::grid_1d;
+  m.triton_meta = ir::TritonMeta{wrapir::cuda_device(0), 90, 32, {"XBLOCK"},
+                                 {ir::ParamAttribute{"in_out_ptr0", "tt.divisibility", 16}}, false};
+  m.inductor_meta = ir::InductorMeta{"k", {"in_out_ptr0"}, {ir::AutotuneHint::one_element_per_thread}, 1, 1, 0, "ABC"};
+  ir::KernelDefinition def{ir::KernelId{0}, ir::SourceText{"src"}, m};
+  def.provenance = ir::Provenance{{"add", "relu"}, {"aten.add", "aten.relu"}, std::nullopt};
+  p.body.emplace_back(def);
+  ir::KernelCall call{ir::KernelId{0}, {ir::Arg{ir::BufferId{0}}}, {ir::ParamType{true, ir::DType::float32}},
+                      ir::LauncherGrid{}, wrapir::cuda_device(0), 0};
+  call.provenance = ir::Provenance{{}, {}, std::string("relu")};
+  p.body.emplace_back(call);
+  p.body.emplace_back(ir::KernelCall{ir::KernelId{0}, {ir::Arg{ir::BufferId{0}}},
+                                     {ir::ParamType{true, ir::DType::float32}}, ir::LauncherGrid{},
+                                     wrapir::cuda_device(0), 0});
+  const std::string text = check_round_trip(p);
+  INFO(text);
+  CHECK(text.find("metadata={constants=[], num_warps=none, num_stages=none, shared_memory_bytes=none, "
+                  "grid_type=Grid1D, block=[], triton_meta={device=cuda:0, compute_capability=90, warp_size=32, "
+                  "constexprs=[XBLOCK], attributes=[{param=in_out_ptr0, name=\"tt.divisibility\", value=16}], "
+                  "launch_pdl=false}, inductor_meta={kernel_name=k, mutated_arg_names=[in_out_ptr0], "
+                  "autotune_hints=[ONE_ELEMENT_PER_THREAD], num_load=1, num_store=1, num_reduction=0, "
+                  "backend_hash=\"ABC\"}} provenance={source_nodes=[\"add\", \"relu\"], aten=[\"aten.add\", "
+                  "\"aten.relu\"], context=none}\n") != std::string::npos);
+  CHECK(text.find("stream=0 provenance={context=\"relu\"}\n") != std::string::npos);
+  // Without provenance a line prints as it did before it could have one.
+  CHECK(text.find("device=cuda:0 stream=0\n") != std::string::npos);
+}
+
+TEST_CASE("io/text: text written before kernel metadata grew still reads; what is given is checked") {
+  auto only_line = [](const std::string& text) {
+    auto parsed = parse_program_text(text);
+    REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? std::string() : parsed.error().message));
+    REQUIRE(parsed.value().body.size() == 1);
+    return parsed.value().body[0];
+  };
+  const std::string old_metadata = "metadata={constants=[], num_warps=4, num_stages=none, shared_memory_bytes=none, "
+                                   "grid_type=Grid1D, block=[XBLOCK=1024]}";
+  const ir::Line old = only_line(wrap("  KernelDefinition kernel=@k0 source=\"s\" " + old_metadata + "\n"));
+  const auto& def = std::get<ir::KernelDefinition>(old);
+  CHECK(!def.metadata->triton_meta);
+  CHECK(def.metadata->const_params.empty());
+  CHECK(!def.provenance);
+  // A list the record omits when empty may be given; boxed fields in their place.
+  const ir::Line given = only_line(wrap(
+      "  KernelDefinition kernel=@k0 source=\"s\" metadata={constants=[], num_warps=none, num_stages=none, "
+      "shared_memory_bytes=none, grid_type=none, block=[], inductor_meta={kernel_name=none, mutated_arg_names=[], num_load=3, num_store=none, "
+      "num_reduction=none, backend_hash=none}, "
+      "const_params=[in_ptr0]} provenance={aten=[\"aten.mm\"], context=none}\n"));
+  const auto& g = std::get<ir::KernelDefinition>(given);
+  REQUIRE(g.metadata->inductor_meta);
+  CHECK(g.metadata->inductor_meta->num_load == 3);
+  CHECK(g.metadata->const_params == std::vector<ir::Name>{"in_ptr0"});
+  CHECK(g.provenance == ir::Provenance{{}, {"aten.mm"}, std::nullopt});
+  CHECK(error_of(wrap("  KernelDefinition kernel=@k0 source=\"s\" " + old_metadata.substr(0, old_metadata.size() - 1) +
+                      ", inductor_meta={autotune_hints=[FAST]}}\n"))
+            .find("unknown autotune hint 'FAST', expected one of ONE_ELEMENT_PER_THREAD") != std::string::npos);
+  CHECK(error_of(wrap("  KernelDefinition kernel=@k0 source=\"s\" " + old_metadata.substr(0, old_metadata.size() - 1) +
+                      ", triton_meta={attributes=[{param=in_ptr0, value=16}]}}\n"))
+            .find("of a parameter attribute is out of order: expected 'name' here") != std::string::npos);
+  CHECK(error_of(wrap("  KernelDefinition kernel=@k0 source=\"s\" " + old_metadata +
+                      " provenance={context=\"x\", aten=[]}\n"))
+            .find("out of order") != std::string::npos);
 }
 
 TEST_CASE("io/text: diagnostics for bad values") {

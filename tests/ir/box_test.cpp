@@ -104,7 +104,9 @@ TEST_CASE("the records a long program is made of stay small") {
   CHECK(sizeof(wrapir::ir::BufferArg) <= 16);
   CHECK(sizeof(wrapir::ir::Arg) <= 40);
   CHECK(sizeof(wrapir::ir::KernelDefinition) <= 96);
-  CHECK(sizeof(wrapir::ir::Line) <= 144);
+  // KernelCall sets it: 136 bytes of fields (its grid is a 64-byte variant)
+  // and the boxed provenance Inductor records for launches (8), + the index.
+  CHECK(sizeof(wrapir::ir::Line) <= 152);
   CHECK(sizeof(wrapir::ir::BufferDecl) <= 136);
 }
 

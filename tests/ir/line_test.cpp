@@ -99,7 +99,7 @@ TEST_CASE("ir/reflect: for_each_field visits the fields in declaration order") {
                   ExplicitGrid{ctx.integer(1), ctx.integer(2), ctx.integer(3)}, wrapir::cuda_device(1), 4};
   std::vector<std::string_view> names;
   for_each_field(call, [&](std::string_view name, const auto&) { names.push_back(name); });
-  CHECK(names == std::vector<std::string_view>{"kernel", "args", "arg_types", "grid", "device", "stream"});
+  CHECK(names == std::vector<std::string_view>{"kernel", "args", "arg_types", "grid", "device", "stream", "provenance"});
   CHECK(field_names<KernelCall>() == names);
   CHECK(field_names<Null>().empty());
 

@@ -1516,3 +1516,93 @@ TEST_CASE("ir/verify: corrupted programs give findings and never undefined behav
   // a mistake).
   CHECK(with_findings > 300);
 }
+
+// ---------------------------------------------------------------------------
+// Kernel metadata (triton_meta, inductor_meta, const parameters) and provenance
+// ---------------------------------------------------------------------------
+
+namespace {
+
+/// The metadata Inductor records for `triton_1(in_ptr0, in_out_ptr0, xnumel, XBLOCK)`.
+KernelMetadata recorded_triton_metadata() {
+  KernelMetadata m;
+  m.grid_type = GridType::grid_1d;
+  m.triton_meta = TritonMeta{cuda_device(0), 90, 32, {"XBLOCK"}, {ParamAttribute{"in_ptr0", "tt.divisibility", 16}},
+                             false};
+  m.inductor_meta = InductorMeta{"triton_1", {"in_out_ptr0"}, {AutotuneHint::one_element_per_thread}, 2, 1, 0,
+                                 "91D1D1166449D9E2"};
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("ir/verify: the kernel metadata Inductor records is accepted") {
+  Fixture f;
+  f.b.triton_kernel("triton_1", "src", "in_ptr0: *fp32, in_out_ptr0: *fp32, xnumel: i32", recorded_triton_metadata());
+  KernelMetadata cpp;
+  cpp.const_params = {"in_ptr0", "ks0"};
+  f.b.kernel("cpp_fused_0", KernelLanguage::cpp, SourceText{"src"}, "in_ptr0: *float32, out_ptr0: *float32, ks0: int64",
+             cpp);
+  EXPECT_FINDINGS(f.p, {});
+}
+
+TEST_CASE("ir/verify: kernel metadata naming what the kernel does not have is refused") {
+  Fixture f;
+  KernelMetadata m = recorded_triton_metadata();
+  m.triton_meta->warp_size = 48;
+  m.triton_meta->compute_capability = 0;
+  m.triton_meta->constexprs = {"XBLOCK", "xnumel", "XBLOCK"};
+  m.triton_meta->attributes = {ParamAttribute{"nope", "tt.divisibility", 16},
+                               ParamAttribute{"in_ptr0", "tt.divisibility", 12},
+                               ParamAttribute{"in_ptr0", "tt divisibility;", 16}};
+  m.inductor_meta->kernel_name = Name{"triton_9"};
+  m.inductor_meta->mutated_arg_names = {"xnumel", "out_ptr9"};
+  m.inductor_meta->autotune_hints = {AutotuneHint::one_element_per_thread, AutotuneHint::one_element_per_thread,
+                                     static_cast<AutotuneHint>(7)};
+  m.inductor_meta->num_load = -1;
+  m.inductor_meta->backend_hash = "a\nb";
+  m.const_params = {"in_ptr0"};
+  f.b.triton_kernel("triton_1", "src", "in_ptr0: *fp32, in_out_ptr0: *fp32, xnumel: i32", m);
+  const std::string k = "line 1 (KernelDefinition): kernel triton_1: ";
+  EXPECT_FINDINGS(
+      f.p, {k + "triton_meta compute_capability 0 is not positive",
+            k + "triton_meta warp_size 48 is not a positive power of two",
+            k + "constexpr parameter 'xnumel' is also a runtime parameter of its signature",
+            k + "constexpr parameter 'XBLOCK' is listed twice",
+            k + "triton_meta attribute 0 is about 'nope', which is neither a parameter of its signature nor a constexpr",
+            k + "triton_meta attribute 1: a divisibility of 12 is not a positive power of two",
+            k + "triton_meta attribute 2 has the name 'tt divisibility;': expected a dotted name such as tt.divisibility",
+            k + "its inductor_meta names it 'triton_9'",
+            k + "mutated argument 'xnumel' is a scalar i32, not a pointer the kernel could write through",
+            k + "mutated argument 'out_ptr9' is not a parameter of its signature",
+            k + "autotune hint ONE_ELEMENT_PER_THREAD is listed twice",
+            k + "autotune hint 7 is not an AutotuneHint",
+            k + "inductor_meta num_load -1 is negative",
+            k + "inductor_meta backend_hash 'a\\x0ab' is not one line of text",
+            k + "is a triton kernel, but its metadata declares const parameters, which only C++ definitions have"});
+}
+
+TEST_CASE("ir/verify: C++ const parameters name parameters, and a C++ kernel has no triton_meta") {
+  Fixture f;
+  KernelMetadata m;
+  m.const_params = {"in_ptr0", "in_ptr1", "in_ptr0"};
+  m.triton_meta = TritonMeta{};
+  f.b.kernel("cpp_fused_0", KernelLanguage::cpp, SourceText{"src"}, "in_ptr0: *float32, out_ptr0: *float32", m);
+  const std::string k = "line 1 (KernelDefinition): kernel cpp_fused_0: ";
+  EXPECT_FINDINGS(f.p, {k + "is a cpp kernel, but its metadata has a triton_meta",
+                        k + "const parameter 'in_ptr1' is not a parameter of its signature",
+                        k + "const parameter 'in_ptr0' is listed twice"});
+}
+
+TEST_CASE("ir/verify: provenance entries are one line of text") {
+  Fixture f;
+  const auto out = f.b.empty({f.s0}, DType::float32);
+  f.call(f.x, out);
+  auto& call = std::get<KernelCall>(f.p.body.back());
+  call.provenance = Provenance{{"add", ""}, {"aten.add\nimport os"}, std::string("relu")};
+  f.b.output(out);
+  EXPECT_FINDINGS(f.p, {"line 2 (KernelCall): provenance source node 1 '' is not one line of text (empty, or with a "
+                        "line break or control character)",
+                        "line 2 (KernelCall): provenance ATen operator 0 'aten.add\\x0aimport os' is not one line of "
+                        "text (empty, or with a line break or control character)"});
+}

@@ -148,6 +148,7 @@ struct RecordSyntax<ir::KernelMetadata> {
   static constexpr std::string_view what = "kernel metadata";
   static constexpr std::string_view prefix = "";
   static constexpr char open = '{', close = '}';
+  static constexpr std::array<std::string_view, 1> omitted_when_empty{"const_params"};
 };
 template <>
 struct RecordSyntax<ir::ExplicitGrid> {
@@ -194,9 +195,55 @@ struct RecordSyntax<ir::PoolTensor> {
   static constexpr std::string_view prefix = "";
   static constexpr char open = '{', close = '}';
 };
+template <>
+struct RecordSyntax<ir::TritonMeta> {
+  static constexpr std::string_view what = "triton_meta";
+  static constexpr std::string_view prefix = "";
+  static constexpr char open = '{', close = '}';
+  static constexpr std::array<std::string_view, 2> omitted_when_empty{"constexprs", "attributes"};
+};
+template <>
+struct RecordSyntax<ir::InductorMeta> {
+  static constexpr std::string_view what = "inductor_meta";
+  static constexpr std::string_view prefix = "";
+  static constexpr char open = '{', close = '}';
+  static constexpr std::array<std::string_view, 2> omitted_when_empty{"mutated_arg_names", "autotune_hints"};
+};
+template <>
+struct RecordSyntax<ir::ParamAttribute> {
+  static constexpr std::string_view what = "a parameter attribute";
+  static constexpr std::string_view prefix = "";
+  static constexpr char open = '{', close = '}';
+};
+template <>
+struct RecordSyntax<ir::Provenance> {
+  static constexpr std::string_view what = "a provenance";
+  static constexpr std::string_view prefix = "";
+  static constexpr char open = '{', close = '}';
+  static constexpr std::array<std::string_view, 2> omitted_when_empty{"source_nodes", "aten"};
+};
 
 template <class T>
 concept Record = ir::Reflected<T> && requires { RecordSyntax<T>::open; };
+
+/// Whether the field `name` of record `T` is a list that the writer leaves
+/// out when empty and the reader takes as empty when absent
+/// (`RecordSyntax<T>::omitted_when_empty`: the lists a record gained after
+/// text was first written with it, so that that text still reads).
+template <class T>
+[[nodiscard]] constexpr bool omitted_when_empty(std::string_view name) noexcept {
+  if constexpr (requires { RecordSyntax<T>::omitted_when_empty; }) {
+    for (std::string_view f : RecordSyntax<T>::omitted_when_empty)
+      if (f == name) return true;
+  }
+  return false;
+}
+
+/// Boxed optional fields (annotations most values lack: kernel metadata's
+/// `triton_meta`, a line's `provenance`) are left out when empty, in lines
+/// and records alike, and read as empty when absent.
+template <class F>
+inline constexpr bool is_optional_box = ir::is_optional_box_v<F>;
 
 /// Calls `f(name, field, index)` for each field of the record `v`, in
 /// declaration order.
@@ -390,6 +437,9 @@ class Writer {
   void write_line(const T& line) {
     out_ += T::kind;
     ir::for_each_field(line, [&](std::string_view name, const auto& field) {
+      if constexpr (is_optional_box<std::remove_cvref_t<decltype(field)>>) {
+        if (!field) return;
+      }
       out_ += ' ';
       out_ += name;
       out_ += '=';
@@ -401,8 +451,16 @@ class Writer {
   void write_record(const T& v) {
     out_ += RecordSyntax<T>::prefix;
     out_ += RecordSyntax<T>::open;
-    for_each_record_field(v, [&](std::string_view name, const auto& field, std::size_t index) {
-      if (index) out_ += ", ";
+    bool first = true;
+    for_each_record_field(v, [&](std::string_view name, const auto& field, std::size_t) {
+      using F = std::remove_cvref_t<decltype(field)>;
+      if constexpr (is_optional_box<F>) {
+        if (!field) return;
+      } else if constexpr (requires { field.empty(); }) {
+        if (omitted_when_empty<T>(name) && field.empty()) return;
+      }
+      if (!first) out_ += ", ";
+      first = false;
       out_ += name;
       out_ += '=';
       write(field);

@@ -175,6 +175,8 @@ template <class F>
 inline constexpr bool is_std_optional = false;
 template <class F>
 inline constexpr bool is_std_optional<std::optional<F>> = true;
+template <class F>
+inline constexpr bool is_std_optional<ir::OptionalBox<F>> = true;
 
 struct Attribute {
   std::string_view name;
@@ -603,20 +605,51 @@ class Reader {
       fail(pos_, "expected '" + std::string(1, R::open) + "' to open " + std::string(R::what) + ", found " + found());
     ++pos_;
     static const std::vector<std::string_view> names = ir::field_names<T>();
-    for_each_record_field(v, [&](std::string_view name, auto& field, std::size_t index) {
+    bool first = true;
+    for_each_record_field(v, [&](std::string_view name, auto& field, std::size_t) {
+      using F = std::remove_cvref_t<decltype(field)>;
       skip_space();
+      // An optional field (as in lines) or a list the syntax omits when
+      // empty may be absent: the field that follows, or the end of the
+      // record, comes instead.
+      bool omissible = is_std_optional<F>;
+      if constexpr (requires { field.clear(); }) omissible = omissible || omitted_when_empty<T>(name);
+      if (omissible) {
+        const std::size_t at = pos_;
+        bool present = false;
+        if (first || peek() == ',') {
+          if (!first) ++pos_;
+          present = next_field_is(name);
+        }
+        pos_ = at;
+        if (!present) {
+          field = F{};
+          return;
+        }
+      }
       if (peek() == R::close) fail(pos_, "missing field '" + std::string(name) + "' of " + std::string(R::what));
-      if (index) {
+      if (!first) {
         if (peek() != ',')
           fail(pos_, "expected ',' between fields of " + std::string(R::what) + ", found " + found());
         ++pos_;
       }
+      first = false;
       read_field_name(name, R::what, names);
       read(field);
     });
     skip_space();
-    if (peek() == ',') fail(pos_, "too many fields in " + std::string(R::what) + ": expected '" +
-                                      std::string(1, R::close) + "'");
+    if (peek() == ',') {
+      const std::size_t at = pos_;
+      ++pos_;
+      skip_space();
+      const std::size_t field_at = pos_;
+      const std::string_view w = word();
+      for (std::string_view f : names)
+        if (f == w)
+          fail(field_at, "field '" + std::string(w) + "' of " + std::string(R::what) +
+                             " is out of order or given twice (fields are written in declaration order)");
+      fail(at, "too many fields in " + std::string(R::what) + ": expected '" + std::string(1, R::close) + "'");
+    }
     if (peek() != R::close)
       fail(pos_, "expected '" + std::string(1, R::close) + "' to close " + std::string(R::what) + ", found " + found());
     ++pos_;

@@ -59,6 +59,10 @@ struct EnumNames<GridType> : detail::EnumTable<GridType, grid_type_count, grid_t
   static constexpr std::string_view what = "grid type";
 };
 template <>
+struct EnumNames<AutotuneHint> : detail::EnumTable<AutotuneHint, autotune_hint_count, autotune_hint_name> {
+  static constexpr std::string_view what = "autotune hint";
+};
+template <>
 struct EnumNames<KeyStepKind> : detail::EnumTable<KeyStepKind, key_step_kind_count, key_step_kind_name> {
   static constexpr std::string_view what = "key step";
 };

@@ -13,6 +13,8 @@
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/ir/arg.hpp>
 #include <wrapir/ir/arg_slice.hpp>
+#include <wrapir/ir/box.hpp>
+#include <wrapir/ir/device.hpp>
 #include <wrapir/ir/dtype.hpp>
 #include <wrapir/ir/names.hpp>
 
@@ -258,11 +260,80 @@ struct TypedGrid {
 
 using LaunchGrid = boost::variant2::variant<LauncherGrid, ExplicitGrid, TypedGrid>;
 
+/// Inductor's autotuning hints (`inductor_meta["autotune_hints"]`, members
+/// of its `AutotuneHint` enumeration), by Inductor's member names.
+enum class AutotuneHint : std::uint8_t { one_element_per_thread };
+
+inline constexpr auto autotune_hint_names = std::to_array<std::string_view>({"ONE_ELEMENT_PER_THREAD"});
+inline constexpr std::size_t autotune_hint_count = autotune_hint_names.size();
+static_assert(autotune_hint_count == static_cast<std::size_t>(AutotuneHint::one_element_per_thread) + 1,
+              "autotune_hint_names needs one name per AutotuneHint");
+
+[[nodiscard]] constexpr std::string_view autotune_hint_name(AutotuneHint h) noexcept {
+  const auto i = static_cast<std::size_t>(h);
+  return i < autotune_hint_count ? autotune_hint_names[i] : std::string_view{"<invalid autotune hint>"};
+}
+
+/// One fact Triton's compiler may assume of a parameter, from the
+/// `triton_meta["configs"]` of a Triton kernel: `{(0,): [['tt.divisibility',
+/// 16]]}` is `{param=in_ptr0, name="tt.divisibility", value=16}` (the
+/// pointer is 16-byte aligned; an integer, a multiple of 16). `param` names
+/// a parameter of the kernel's signature or one of its constexprs.
+struct ParamAttribute {
+  Name param{};
+  std::string name{};
+  std::int64_t value = 0;
+  friend bool operator==(const ParamAttribute&, const ParamAttribute&) = default;
+};
+
+/// What Inductor's `triton_meta` says beyond the signature (which the kernel
+/// table holds) and the constants (`KernelMetadata::constants`): the
+/// compiler's target and what it may assume of the parameters.
+struct TritonMeta {
+  /// The device compiled for (`DeviceProperties(type, index)`).
+  std::optional<Device> device{};
+  /// `DeviceProperties.cc`: 90 for sm_90. A cubin runs only on a device of
+  /// this compute capability.
+  std::optional<std::int64_t> compute_capability{};
+  /// Threads per warp (`DeviceProperties.warp_size`): a launch runs
+  /// `num_warps * warp_size` threads per block.
+  std::optional<std::int64_t> warp_size{};
+  /// The parameters the signature types `constexpr` (`XBLOCK`, `R0_BLOCK`,
+  /// constants), in signature order: bound at compile time, never passed.
+  std::vector<Name> constexprs{};
+  /// `triton_meta["configs"]`: facts about parameters (divisibility).
+  std::vector<ParamAttribute> attributes{};
+  /// Whether launches use programmatic dependent launch (`launch_pdl`).
+  std::optional<bool> launch_pdl{};
+  friend bool operator==(const TritonMeta&, const TritonMeta&) = default;
+};
+
+/// What Inductor's `inductor_meta` says that launchers and emitters use
+/// (its `grid_type` is `KernelMetadata::grid_type`).
+struct InductorMeta {
+  /// The kernel's name as Inductor recorded it: the kernel table's name.
+  std::optional<Name> kernel_name{};
+  /// The parameters the kernel updates in place (`in_out_ptr0`): inputs it
+  /// writes, which a benchmarking launcher must clone.
+  std::vector<Name> mutated_arg_names{};
+  std::vector<AutotuneHint> autotune_hints{};
+  /// Inductor's counts of loads, stores and reductions in the kernel (its
+  /// autotuner's heuristics read them).
+  std::optional<std::int64_t> num_load{};
+  std::optional<std::int64_t> num_store{};
+  std::optional<std::int64_t> num_reduction{};
+  /// Inductor's hash of its Triton backend (`backend_hash`): opaque, one
+  /// line of text; a cache key, never interpreted.
+  std::optional<std::string> backend_hash{};
+  friend bool operator==(const InductorMeta&, const InductorMeta&) = default;
+};
+
 /// What a kernel definition tells its launcher (Triton's `triton_meta` and
 /// `inductor_meta`, reduced to what launching needs). Absent values are left
 /// to the kernel's defaults.
 struct KernelMetadata {
-  /// constexpr parameters bound at definition time (`XBLOCK: 1024`).
+  /// constexpr parameters bound at definition time (`XBLOCK: 1024`; for an
+  /// Inductor kernel, `triton_meta["constants"]`).
   std::vector<NamedArg> constants{};
   std::optional<std::int64_t> num_warps{};
   std::optional<std::int64_t> num_stages{};
@@ -270,8 +341,30 @@ struct KernelMetadata {
   std::optional<std::int64_t> shared_memory_bytes{};
   std::optional<GridType> grid_type{};
   std::vector<BlockSize> block{};
+  /// Triton kernels: the rest of `triton_meta` and of `inductor_meta`.
+  OptionalBox<TritonMeta> triton_meta{};      // boxed: CPU kernels have none
+  OptionalBox<InductorMeta> inductor_meta{};  // boxed: as triton_meta
+  /// C++ kernels: the parameters the definition declares `const` (`const
+  /// float* in_ptr0`, `const int64_t ks0`), which the kernel only reads.
+  /// With the kernel table's types they give the definition's C++
+  /// parameter types (`cpp_param_type`).
+  std::vector<Name> const_params{};
   friend bool operator==(const KernelMetadata&, const KernelMetadata&) = default;
 };
+
+/// The C++ type of parameter `param` as Inductor's C++ kernel definitions
+/// and `cpp_pybinding` spell it: `const float*`, `float*`, `const int64_t`.
+[[nodiscard]] inline std::string cpp_param_type(const KernelParam& param, const KernelMetadata& metadata) {
+  std::string type;
+  for (const Name& c : metadata.const_params)
+    if (c.text == param.name) {
+      type = "const ";
+      break;
+    }
+  type += cpp_type(param.type.dtype);
+  if (param.type.pointer) type += '*';
+  return type;
+}
 
 }  // namespace wrapir::ir
 
@@ -286,7 +379,11 @@ WRAPIR_REFLECT(wrapir::ir::BinaryRef, path, entry);
 WRAPIR_REFLECT(wrapir::ir::LauncherGrid);
 WRAPIR_REFLECT(wrapir::ir::ExplicitGrid, x, y, z);
 WRAPIR_REFLECT(wrapir::ir::TypedGrid, type, numels, block);
+WRAPIR_REFLECT(wrapir::ir::ParamAttribute, param, name, value);
+WRAPIR_REFLECT(wrapir::ir::TritonMeta, device, compute_capability, warp_size, constexprs, attributes, launch_pdl);
+WRAPIR_REFLECT(wrapir::ir::InductorMeta, kernel_name, mutated_arg_names, autotune_hints, num_load, num_store,
+               num_reduction, backend_hash);
 WRAPIR_REFLECT(wrapir::ir::KernelMetadata, constants, num_warps, num_stages, shared_memory_bytes, grid_type,
-               block);
+               block, triton_meta, inductor_meta, const_params);
 // NamedExpr, BlockSize and ArgSlice are adapted with the other value records
 // at the end of ir/lines.hpp.

@@ -88,6 +88,21 @@ inline constexpr std::size_t workspace_zero_mode_count = 3;
   return std::nullopt;
 }
 
+/// Where a line comes from in the model, as Inductor records it: the FX
+/// nodes it computes and their ATen operators (the `# Topologically Sorted
+/// Source Nodes: [add, relu], Original ATen: [aten.add, aten.relu]` comment
+/// Inductor writes before a kernel's definition and its call), and the
+/// `LineContext` in force where Inductor wrote the line (the node its source
+/// map attributes the line to). Data for readers and tools; it changes
+/// nothing a program does. Each entry is one line of text, not empty (the
+/// verifier checks). Emitters that write comments write Inductor's.
+struct Provenance {
+  std::vector<std::string> source_nodes{};
+  std::vector<std::string> aten{};
+  std::optional<std::string> context{};
+  friend bool operator==(const Provenance&, const Provenance&) = default;
+};
+
 // ---------------------------------------------------------------------------
 // Memory
 // ---------------------------------------------------------------------------
@@ -260,6 +275,7 @@ struct KernelDefinition {
   KernelId kernel{};
   KernelSource source{};
   Box<KernelMetadata> metadata{};  // boxed: rare and large, it set the size of every line
+  OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   // The metadata's constants are arguments bound here: read here.
   static constexpr auto effects() {
     return std::tuple{DefinesKernel{&KernelDefinition::kernel, KernelForm::plain},
@@ -278,6 +294,7 @@ struct KernelCall {
   LaunchGrid grid{};
   Device device{};
   std::uint32_t stream = 0;
+  OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   // The IR does not say which parameters a kernel writes (KernelDecl has no
   // mutation metadata), so every buffer argument may be read and written.
   static constexpr auto effects() {
@@ -292,6 +309,7 @@ struct SymbolicCallArg {
   static constexpr std::string_view kind = "SymbolicCallArg";
   expr::Expr symbol{};
   expr::Expr value{};
+  OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   // The value is evaluated before the symbol is defined: `x = x + 1` reads
   // `x` before its definition.
   static constexpr auto effects() {
@@ -326,6 +344,7 @@ struct MultiKernelCall {
   std::vector<ParamType> arg_types{};
   Device device{};
   std::uint32_t stream = 0;
+  OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   // As KernelCall: any candidate may write any buffer argument.
   static constexpr auto effects() {
     return std::tuple{Launches{&MultiKernelCall::kernel, KernelForm::multi}, ReadsWrites{&MultiKernelCall::args}};
@@ -345,6 +364,7 @@ struct ExternKernelAlloc {
   OpName kernel{};
   std::vector<Arg> args{};
   std::vector<NamedArg> kwargs{};
+  OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   // An operator is opaque: its arguments may be read and written (a
   // fallback may mutate an input). The result is defined after them.
   static constexpr auto effects() {
@@ -361,6 +381,7 @@ struct ExternKernelOut {
   std::vector<Arg> args{};
   std::vector<NamedArg> kwargs{};
   BufferArg out{};
+  OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   static constexpr auto effects() {
     return std::tuple{ReadsWrites{&ExternKernelOut::args}, ReadsWrites{&ExternKernelOut::kwargs},
                       Writes{&ExternKernelOut::out}};
@@ -384,6 +405,7 @@ struct ExternKernelMultiOut {
   std::vector<Arg> args{};
   std::vector<NamedArg> kwargs{};
   std::vector<NamedBuffer> outs{};
+  OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   static constexpr auto effects() {
     return std::tuple{ReadsWrites{&ExternKernelMultiOut::args}, ReadsWrites{&ExternKernelMultiOut::kwargs},
                       Writes{&ExternKernelMultiOut::outs},
@@ -412,6 +434,7 @@ struct ScatterFallback {
   BufferArg index{};
   Arg src{};
   std::vector<NamedArg> kwargs{};
+  OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   static constexpr auto effects() {
     return std::tuple{ReadsWrites{&ScatterFallback::self}, Reads{&ScatterFallback::index},
                       Reads{&ScatterFallback::src}, Reads{&ScatterFallback::kwargs}};
@@ -428,6 +451,7 @@ struct IndexPutFallback {
   std::vector<std::optional<BufferArg>> indices{};
   BufferArg values{};
   bool accumulate = false;
+  OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   static constexpr auto effects() {
     return std::tuple{ReadsWrites{&IndexPutFallback::self}, Reads{&IndexPutFallback::indices},
                       Reads{&IndexPutFallback::values}};
@@ -657,17 +681,17 @@ WRAPIR_REFLECT(wrapir::ir::WorkspaceAllocate, workspace, zero_mode, inner_name);
 WRAPIR_REFLECT(wrapir::ir::WorkspaceFree, workspace);
 WRAPIR_REFLECT(wrapir::ir::DeviceCopy, destination, source, non_blocking);
 WRAPIR_REFLECT(wrapir::ir::Reinterpret, view, base);
-WRAPIR_REFLECT(wrapir::ir::KernelDefinition, kernel, source, metadata);
-WRAPIR_REFLECT(wrapir::ir::KernelCall, kernel, args, arg_types, grid, device, stream);
-WRAPIR_REFLECT(wrapir::ir::SymbolicCallArg, symbol, value);
+WRAPIR_REFLECT(wrapir::ir::KernelDefinition, kernel, source, metadata, provenance);
+WRAPIR_REFLECT(wrapir::ir::KernelCall, kernel, args, arg_types, grid, device, stream, provenance);
+WRAPIR_REFLECT(wrapir::ir::SymbolicCallArg, symbol, value, provenance);
 WRAPIR_REFLECT(wrapir::ir::MultiKernelDefinition, kernel, candidates, arg_index, shape_keys);
-WRAPIR_REFLECT(wrapir::ir::MultiKernelCall, kernel, args, arg_types, device, stream);
-WRAPIR_REFLECT(wrapir::ir::ExternKernelAlloc, result, kernel, args, kwargs);
-WRAPIR_REFLECT(wrapir::ir::ExternKernelOut, kernel, args, kwargs, out);
-WRAPIR_REFLECT(wrapir::ir::ExternKernelMultiOut, result, kernel, args, kwargs, outs);
+WRAPIR_REFLECT(wrapir::ir::MultiKernelCall, kernel, args, arg_types, device, stream, provenance);
+WRAPIR_REFLECT(wrapir::ir::ExternKernelAlloc, result, kernel, args, kwargs, provenance);
+WRAPIR_REFLECT(wrapir::ir::ExternKernelOut, kernel, args, kwargs, out, provenance);
+WRAPIR_REFLECT(wrapir::ir::ExternKernelMultiOut, result, kernel, args, kwargs, outs, provenance);
 WRAPIR_REFLECT(wrapir::ir::MultiOutput, result, source, path);
-WRAPIR_REFLECT(wrapir::ir::ScatterFallback, kernel, self, dim, index, src, kwargs);
-WRAPIR_REFLECT(wrapir::ir::IndexPutFallback, kernel, self, indices, values, accumulate);
+WRAPIR_REFLECT(wrapir::ir::ScatterFallback, kernel, self, dim, index, src, kwargs, provenance);
+WRAPIR_REFLECT(wrapir::ir::IndexPutFallback, kernel, self, indices, values, accumulate, provenance);
 WRAPIR_REFLECT(wrapir::ir::DynamicScalar, symbol, source, path);
 WRAPIR_REFLECT(wrapir::ir::UnbackedSymbolDefs, source, bindings);
 WRAPIR_REFLECT(wrapir::ir::AssertSizeStride, buffer, sizes, strides, op_name);
@@ -692,6 +716,7 @@ WRAPIR_REFLECT(wrapir::ir::NamedExpr, name, value);
 WRAPIR_REFLECT(wrapir::ir::BlockSize, name, value);
 WRAPIR_REFLECT(wrapir::ir::ArgSlice, start, stop);
 WRAPIR_REFLECT(wrapir::ir::SymbolBinding, symbol, path);
+WRAPIR_REFLECT(wrapir::ir::Provenance, source_nodes, aten, context);
 
 namespace wrapir::ir {
 

@@ -74,7 +74,8 @@ template <Reflected T>
 using ReflectedRecords =
     boost::mp11::mp_append<RecordKinds,
                            boost::mp11::mp_list<View, BufferArg, SourceText, BinaryRef, LauncherGrid, ExplicitGrid,
-                                                TypedGrid, KernelMetadata, KeyStep, CommBufferInfo>>;
+                                                TypedGrid, KernelMetadata, TritonMeta, InductorMeta,
+                                                ParamAttribute, Provenance, KeyStep, CommBufferInfo>>;
 
 /// Field-wise equality of two lines of one kind.
 template <LineKind T>

@@ -12,8 +12,11 @@ from wrapir_inductor.translate import (
     _string_literal,
     _CPP_PYBINDING,
     Unsupported,
+    cpp_const_params,
     cpp_param_type,
+    definition_provenance,
     operator_name,
+    parse_provenance,
     split_cpp_params,
 )
 
@@ -40,6 +43,64 @@ class CppTypes(unittest.TestCase):
             split_cpp_params("no parentheses")
         with self.assertRaises(Unsupported):
             split_cpp_params('extern "C" void kernel(float*);')  # a type without a name
+
+
+class CppConstParams(unittest.TestCase):
+    def test_the_const_parameters_of_the_definition(self):
+        params = split_cpp_params('extern "C" void kernel(const float* in_ptr0, float* out_ptr0, const int64_t ks0, '
+                                  'constant_t* x);')
+        self.assertEqual(cpp_const_params(params), ["in_ptr0", "ks0"])  # `constant_t` is not const
+
+
+PROVENANCE_TEXT = "# Topologically Sorted Source Nodes: [add, relu], Original ATen: [aten.add, aten.relu]"
+
+
+class Provenance(unittest.TestCase):
+    def test_inductors_comment_as_lists(self):
+        self.assertEqual(parse_provenance(PROVENANCE_TEXT),
+                         {"source_nodes": ["add", "relu"], "aten": ["aten.add", "aten.relu"]})
+        self.assertEqual(parse_provenance("# Topologically Sorted Source Nodes: [x], Original ATen: []"),
+                         {"source_nodes": ["x"], "aten": []})
+
+    def test_what_would_not_print_back_stays_a_comment(self):
+        self.assertIsNone(parse_provenance("# Topologically Sorted Source Nodes: [], Original ATen: []"))
+        self.assertIsNone(parse_provenance("# Topologically Sorted Source Nodes: [a,, b], Original ATen: [c]"))
+        self.assertIsNone(parse_provenance("# Topologically Sorted Source Nodes: [a], Original ATen: [c] and more"))
+        self.assertIsNone(parse_provenance("# subgraph: true_graph_0"))
+
+    def test_the_definitions_comment_block(self):
+        block = "# kernel path: /tmp/x.py\n" + PROVENANCE_TEXT + "\n# Source node to ATen node mapping:\n#   add => add"
+        self.assertEqual(definition_provenance(block)["source_nodes"], ["add", "relu"])
+        self.assertIsNone(definition_provenance(None))
+
+    def translator(self):
+        from types import SimpleNamespace
+
+        from wrapir_inductor.translate import Translator
+
+        return Translator(SimpleNamespace(lines=[]), SimpleNamespace(graph_inputs={}), False)
+
+    def test_a_comment_goes_to_the_call_it_precedes(self):
+        t = self.translator()
+        t.pending_comment = {"text": PROVENANCE_TEXT[2:], "provenance": parse_provenance(PROVENANCE_TEXT)}
+        t.line_context = "relu"
+        t.emit({"kind": "KernelDefinition", "kernel": "k"})  # hoisted to the header: the comment waits
+        t.emit({"kind": "KernelCall", "kernel": "k"})
+        t.emit({"kind": "ExternKernelOut", "kernel": "extern_kernels.mm"})
+        self.assertEqual(t.body, [
+            {"kind": "KernelDefinition", "kernel": "k"},
+            {"kind": "KernelCall", "kernel": "k", "provenance": {"source_nodes": ["add", "relu"],
+                                                                 "aten": ["aten.add", "aten.relu"], "context": "relu"}},
+            {"kind": "ExternKernelOut", "kernel": "extern_kernels.mm", "provenance": {"context": "relu"}}])
+
+    def test_a_comment_no_line_takes_stays_a_comment(self):
+        t = self.translator()
+        t.pending_comment = {"text": PROVENANCE_TEXT[2:], "provenance": parse_provenance(PROVENANCE_TEXT)}
+        t.emit({"kind": "Allocate", "buffer": "buf0"})
+        t.pending_comment = {"text": "x", "provenance": {"source_nodes": ["x"], "aten": []}}
+        t.flush_comment()  # the end of the lines
+        self.assertEqual(t.body, [{"kind": "Comment", "text": PROVENANCE_TEXT[2:]}, {"kind": "Allocate", "buffer": "buf0"},
+                                  {"kind": "Comment", "text": "x"}])
 
 
 class KernelBody(unittest.TestCase):

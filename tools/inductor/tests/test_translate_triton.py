@@ -4,11 +4,13 @@ import unittest
 from pathlib import Path
 
 from wrapir_inductor.translate import _DEVICE_COPY, Unsupported
+from wrapir_inductor.export_triton import fill_launch_config
 from wrapir_inductor.translate_triton import (
     _MULTI_KERNEL,
     _SLICE,
     _TRITON_DEFINITION,
     multi_signature,
+    triton_metadata,
     triton_signature,
 )
 
@@ -55,6 +57,83 @@ class Signatures(unittest.TestCase):
             triton_signature("def k(): pass", "k")
         with self.assertRaises(Unsupported):  # never evaluated: not a literal
             triton_signature("'signature': {'a': __import__('os')}", "k")
+
+
+# The decorator of a kernel Inductor 2.11 generated for CUDA (add + relu,
+# ../shared/reference/inductor-samples/a_add_relu), its body cut.
+RECORDED = """
+import triton
+import triton.language as tl
+
+from torch._inductor.runtime import triton_helpers, triton_heuristics
+from torch._inductor.runtime.hints import AutotuneHint, ReductionHint, TileHint, DeviceProperties
+
+@triton_heuristics.pointwise(
+    size_hints={'x': 8192}, 
+    filename=__file__,
+    triton_meta={'signature': {'in_ptr0': '*fp32', 'in_ptr1': '*fp32', 'out_ptr0': '*fp32', 'xnumel': 'i32', 'XBLOCK': 'constexpr'}, 'device': DeviceProperties(type='cuda', index=0, multi_processor_count=132, cc=90, major=9, regs_per_multiprocessor=65536, max_threads_per_multi_processor=2048, max_threads_per_block=1024, warp_size=32), 'constants': {}, 'native_matmul': False, 'enable_fp_fusion': True, 'launch_pdl': False, 'disable_ftz': False, 'configs': [{(0,): [['tt.divisibility', 16]], (1,): [['tt.divisibility', 16]], (2,): [['tt.divisibility', 16]], (3,): [['tt.divisibility', 16]]}]},
+    inductor_meta={'grid_type': 'Grid1D', 'autotune_hints': set(), 'kernel_name': 'triton_poi_fused_add_relu_0', 'mutated_arg_names': [], 'optimize_mem': True, 'no_x_dim': False, 'atomic_add_found': False, 'num_load': 2, 'num_store': 1, 'num_reduction': 0, 'backend_hash': '91D1D1166449D9E2EB66EB9770C9E2C3B0FEB787341F27FEB4D3F0338DA50336', 'assert_indirect_indexing': True, 'tiling_scores': {'x': 131072}},
+    min_elem_per_thread=0
+)
+@triton.jit
+def triton_poi_fused_add_relu_0(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    xnumel = 8192
+"""
+
+
+class Metadata(unittest.TestCase):
+    def test_the_recorded_kernels_metadata(self):
+        metadata, lost = triton_metadata(RECORDED, "triton_poi_fused_add_relu_0")
+        self.assertEqual(lost, [])
+        self.assertEqual(metadata, {
+            "grid_type": "Grid1D",
+            "triton_meta": {
+                "device": "cuda:0", "compute_capability": 90, "warp_size": 32, "constexprs": ["XBLOCK"],
+                "attributes": [{"param": p, "name": "tt.divisibility", "value": 16}
+                               for p in ("in_ptr0", "in_ptr1", "out_ptr0", "xnumel")],
+                "launch_pdl": False},
+            "inductor_meta": {"kernel_name": "triton_poi_fused_add_relu_0", "num_load": 2, "num_store": 1,
+                              "num_reduction": 0,
+                              "backend_hash": "91D1D1166449D9E2EB66EB9770C9E2C3B0FEB787341F27FEB4D3F0338DA50336"}})
+
+    def test_constants_hints_and_mutations(self):
+        source = RECORDED.replace("'constants': {}", "'constants': {'xnumel': 1}").replace(
+            "set()", "{AutotuneHint.ONE_ELEMENT_PER_THREAD}").replace(
+            "'mutated_arg_names': []", "'mutated_arg_names': ['in_ptr0']")
+        metadata, lost = triton_metadata(source, "triton_poi_fused_add_relu_0")
+        self.assertEqual(lost, [])
+        self.assertEqual(metadata["constants"], [{"name": "xnumel", "value": {"int": 1}}])
+        self.assertEqual(metadata["inductor_meta"]["autotune_hints"], ["ONE_ELEMENT_PER_THREAD"])
+        self.assertEqual(metadata["inductor_meta"]["mutated_arg_names"], ["in_ptr0"])
+
+    def test_what_it_cannot_keep_is_named(self):
+        source = RECORDED.replace("'Grid1D'", "'Grid9D'").replace("set()", "{AutotuneHint.NEW_HINT}").replace(
+            "(3,): [['tt.divisibility', 16]]", "(3, 1): [['tt.divisibility', 16]]")
+        metadata, lost = triton_metadata(source, "triton_poi_fused_add_relu_0")
+        self.assertNotIn("grid_type", metadata)
+        self.assertEqual(len(lost), 3, lost)
+        self.assertEqual(len(metadata["triton_meta"]["attributes"]), 3)
+
+    def test_code_in_the_decorator_is_never_run(self):
+        for evil in ("__import__('os').system('true')", "open('x')", "[x for x in ()]"):
+            with self.assertRaises(Unsupported):
+                triton_metadata(RECORDED.replace("set()", evil), "triton_poi_fused_add_relu_0")
+        with self.assertRaises(Unsupported):
+            triton_metadata(RECORDED, "another_kernel")
+
+
+class LaunchConfig(unittest.TestCase):
+    def test_the_chosen_configuration_fills_the_definitions(self):
+        program = {"body": [{"kind": "KernelDefinition", "kernel": "k", "metadata": {"grid_type": "Grid1D"}}],
+                   "subgraphs": [{"body": [{"kind": "KernelDefinition", "kernel": "k"}], "subgraphs": []}]}
+        entries = [{"name": "k", "cubin": "kernels/k.cubin", "num_warps": 4, "num_stages": 1,
+                    "shared_memory_bytes": 0, "constants": {"XBLOCK": 1024}},
+                   {"name": "other", "cubin": None}]
+        self.assertEqual(fill_launch_config(program, entries), 2)
+        self.assertEqual(program["body"][0]["metadata"], {"grid_type": "Grid1D", "num_warps": 4, "num_stages": 1,
+                                                          "shared_memory_bytes": 0,
+                                                          "block": [{"name": "XBLOCK", "value": 1024}]})
+        self.assertEqual(program["subgraphs"][0]["body"][0]["metadata"]["num_warps"], 4)
 
 
 class Definitions(unittest.TestCase):

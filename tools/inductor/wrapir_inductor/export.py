@@ -163,11 +163,17 @@ def export(spec: Spec, device: str, out: Path, dynamic: bool | None = None,
                 positions[i] = j
 
     out.mkdir(parents=True, exist_ok=True)
-    (out / "program.json").write_text(json.dumps({"format": "wrapir", "version": 1, "program": translation.program},
-                                                 indent=1) + "\n")
     kernels_dir = out / "kernels"
     kernels_dir.mkdir(exist_ok=True)
     manifest = []
+    if device == "cuda":
+        from .export_triton import fill_launch_config, save_triton_kernels
+
+        # The configurations the autotuners chose go into the definitions' metadata too.
+        triton_manifest = save_triton_kernels(translation.program, kernels_dir)
+        fill_launch_config(translation.program, triton_manifest)
+    (out / "program.json").write_text(json.dumps({"format": "wrapir", "version": 1, "program": translation.program},
+                                                 indent=1) + "\n")
     written: dict[str, str] = {}
     for k in translation.kernels:
         if k.name in written:  # a subgraph's copy of a definition (translate_subgraph)
@@ -182,9 +188,7 @@ def export(spec: Spec, device: str, out: Path, dynamic: bool | None = None,
             entry["prefix_header"] = _prefix_header(k.prefix_header, kernels_dir)
         manifest.append(entry)
     if device == "cuda":
-        from .export_triton import save_triton_kernels
-
-        manifest += save_triton_kernels(translation.program, kernels_dir)
+        manifest += triton_manifest
     (out / "kernels.json").write_text(json.dumps({"kernels": manifest, "compile": _compile_info()}, indent=1) + "\n")
     if codes:
         (out / "inductor_module.py").write_text(codes[0])

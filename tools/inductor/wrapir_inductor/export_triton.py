@@ -122,3 +122,34 @@ def save_triton_kernels(program: dict[str, Any], kernels_dir: Path) -> list[dict
         if specialised:
             entry["launch_constants"] = specialised
     return entries
+
+
+def fill_launch_config(program: dict[str, Any], entries: list[dict[str, Any]]) -> int:
+    """Writes the configuration each Triton kernel's autotuner settled on
+    (num_warps, num_stages, its shared memory and the block sizes such as
+    XBLOCK) into the metadata of its KernelDefinition lines, in the program
+    and its subgraphs: what a launcher needs beside the grid type. Returns how
+    many definitions it filled."""
+    chosen = {e["name"]: e for e in entries if e.get("cubin")}
+    filled = 0
+
+    def visit(p: dict[str, Any]) -> None:
+        nonlocal filled
+        for line in p.get("body", []):
+            entry = chosen.get(line.get("kernel")) if line.get("kind") == "KernelDefinition" else None
+            if entry is None:
+                continue
+            metadata = line.setdefault("metadata", {})
+            for key in ("num_warps", "num_stages", "shared_memory_bytes"):
+                if isinstance(entry.get(key), int):
+                    metadata[key] = entry[key]
+            block = [{"name": k, "value": v} for k, v in (entry.get("constants") or {}).items()
+                     if isinstance(v, int) and not isinstance(v, bool)]
+            if block:
+                metadata["block"] = block
+            filled += 1
+        for sub in p.get("subgraphs", []):
+            visit(sub)
+
+    visit(program)
+    return filled

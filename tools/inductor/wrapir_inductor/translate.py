@@ -44,6 +44,46 @@ _ASSERT_ALIGNMENT = re.compile(r"\s*assert_alignment\((\w+), ([0-9]+)(?:, ('[^']
 _SCALAR_ASSERT_IF = re.compile(r"\s*if not \((.*)\):\s*\Z")
 _SCALAR_ASSERT_RAISE = re.compile(r"\s*raise RuntimeError\((.*)\)\s*\Z")
 _BOUND_TO_NONE = re.compile(r"\s*(\w+) = None\s*\Z")
+# The provenance comment Inductor writes before a kernel's definition and call
+# (`codegen_comment`); kept as a line's `provenance`, which the emitter writes back.
+_PROVENANCE = re.compile(
+    r"\s*#\s*Topologically Sorted Source Nodes: \[(?P<nodes>[^\[\]\n]*)\], "
+    r"Original ATen: \[(?P<aten>[^\[\]\n]*)\]\s*\Z")
+# The line kinds that carry a `provenance` (docs/ir-reference.md); a comment
+# followed by another kind stays a Comment line.
+PROVENANCE_KINDS = frozenset({"KernelCall", "SymbolicCallArg", "MultiKernelCall", "ExternKernelAlloc",
+                              "ExternKernelOut", "ExternKernelMultiOut", "ScatterFallback", "IndexPutFallback"})
+
+
+def parse_provenance(text: str) -> dict[str, Any] | None:
+    """`# Topologically Sorted Source Nodes: [a, b], Original ATen: [x]` as
+    {"source_nodes": [...], "aten": [...]}; None for any other text, or for
+    lists that would not print back the same (an empty entry, both empty)."""
+    m = _PROVENANCE.match(text)
+    if not m:
+        return None
+    lists = {}
+    for key, group in (("source_nodes", "nodes"), ("aten", "aten")):
+        body = m.group(group)
+        items = body.split(", ") if body else []
+        if any(not item or item != item.strip() or "," in item or not item.isprintable() for item in items):
+            return None
+        lists[key] = items
+    if not lists["source_nodes"] and not lists["aten"]:
+        return None
+    return lists
+
+
+def definition_provenance(metadata: Any) -> dict[str, Any] | None:
+    """The provenance in the comment block Inductor writes above a kernel's
+    definition (`KernelDefinitionLine.metadata`), if it has one."""
+    if not isinstance(metadata, str):
+        return None
+    for text in metadata.splitlines():
+        found = parse_provenance(text)
+        if found is not None:
+            return found
+    return None
 
 
 def _string_literal(text: str) -> str:
@@ -140,6 +180,12 @@ def split_cpp_params(definition: str) -> list[tuple[str, str]]:
     return params
 
 
+def cpp_const_params(params: list[tuple[str, str]]) -> list[str]:
+    """The parameters a C++ kernel's definition declares `const`
+    (`const float* in_ptr0`, `const int64_t ks0`)."""
+    return [name for cpp, name in params if re.match(r"const\b", cpp)]
+
+
 def operator_name(python_name: str) -> str:
     """Inductor's python kernel name, kept verbatim (`torch.ops.aten.topk.default`,
     `extern_kernels.addmm`): wrapir prints operators inside `torch` as they are."""
@@ -168,6 +214,10 @@ class Translator:
         self.body: list[dict[str, Any]] = []
         self.class_counts: dict[str, int] = {}
         self.line_index: int | None = None
+        # A provenance comment waiting for the line it annotates ({"text", "provenance"}),
+        # and the LineContext in force (its node, for every line that carries provenance).
+        self.pending_comment: dict[str, Any] | None = None
+        self.line_context: str | None = None
         # A scalar runtime assert being read: its `if not (...)` text, then its message.
         self.pending_assert: dict[str, Any] | None = None
         # Symbols that scalar asserts check: their ranges hold only once the asserts ran.
@@ -328,13 +378,33 @@ class Translator:
     # ---- lines ---------------------------------------------------------------
 
     def emit(self, line: dict[str, Any]) -> None:
+        kind = line.get("kind")
+        if kind in PROVENANCE_KINDS:
+            provenance = dict(self.pending_comment["provenance"]) if self.pending_comment else {}
+            self.pending_comment = None
+            if self.line_context is not None:
+                provenance["context"] = self.line_context
+            if provenance:
+                line["provenance"] = provenance
+        elif kind != "KernelDefinition":
+            # A definition goes to the module's header: the comment waits for its call.
+            self.flush_comment()
         self.body.append(line)
+
+    def flush_comment(self) -> None:
+        """A provenance comment no line took stays the Comment it was."""
+        pending, self.pending_comment = self.pending_comment, None
+        if pending is not None:
+            self.body.append({"kind": "Comment", "text": pending["text"]})
 
     def translate_line(self, line: Any) -> None:
         W = wrapper_mod
         if isinstance(line, LineContext):
-            # Provenance only: Inductor renders no code for it.
-            self.provenance.append({"line": self.line_index, "context": short_text(line.context, 400)})
+            # Provenance only: Inductor renders no code for it. The lines that
+            # carry provenance after it record it as their context.
+            context = short_text(line.context, 400)
+            self.provenance.append({"line": self.line_index, "context": context})
+            self.line_context = context if context and context.isprintable() else None
         elif isinstance(line, DeferredLine):
             raise Unsupported("deferred raw text line (not a WrapperLine)")
         elif isinstance(line, W.AllocateLine):
@@ -353,6 +423,12 @@ class Translator:
             self.donated.add(name)
             self.emit({"kind": "Free", "buffer": name})
         elif isinstance(line, W.CommentLine):
+            provenance = parse_provenance(str(line.line))
+            if provenance is not None:
+                self.flush_comment()
+                text = str(line.line).strip()
+                self.pending_comment = {"text": text[1:].lstrip(" "), "provenance": provenance}
+                return
             for text in str(line.line).splitlines() or [""]:
                 text = text.strip()
                 text = text[1:].lstrip(" ") if text.startswith("#") else text
@@ -418,11 +494,18 @@ class Translator:
         }
         header = re.search(r'#include ["<]([^">]*)[">]', source)
         self.kernel_sources.append(Kernel(name, source, list(arg_types), header.group(1) if header else None))
-        if any("const" in t for t in arg_types):
-            self.lossy.append({"line": self.line_index, "class": "KernelDefinitionLine",
-                               "what": f"{name}: the `const` of C++ parameter types (kept in kernels.json)"})
-        self.emit({"kind": "KernelDefinition", "kernel": name,
-                   "source": {"kind": "text", "text": source}, "metadata": {}})
+        metadata = {"const_params": cpp_const_params(params)}
+        for (cpp, param), binding in zip(params, arg_types):
+            if cpp.replace(" ", "") != str(binding).replace(" ", ""):
+                self.lossy.append({"line": self.line_index, "class": "KernelDefinitionLine",
+                                   "what": f"{name}: parameter {param} is `{cpp}` in the definition but `{binding}` "
+                                           "in its cpp_pybinding (the definition's type is kept)"})
+        definition = {"kind": "KernelDefinition", "kernel": name,
+                      "source": {"kind": "text", "text": source}, "metadata": metadata}
+        provenance = definition_provenance(line.metadata)
+        if provenance is not None:
+            definition["provenance"] = provenance
+        self.emit(definition)
 
     def kernel_call(self, line) -> None:
         if line.triton:
@@ -760,6 +843,7 @@ class Translator:
             except Exception as e:  # a translator bug: say where it happened
                 raise RuntimeError(f"line {index} ({cls}): {short_text(line)}") from e
         self.end_scalar_assert()
+        self.flush_comment()
         try:
             self.control_flow.end_of_lines()
         except Unsupported as e:

@@ -19,7 +19,7 @@ from typing import Any
 
 import sympy
 
-from .translate import Unsupported, _IDENT, device_name, short_text
+from .translate import Unsupported, _IDENT, definition_provenance, device_name, short_text
 
 _TRITON_DEFINITION = re.compile(
     r"\s*async_compile\.triton\('(\w+)', '''(.*)''', device_str='(\w+)'\)\s*\Z", re.S)
@@ -74,6 +74,190 @@ def triton_signature(source: str, name: str) -> list[dict[str, str]]:
     return params
 
 
+# Inductor's GridExpr classes (include/wrapir/ir/kernel.hpp, grid_type_names).
+GRID_TYPES = frozenset({
+    "Grid1D", "Grid2D", "Grid3D", "BatchMatmulGrid3D", "Grid2DWithYZOverflow", "MixOrderReductionGrid",
+    "CooperativeReductionGrid", "SplitScanGrid", "FixedGrid", "PrecomputedGrid", "SequentialComboKernelGrid",
+    "RoundRobinComboKernelGrid", "SequentialFlattenComboKernelGrid"})
+# Inductor's AutotuneHint members (kernel.hpp, autotune_hint_names).
+AUTOTUNE_HINTS = frozenset({"ONE_ELEMENT_PER_THREAD"})
+
+
+class _NotLiteral(Exception):
+    pass
+
+
+class _Call:
+    """`DeviceProperties(type='cuda', index=0, ...)` in a decorator: its keywords."""
+
+    def __init__(self, name: str, kwargs: dict[str, Any]):
+        self.name, self.kwargs = name, kwargs
+
+
+def _literal(node: ast.AST) -> Any:
+    """The value of a decorator argument written as literals, with the few
+    names Inductor writes there (`set()`, `DeviceProperties(...)`,
+    `AutotuneHint.X`, as the string "AutotuneHint.X"); nothing is evaluated."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
+        return -node.operand.value
+    if isinstance(node, ast.Dict):
+        if any(k is None for k in node.keys):
+            raise _NotLiteral("a ** in a dict")
+        return {_literal(k): _literal(v) for k, v in zip(node.keys, node.values)}
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_literal(e) for e in node.elts]
+        return items if isinstance(node, ast.List) else tuple(items)
+    if isinstance(node, ast.Set):
+        return {_literal(e) for e in node.elts}
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "DeviceProperties"):
+        if node.func.id == "set" and not node.args and not node.keywords:
+            return set()
+        if node.func.id == "DeviceProperties" and not node.args and all(k.arg for k in node.keywords):
+            return _Call(node.func.id, {k.arg: _literal(k.value) for k in node.keywords})
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "AutotuneHint":
+        return f"AutotuneHint.{node.attr}"
+    raise _NotLiteral(f"{type(node).__name__} at line {getattr(node, 'lineno', '?')}")
+
+
+def decorator_meta(source: str, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The `triton_meta` and `inductor_meta` of the heuristics decorator of
+    kernel `name`, read as literals."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as e:
+        raise Unsupported(f"Triton kernel {name}: its source does not parse ({e.msg})")
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef) or node.name != name:
+            continue
+        for decorator in node.decorator_list:
+            if not isinstance(decorator, ast.Call):
+                continue
+            keywords = {k.arg: k.value for k in decorator.keywords if k.arg}
+            if "triton_meta" not in keywords:
+                continue
+            try:
+                triton_meta = _literal(keywords["triton_meta"])
+                inductor_meta = _literal(keywords["inductor_meta"]) if "inductor_meta" in keywords else {}
+            except _NotLiteral as e:
+                raise Unsupported(f"Triton kernel {name}: its decorator's metadata is not literal ({e})")
+            if not isinstance(triton_meta, dict) or not isinstance(inductor_meta, dict):
+                raise Unsupported(f"Triton kernel {name}: triton_meta or inductor_meta is not a dict")
+            return triton_meta, inductor_meta
+    raise Unsupported(f"Triton kernel {name}: no function {name} with a decorator that passes triton_meta")
+
+
+def _constant_arg(value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return {"none": None}
+    if isinstance(value, bool):
+        return {"bool": value}
+    if isinstance(value, int):
+        return {"int": value}
+    if isinstance(value, float):
+        return {"float": value if value == value and abs(value) != float("inf") else str(value)}
+    if isinstance(value, str):
+        return {"string": value}
+    return None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def triton_metadata(source: str, name: str) -> tuple[dict[str, Any], list[str]]:
+    """The KernelDefinition metadata of a Triton kernel from its decorator's
+    triton_meta and inductor_meta (docs/ir-reference.md, "Kernel metadata"),
+    and what of them it could not keep, by name."""
+    triton_meta, inductor_meta = decorator_meta(source, name)
+    lost: list[str] = []
+    metadata: dict[str, Any] = {}
+    signature = triton_meta.get("signature")
+    if not isinstance(signature, dict):
+        raise Unsupported(f"Triton kernel {name}: triton_meta has no signature dict")
+    params = list(signature)
+
+    constants = []
+    for key, value in (triton_meta.get("constants") or {}).items():
+        arg = _constant_arg(value)
+        if not isinstance(key, str) or not _IDENT.match(key) or arg is None:
+            lost.append(f"triton_meta constant {key!r}: {short_text(value)}")
+            continue
+        constants.append({"name": key, "value": arg})
+    if constants:
+        metadata["constants"] = constants
+
+    meta: dict[str, Any] = {}
+    device = triton_meta.get("device")
+    if isinstance(device, _Call):
+        kind, index = device.kwargs.get("type"), device.kwargs.get("index")
+        if isinstance(kind, str) and _IDENT.match(kind):
+            meta["device"] = kind if index is None or kind == "cpu" else f"{kind}:{index}"
+        for key, field in (("cc", "compute_capability"), ("warp_size", "warp_size")):
+            if _is_int(device.kwargs.get(key)):
+                meta[field] = device.kwargs[key]
+    elif device is not None:
+        lost.append(f"triton_meta device {short_text(device)}")
+    constexprs = [p for p, kind in signature.items() if kind == "constexpr"]
+    if constexprs:
+        meta["constexprs"] = constexprs
+    attributes = []
+    configs = triton_meta.get("configs") or []
+    if len(configs) > 1:
+        lost.append(f"triton_meta configs beyond the first ({len(configs)} configs)")
+    for config in configs[:1]:
+        for key, facts in (config.items() if isinstance(config, dict) else []):
+            if not (isinstance(key, tuple) and len(key) == 1 and _is_int(key[0]) and 0 <= key[0] < len(params)):
+                lost.append(f"triton_meta configs entry for {key!r}")
+                continue
+            for fact in facts:
+                if isinstance(fact, (list, tuple)) and len(fact) == 2 and isinstance(fact[0], str) and _is_int(fact[1]):
+                    attributes.append({"param": params[key[0]], "name": fact[0], "value": fact[1]})
+                else:
+                    lost.append(f"triton_meta configs fact {short_text(fact)} of {params[key[0]]}")
+    if attributes:
+        meta["attributes"] = attributes
+    if isinstance(triton_meta.get("launch_pdl"), bool):
+        meta["launch_pdl"] = triton_meta["launch_pdl"]
+    if meta:
+        metadata["triton_meta"] = meta
+
+    grid_type = inductor_meta.get("grid_type")
+    if grid_type in GRID_TYPES:
+        metadata["grid_type"] = grid_type
+    elif grid_type is not None:
+        lost.append(f"inductor_meta grid_type {grid_type!r}")
+    meta = {}
+    if isinstance(inductor_meta.get("kernel_name"), str) and _IDENT.match(inductor_meta["kernel_name"]):
+        meta["kernel_name"] = inductor_meta["kernel_name"]
+    mutated = inductor_meta.get("mutated_arg_names") or []
+    if all(isinstance(m, str) and _IDENT.match(m) for m in mutated):
+        if mutated:
+            meta["mutated_arg_names"] = list(mutated)
+    else:
+        lost.append(f"inductor_meta mutated_arg_names {short_text(mutated)}")
+    hints = []
+    for hint in sorted(str(h) for h in (inductor_meta.get("autotune_hints") or ())):
+        member = hint.removeprefix("AutotuneHint.")
+        if member in AUTOTUNE_HINTS:
+            hints.append(member)
+        else:
+            lost.append(f"inductor_meta autotune hint {hint!r}")
+    if hints:
+        meta["autotune_hints"] = hints
+    for key in ("num_load", "num_store", "num_reduction"):
+        if _is_int(inductor_meta.get(key)) and inductor_meta[key] >= 0:
+            meta[key] = inductor_meta[key]
+    backend_hash = inductor_meta.get("backend_hash")
+    if isinstance(backend_hash, str) and backend_hash and backend_hash.isprintable():
+        meta["backend_hash"] = backend_hash
+    if meta:
+        metadata["inductor_meta"] = meta
+    return metadata, lost
+
+
 def triton_definition(t, line) -> None:
     m = _TRITON_DEFINITION.match(line.kernel_body)
     if not m:
@@ -86,7 +270,18 @@ def triton_definition(t, line) -> None:
     if device_type != "cuda":
         raise Unsupported(f"Triton kernel {name} for device {device_type!r}")
     t.kernels[name] = {"name": name, "language": "triton", "signature": triton_signature(source, name)}
-    t.emit({"kind": "KernelDefinition", "kernel": name, "source": {"kind": "text", "text": source}, "metadata": {}})
+    try:
+        metadata, lost = triton_metadata(source, name)
+    except Unsupported as e:  # the kernel still runs from its source; its metadata stays in it
+        metadata, lost = {}, [str(e)]
+    for what in lost:
+        t.lossy.append({"line": t.line_index, "class": "KernelDefinitionLine", "what": f"{name}: {what}"})
+    definition = {"kind": "KernelDefinition", "kernel": name, "source": {"kind": "text", "text": source},
+                  "metadata": metadata}
+    provenance = definition_provenance(line.metadata)
+    if provenance is not None:
+        definition["provenance"] = provenance
+    t.emit(definition)
 
 
 def _call_arg(t, value: Any) -> dict[str, Any]:

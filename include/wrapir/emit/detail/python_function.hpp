@@ -32,6 +32,32 @@
 
 namespace wrapir::python::detail {
 
+/// Whether a line's provenance has the nodes or operators of Inductor's
+/// provenance comment (a context alone is written nowhere, as Inductor's
+/// `LineContext` renders no code).
+[[nodiscard]] inline bool has_provenance_comment(const ir::OptionalBox<ir::Provenance>& p) noexcept {
+  return p && (!p->source_nodes.empty() || !p->aten.empty());
+}
+
+/// Appends Inductor's provenance comment line, `# Topologically Sorted
+/// Source Nodes: [add, relu], Original ATen: [aten.add, aten.relu]` and a
+/// newline, each entry escaped as comment text.
+inline void append_provenance_comment(std::string& out, const ir::Provenance& p) {
+  const auto list = [&](const std::vector<std::string>& items) {
+    out += '[';
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (i) out += ", ";
+      append_comment_text(out, items[i]);
+    }
+    out += ']';
+  };
+  out += "# Topologically Sorted Source Nodes: ";
+  list(p.source_nodes);
+  out += ", Original ATen: ";
+  list(p.aten);
+  out += '\n';
+}
+
 /// Renders one program (the top-level one or a subgraph) as one Python
 /// function, and its definitions into the module's header.
 class FunctionEmitter {
@@ -60,6 +86,14 @@ class FunctionEmitter {
       line_views_.clear();
       ir::for_each_effect(line, LineUses{*this});
       for (const auto& [buffer, view] : line_views_) guard_view(buffer, *view);
+      // Inductor's provenance comment comes before the line's code (a
+      // definition's goes with it into the module's header).
+      if constexpr (requires { line.provenance; } && !std::is_same_v<T, ir::KernelDefinition>) {
+        if (has_provenance_comment(line.provenance)) {
+          comment_line();
+          append_provenance_comment(out_, *line.provenance);
+        }
+      }
       render(line);
     } catch (const expr::Error& e) {
       fail(e.what());

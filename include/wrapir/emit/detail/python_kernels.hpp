@@ -30,6 +30,7 @@ inline void FunctionEmitter::render(const ir::KernelDefinition& l) {
   }
   std::string& h = module_.kernel_definitions;
   h += "\n\n";
+  if (has_provenance_comment(l.provenance)) append_provenance_comment(h, *l.provenance);
   h += k.name;
   switch (k.language) {
     case ir::KernelLanguage::triton:
@@ -46,9 +47,7 @@ inline void FunctionEmitter::render(const ir::KernelDefinition& l) {
       h += " = async_compile.cpp_pybinding([";
       for (std::size_t i = 0; i < k.signature.size(); ++i) {
         if (i) h += ", ";
-        std::string type(ir::cpp_type(k.signature[i].type.dtype));
-        if (k.signature[i].type.pointer) type += '*';
-        append_literal_to(h, type, "a parameter type");
+        append_literal_to(h, ir::cpp_param_type(k.signature[i], *l.metadata), "a parameter type");
       }
       h += "], ";
       append_source_to(h, text->text, k.name);

@@ -58,7 +58,22 @@ struct JsonDefaults<ir::KeyStep> {
 };
 template <>
 struct JsonDefaults<ir::KernelMetadata> {
-  static constexpr std::array<std::string_view, 2> fields{"constants", "block"};
+  static constexpr std::array<std::string_view, 3> fields{"constants", "block", "const_params"};
+  static constexpr bool written = false;
+};
+template <>
+struct JsonDefaults<ir::TritonMeta> {
+  static constexpr std::array<std::string_view, 2> fields{"constexprs", "attributes"};
+  static constexpr bool written = false;
+};
+template <>
+struct JsonDefaults<ir::InductorMeta> {
+  static constexpr std::array<std::string_view, 2> fields{"mutated_arg_names", "autotune_hints"};
+  static constexpr bool written = false;
+};
+template <>
+struct JsonDefaults<ir::Provenance> {
+  static constexpr std::array<std::string_view, 2> fields{"source_nodes", "aten"};
   static constexpr bool written = false;
 };
 template <>

@@ -163,6 +163,7 @@ class ProgramVerifier { public:
   template <class L>
   void check_line(const L& l) {
     check_fields(l);
+    if constexpr (requires { l.provenance; }) check_provenance(l.provenance);
     for_each_effect(l, effect::Handlers{
                            [&](const effect::Allocated& e) { define_buffer(e.buffer, Definition::allocated(e.storage)); },
                            [&](const effect::Released& e) { end_buffer(e.buffer, e.how, e.offered); },
@@ -255,6 +256,13 @@ class ProgramVerifier { public:
   // Kernels
 
   void check_metadata(const KernelMetadata& m);
+
+  /// The metadata's parameter names, kernel name and Triton or C++ parts
+  /// against the kernel table's entry for `k` (a kernel of the table).
+  void check_metadata_of(const KernelMetadata& m, KernelId k);
+
+  /// A line's provenance: every entry one line of text, not empty.
+  void check_provenance(const OptionalBox<Provenance>& p);
 
   void check_fields(const KernelDefinition& l);
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace wrapir::ir::detail::verifier {
@@ -60,6 +61,108 @@ WRAPIR_DECL void ProgramVerifier::check_metadata(const KernelMetadata& m) {
   for (const BlockSize& b : m.block) check_name_field(b.name.text, "block size");
 }
 
+WRAPIR_DECL void ProgramVerifier::check_metadata_of(const KernelMetadata& m, KernelId k) {
+  const KernelDecl& decl = p_.kernels[k.index];
+  const auto subject = [&] { return kernel_subject(k); };
+  const auto is_param = [&](std::string_view name) {
+    return std::any_of(decl.signature.begin(), decl.signature.end(),
+                       [&](const KernelParam& p) { return p.name == name; });
+  };
+  // Each list names each parameter at most once.
+  const auto check_names = [&](const std::vector<Name>& names, std::string_view what, auto&& check_one) {
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      check_name_field(names[i].text, what);
+      for (std::size_t j = 0; j < i; ++j)
+        if (names[j] == names[i])
+          report(subject(), std::string(what) + " " + quote_for_diagnostic(names[i].text) + " is listed twice");
+      check_one(names[i]);
+    }
+  };
+  if (m.triton_meta) {
+    const TritonMeta& t = *m.triton_meta;
+    if (decl.language != KernelLanguage::triton)
+      report(subject(), "is " + with_article(kernel_language_name(decl.language)) +
+                            " kernel, but its metadata has a triton_meta");
+    if (t.device) check_device(*t.device, "triton_meta device");
+    if (t.compute_capability && *t.compute_capability <= 0)
+      report(subject(), "triton_meta compute_capability " + std::to_string(*t.compute_capability) +
+                            " is not positive");
+    if (t.warp_size && (*t.warp_size <= 0 || (*t.warp_size & (*t.warp_size - 1)) != 0))
+      report(subject(), "triton_meta warp_size " + std::to_string(*t.warp_size) + " is not a positive power of two");
+    check_names(t.constexprs, "constexpr parameter", [&](const Name& c) {
+      if (is_param(c.text))
+        report(subject(), "constexpr parameter " + quote_for_diagnostic(c.text) +
+                              " is also a runtime parameter of its signature");
+    });
+    for (std::size_t i = 0; i < t.attributes.size(); ++i) {
+      const ParamAttribute& a = t.attributes[i];
+      const std::string what = "triton_meta attribute " + std::to_string(i);
+      if (!is_param(a.param.text) && std::find(t.constexprs.begin(), t.constexprs.end(), a.param) == t.constexprs.end())
+        report(subject(), what + " is about " + quote_for_diagnostic(a.param.text) +
+                              ", which is neither a parameter of its signature nor a constexpr");
+      const bool dotted = !a.name.empty() && std::all_of(a.name.begin(), a.name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+      });
+      if (!dotted)
+        report(subject(), what + " has the name " + quote_for_diagnostic(a.name) +
+                              ": expected a dotted name such as tt.divisibility");
+      if (a.name == "tt.divisibility" && (a.value <= 0 || (a.value & (a.value - 1)) != 0))
+        report(subject(), what + ": a divisibility of " + std::to_string(a.value) +
+                              " is not a positive power of two");
+    }
+  }
+  if (m.inductor_meta) {
+    const InductorMeta& n = *m.inductor_meta;
+    if (n.kernel_name && n.kernel_name->text != decl.name)
+      report(subject(), "its inductor_meta names it " + quote_for_diagnostic(n.kernel_name->text));
+    check_names(n.mutated_arg_names, "mutated argument", [&](const Name& a) {
+      const auto it = std::find_if(decl.signature.begin(), decl.signature.end(),
+                                   [&](const KernelParam& p) { return p.name == a.text; });
+      if (it == decl.signature.end())
+        report(subject(), "mutated argument " + quote_for_diagnostic(a.text) + " is not a parameter of its signature");
+      else if (!it->type.pointer)
+        report(subject(), "mutated argument " + quote_for_diagnostic(a.text) + " is a scalar " +
+                              to_string(it->type) + ", not a pointer the kernel could write through");
+    });
+    for (std::size_t i = 0; i < n.autotune_hints.size(); ++i) {
+      if (static_cast<std::size_t>(n.autotune_hints[i]) >= autotune_hint_count)
+        report(subject(), "autotune hint " + enum_value(n.autotune_hints[i]) + " is not an AutotuneHint");
+      for (std::size_t j = 0; j < i; ++j)
+        if (n.autotune_hints[j] == n.autotune_hints[i])
+          report(subject(), "autotune hint " + std::string(autotune_hint_name(n.autotune_hints[i])) +
+                                " is listed twice");
+    }
+    const std::pair<const char*, const std::optional<std::int64_t>*> counts[] = {
+        {"num_load", &n.num_load}, {"num_store", &n.num_store}, {"num_reduction", &n.num_reduction}};
+    for (const auto& [what, count] : counts)
+      if (*count && **count < 0)
+        report(subject(), std::string("inductor_meta ") + what + " " + std::to_string(**count) + " is negative");
+    if (n.backend_hash && (n.backend_hash->empty() || !is_single_line_text(*n.backend_hash)))
+      report(subject(), "inductor_meta backend_hash " + quote_for_diagnostic(*n.backend_hash) +
+                            " is not one line of text");
+  }
+  if (!m.const_params.empty() && decl.language != KernelLanguage::cpp && decl.language != KernelLanguage::cuda)
+    report(subject(), "is " + with_article(kernel_language_name(decl.language)) +
+                          " kernel, but its metadata declares const parameters, which only C++ definitions have");
+  check_names(m.const_params, "const parameter", [&](const Name& c) {
+    if (!is_param(c.text))
+      report(subject(), "const parameter " + quote_for_diagnostic(c.text) + " is not a parameter of its signature");
+  });
+}
+
+WRAPIR_DECL void ProgramVerifier::check_provenance(const OptionalBox<Provenance>& p) {
+  if (!p) return;
+  const auto check = [&](const std::string& text, const std::string& what) {
+    if (text.empty() || !is_single_line_text(text))
+      report("", "provenance " + what + " " + quote_for_diagnostic(text) +
+                     " is not one line of text (empty, or with a line break or control character)");
+  };
+  for (std::size_t i = 0; i < p->source_nodes.size(); ++i)
+    check(p->source_nodes[i], "source node " + std::to_string(i));
+  for (std::size_t i = 0; i < p->aten.size(); ++i) check(p->aten[i], "ATen operator " + std::to_string(i));
+  if (p->context) check(*p->context, "context");
+}
+
 WRAPIR_DECL void ProgramVerifier::check_fields(const KernelDefinition& l) {
   if (!report_missing(l.kernel)) {
     const KernelTrack& t = kernels_[l.kernel.index];
@@ -76,6 +179,7 @@ WRAPIR_DECL void ProgramVerifier::check_fields(const KernelDefinition& l) {
                                            " kernel, but its definition gives a binary instead of source text");
   }
   check_metadata(l.metadata);
+  if (has(l.kernel)) check_metadata_of(l.metadata, l.kernel);
   if (has(l.kernel) && kernels_[l.kernel.index].def == KernelDef::none)
     kernels_[l.kernel.index] = KernelTrack{KernelDef::plain, at_};
 }
