@@ -106,6 +106,17 @@ class Metadata(unittest.TestCase):
         self.assertEqual(metadata["inductor_meta"]["autotune_hints"], ["ONE_ELEMENT_PER_THREAD"])
         self.assertEqual(metadata["inductor_meta"]["mutated_arg_names"], ["in_ptr0"])
 
+    def test_a_specialised_launch_argument_is_no_constexpr(self):
+        # xnumel 1 on CUDA: typed constexpr and given in constants, yet launched;
+        # the verifier refuses a constexpr that is also a signature parameter.
+        source = RECORDED.replace("'constants': {}", "'constants': {'xnumel': 1}").replace(
+            "'xnumel': 'i32'", "'xnumel': 'constexpr'")
+        metadata, lost = triton_metadata(source, "triton_poi_fused_add_relu_0")
+        self.assertEqual(lost, [])
+        self.assertEqual(metadata["triton_meta"]["constexprs"], ["XBLOCK"])
+        self.assertEqual(metadata["constants"], [{"name": "xnumel", "value": {"int": 1}}])
+        self.assertIn({"name": "xnumel", "type": "i32"}, triton_signature(source, "triton_poi_fused_add_relu_0"))
+
     def test_what_it_cannot_keep_is_named(self):
         source = RECORDED.replace("'Grid1D'", "'Grid9D'").replace("set()", "{AutotuneHint.NEW_HINT}").replace(
             "(3,): [['tt.divisibility', 16]]", "(3, 1): [['tt.divisibility', 16]]")

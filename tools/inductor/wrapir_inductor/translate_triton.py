@@ -200,7 +200,11 @@ def triton_metadata(source: str, name: str) -> tuple[dict[str, Any], list[str]]:
                 meta[field] = device.kwargs[key]
     elif device is not None:
         lost.append(f"triton_meta device {short_text(device)}")
-    constexprs = [p for p, kind in signature.items() if kind == "constexpr"]
+    # A parameter Triton specialised to a constant (xnumel 1) is still
+    # launched, so it is a signature parameter (`triton_signature`), not a
+    # constexpr; its value stays in `constants`.
+    launched = _launch_parameters(source, name) or []
+    constexprs = [p for p, kind in signature.items() if kind == "constexpr" and p not in launched]
     if constexprs:
         meta["constexprs"] = constexprs
     attributes = []
