@@ -80,9 +80,17 @@ def launch_constants(source: str, name: str) -> dict[str, int]:
 
 
 def save_triton_kernels(program: dict[str, Any], kernels_dir: Path) -> list[dict[str, Any]]:
-    sources = {line["kernel"]: line["source"]["text"] for line in program["body"]
-               if line.get("kind") == "KernelDefinition" and line.get("source", {}).get("kind") == "text"}
-    names = {k["name"] for k in program["kernels"] if k.get("language") == "triton" and k["name"] in sources}
+    # Subgraphs (cond branches, loop bodies) define kernels of their own.
+    sources: dict[str, str] = {}
+    triton: set[str] = set()
+    graphs = [program]
+    while graphs:
+        graph = graphs.pop()
+        sources.update({line["kernel"]: line["source"]["text"] for line in graph["body"]
+                        if line.get("kind") == "KernelDefinition" and line.get("source", {}).get("kind") == "text"})
+        triton.update(k["name"] for k in graph["kernels"] if k.get("language") == "triton")
+        graphs.extend(graph.get("subgraphs") or [])
+    names = {name for name in triton if name in sources}
     tuners = _autotuners(names)
     entries = []
     for name in sorted(names):
