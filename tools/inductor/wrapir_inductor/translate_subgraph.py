@@ -191,7 +191,7 @@ class ControlFlow:
             # `del buf2`: the Python list of the outputs, which wrapir does not have.
             self.t.provenance.append({"line": self.t.line_index, "freed_list_of": line.node.get_name()})
             return True
-        if isinstance(line, W.KernelCallLine) and not line.triton and line.kernel_name not in self.t.kernels:
+        if isinstance(line, W.KernelCallLine) and line.kernel_name not in self.t.kernels:
             self.copy_kernel_definition(line.kernel_name)
         return False
 
