@@ -91,7 +91,8 @@ def cpp_bench(binary: str, exports: list[Path]) -> dict[str, dict]:
     for b in json.loads(done.stdout)["benchmarks"]:
         if b.get("aggregate_name") != "median":
             continue
-        kind, _, name = b["run_name"].partition("/")
+        # "Executor/deep_mlp/iterations:2000/manual_time": the kind, then the model.
+        kind, name = b["run_name"].split("/")[:2]
         out.setdefault(name, {})[kind] = b["real_time"] * {"ns": 1e-3, "us": 1.0, "ms": 1e3}[b["time_unit"]]
     return out
 
