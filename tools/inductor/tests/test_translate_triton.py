@@ -50,6 +50,18 @@ class Signatures(unittest.TestCase):
         self.assertEqual(launch_constants(specialised, "k"), {"xnumel": 1})
         self.assertEqual(launch_constants(SOURCE, "k"), {})  # nothing specialised
 
+    def test_kernels_of_subgraphs_are_exported_too(self):
+        from wrapir_inductor.export_triton import triton_sources
+
+        def graph(kernels, subgraphs=()):
+            return {"kernels": [{"name": k, "language": lang} for k, lang in kernels],
+                    "body": [{"kind": "KernelDefinition", "kernel": k, "source": {"kind": "text", "text": f"src {k}"}}
+                             for k, _ in kernels],
+                    "subgraphs": list(subgraphs)}
+        program = graph([("k0", "triton"), ("c0", "cpp")],
+                        [graph([("k1", "triton")], [graph([("k2", "triton")])])])
+        self.assertEqual(triton_sources(program), {"k0": "src k0", "k1": "src k1", "k2": "src k2"})
+
     def test_unknown_types_and_missing_signatures_are_unsupported(self):
         with self.assertRaises(Unsupported):
             triton_signature(SOURCE.replace("'i32'", "'nvTmaDesc'"), "k")

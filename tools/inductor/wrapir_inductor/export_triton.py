@@ -79,8 +79,9 @@ def launch_constants(source: str, name: str) -> dict[str, int]:
             if k in launched and isinstance(v, int) and not isinstance(v, bool)}
 
 
-def save_triton_kernels(program: dict[str, Any], kernels_dir: Path) -> list[dict[str, Any]]:
-    # Subgraphs (cond branches, loop bodies) define kernels of their own.
+def triton_sources(program: dict[str, Any]) -> dict[str, str]:
+    """The source text of every Triton kernel the program defines, its
+    subgraphs' (cond branches, loop bodies) included, by kernel name."""
     sources: dict[str, str] = {}
     triton: set[str] = set()
     graphs = [program]
@@ -90,7 +91,12 @@ def save_triton_kernels(program: dict[str, Any], kernels_dir: Path) -> list[dict
                         if line.get("kind") == "KernelDefinition" and line.get("source", {}).get("kind") == "text"})
         triton.update(k["name"] for k in graph["kernels"] if k.get("language") == "triton")
         graphs.extend(graph.get("subgraphs") or [])
-    names = {name for name in triton if name in sources}
+    return {name: text for name, text in sources.items() if name in triton}
+
+
+def save_triton_kernels(program: dict[str, Any], kernels_dir: Path) -> list[dict[str, Any]]:
+    sources = triton_sources(program)
+    names = set(sources)
     tuners = _autotuners(names)
     entries = []
     for name in sorted(names):
