@@ -370,8 +370,6 @@ def _run_executor(label: str, program: Path, exported: Exported, wrapir: str, wo
     the same fresh inputs as eager, written as safetensors; its outputs
     compared with eager's by value, dtype and shape. (Tensor files are dense:
     strides and aliasing of outputs are the executor's unit tests' to check.)"""
-    from safetensors.torch import load_file, save_file
-
     import os
 
     from torch.utils.cpp_extension import include_paths
@@ -383,26 +381,38 @@ def _run_executor(label: str, program: Path, exported: Exported, wrapir: str, wo
         os.environ["WRAPIR_CUBLAS"] = cublas
     result = Result(label)
     result.peak = peak  # the Python path of the same program measured it
+    stem = label.replace("+", ".")
+    return _run_native(result, exported, work, size_scales, stem, "wrapir run", lambda inputs, outputs: (
+        wrapir, "run", str(program), "--inputs", str(inputs), "--device", device, "-o", str(outputs)))
+
+
+def _run_native(result: Result, exported: Exported, work: Path, size_scales: list[int], stem: str, what: str,
+                command) -> Result:
+    """Runs a native path (`wrapir run`, `wrapir run-cpp`) at each size
+    scale on the same fresh inputs as eager, written as safetensors
+    (`command(inputs_file, outputs_file)` is its argv), and compares its
+    outputs with eager's by value, dtype and shape."""
+    from safetensors.torch import load_file, save_file
+
     names = exported.translation.graph_input_names
     worst = 0.0
     for scale in size_scales:
         sizes = _user_sizes(exported, scale)
         where = "" if scale == 1 else f" at {scale}x the symbolic sizes"
-        stem = f"{label.replace('+', '.')}.{scale}x"
+        files = f"{stem}.{scale}x"
         try:
             inputs = Inputs(exported, torch.Generator().manual_seed(1234 + scale), sizes)
             graph = inputs.for_module()
             tensors = {n: v.detach().cpu().contiguous() for n, v in zip(names, graph) if isinstance(v, torch.Tensor)}
             scalars = {n: int(v) for n, v in zip(names, graph) if not isinstance(v, torch.Tensor)}
-            save_file(tensors, str(work / f"{stem}.inputs.safetensors"), metadata={"scalars": json.dumps(scalars)})
+            save_file(tensors, str(work / f"{files}.inputs.safetensors"), metadata={"scalars": json.dumps(scalars)})
             want, _, _ = _run_eager(exported, inputs)
             inputs.restore()
         except Exception as e:
             result.why = f"inputs{where}: {type(e).__name__}: {' '.join(str(e).split())[:300]}"
             return result
-        outputs = work / f"{stem}.outputs.safetensors"
-        ok, message, _ = _run_tool(wrapir, "run", str(program), "--inputs", str(work / f"{stem}.inputs.safetensors"),
-                                   "--device", device, "-o", str(outputs))
+        outputs = work / f"{files}.outputs.safetensors"
+        ok, message, _ = _run_tool(*command(work / f"{files}.inputs.safetensors", outputs))
         if not ok:
             result.why = f"run{where}: {message}"
             return result
@@ -412,7 +422,7 @@ def _run_executor(label: str, program: Path, exported: Exported, wrapir: str, wo
                 continue
             g = got_file.get(f"out{i}")
             if g is None:
-                result.why = f"output {i}: `wrapir run` wrote no out{i}{where}"
+                result.why = f"output {i}: `{what}` wrote no out{i}{where}"
                 return result
             ok, diff, why = _compare_tensor(f"output {i}", g, w.detach().cpu().contiguous())
             worst = max(worst, diff)
@@ -447,8 +457,6 @@ def _run_cpp(label: str, program: Path, exported: Exported, wrapir: str, work: P
     object, run by `wrapir run-cpp` (the C entry point, the reference externs
     through the C table) on the same fresh inputs as eager; its outputs
     compared with eager's by value, dtype and shape, as the executor path's."""
-    from safetensors.torch import load_file, save_file
-
     import os
 
     from torch.utils.cpp_extension import include_paths
@@ -480,45 +488,8 @@ def _run_cpp(label: str, program: Path, exported: Exported, wrapir: str, work: P
         first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr.strip()[:300])
         result.why = f"compile: {' '.join(first.split())[:300]}"
         return result
-    names = exported.translation.graph_input_names
-    worst = 0.0
-    for scale in size_scales:
-        sizes = _user_sizes(exported, scale)
-        where = "" if scale == 1 else f" at {scale}x the symbolic sizes"
-        files = f"{stem}.{scale}x"
-        try:
-            inputs = Inputs(exported, torch.Generator().manual_seed(1234 + scale), sizes)
-            graph = inputs.for_module()
-            tensors = {n: v.detach().contiguous() for n, v in zip(names, graph) if isinstance(v, torch.Tensor)}
-            scalars = {n: int(v) for n, v in zip(names, graph) if not isinstance(v, torch.Tensor)}
-            save_file(tensors, str(work / f"{files}.inputs.safetensors"), metadata={"scalars": json.dumps(scalars)})
-            want, _, _ = _run_eager(exported, inputs)
-            inputs.restore()
-        except Exception as e:
-            result.why = f"inputs{where}: {type(e).__name__}: {' '.join(str(e).split())[:300]}"
-            return result
-        outputs = work / f"{files}.outputs.safetensors"
-        ok, message, _ = _run_tool(wrapir, "run-cpp", str(program), "--library", str(library), "--inputs",
-                                   str(work / f"{files}.inputs.safetensors"), "-o", str(outputs))
-        if not ok:
-            result.why = f"run{where}: {message}"
-            return result
-        got_file = load_file(str(outputs))
-        for i, w in enumerate(want):
-            if not isinstance(w, torch.Tensor):
-                continue
-            g = got_file.get(f"out{i}")
-            if g is None:
-                result.why = f"output {i}: `wrapir run-cpp` wrote no out{i}{where}"
-                return result
-            ok, diff, why = _compare_tensor(f"output {i}", g, w.contiguous())
-            worst = max(worst, diff)
-            result.err = worst
-            if not ok:
-                result.why = why + where
-                return result
-    result.ok = True
-    return result
+    return _run_native(result, exported, work, size_scales, stem, "wrapir run-cpp", lambda inputs, outputs: (
+        wrapir, "run-cpp", str(program), "--library", str(library), "--inputs", str(inputs), "-o", str(outputs)))
 
 
 def _call_body(text: str) -> list[str]:
