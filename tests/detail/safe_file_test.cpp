@@ -200,6 +200,7 @@ TEST_CASE("safe file: an opened regular file reads at offsets, with the refusals
   CHECK(file->read_at(8, buffer) == std::size_t{2});  // short only at the end
   CHECK(std::string_view(buffer, 2) == "89");
   CHECK(file->read_at(10, buffer) == std::size_t{0});
+  CHECK(RegularFile{}.read_at(0, buffer).error().message == "the file is not open");
   // Copies share the descriptor, which stays open while one of them lives.
   std::optional<RegularFile> copy{*file};
   file = open_regular_file(dir.path / "missing");

@@ -230,6 +230,7 @@ class RegularFile {
   [[nodiscard]] Result<std::size_t> read_at(std::uint64_t offset, std::span<char> buffer) const {
     std::size_t filled = 0;
 #ifdef WRAPIR_SAFE_FILE_POSIX
+    if (!descriptor_) return Diagnostic{"the file is not open"};  // a default-constructed RegularFile
     while (filled < buffer.size()) {
       const ssize_t got = ::pread(descriptor_->get(), buffer.data() + filled, buffer.size() - filled,
                                   static_cast<off_t>(offset + filled));
@@ -241,6 +242,7 @@ class RegularFile {
       filled += static_cast<std::size_t>(got);
     }
 #else
+    if (!stream_) return Diagnostic{"the file is not open"};
     stream_->clear();
     stream_->seekg(static_cast<std::streamoff>(offset));
     stream_->read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
