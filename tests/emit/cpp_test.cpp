@@ -19,6 +19,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/golden.hpp"
+
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -47,10 +49,7 @@ const std::filesystem::path source_dir = ".";
 #endif
 const std::filesystem::path golden_dir = source_dir / "tests/golden/cpp";
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using wrapir_test::read_file;
 
 /// The unit without its fixed parts (the C interface and the runtime),
 /// which would make every golden restate them.
@@ -68,32 +67,7 @@ std::string without_prelude(const std::string& unit) {
 }
 
 void check_golden(const std::string& name, const std::string& unit) {
-  const std::string actual = without_prelude(unit);
-  const std::filesystem::path path = golden_dir / (name + ".cpp");
-  const char* update = std::getenv("WRAPIR_UPDATE_GOLDEN");
-  if (update && std::string_view(update) == "1") {
-    std::filesystem::create_directories(golden_dir);
-    std::ofstream(path, std::ios::binary) << actual;
-    MESSAGE("rewrote golden " << path.string());
-    return;
-  }
-  REQUIRE_MESSAGE(std::filesystem::exists(path),
-                  "golden " << path.string() << " is missing; run with WRAPIR_UPDATE_GOLDEN=1 to create it");
-  const std::string expected = read_file(path);
-  if (expected == actual) return;
-  std::istringstream e(expected), a(actual);
-  std::string el, al;
-  for (int line = 1;; ++line) {
-    const bool more_e = static_cast<bool>(std::getline(e, el));
-    const bool more_a = static_cast<bool>(std::getline(a, al));
-    if (!more_e && !more_a) break;
-    if (!more_e || !more_a || el != al) {
-      FAIL_CHECK("golden " << path.string() << " differs at line " << line << "\n  expected: "
-                           << (more_e ? el : "<end of file>") << "\n  actual:   " << (more_a ? al : "<end of file>"));
-      return;
-    }
-  }
-  FAIL_CHECK("golden " << path.string() << " differs in line endings or a final newline");
+  wrapir_test::check_golden_file(golden_dir / (name + ".cpp"), without_prelude(unit));
 }
 
 std::string emit_ok(const ir::Program& p, const wrapir::cpp::CppOptions& options = {}) {

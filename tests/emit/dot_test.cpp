@@ -14,6 +14,8 @@
 #include <wrapir/ir/program.hpp>
 
 #include <doctest/doctest.h>
+
+#include "support/golden.hpp"
 #include <unistd.h>
 
 #include <cstdio>
@@ -41,37 +43,10 @@ const std::filesystem::path golden_dir = std::filesystem::path(WRAPIR_SOURCE_DIR
 const std::filesystem::path golden_dir = "tests/golden/dot";
 #endif
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using wrapir_test::read_file;
 
 void check_golden(const std::string& name, const std::string& actual) {
-  const std::filesystem::path path = golden_dir / (name + ".dot");
-  const char* update = std::getenv("WRAPIR_UPDATE_GOLDEN");
-  if (update && std::string_view(update) == "1") {
-    std::filesystem::create_directories(golden_dir);
-    std::ofstream(path, std::ios::binary) << actual;
-    MESSAGE("rewrote golden " << path.string());
-    return;
-  }
-  REQUIRE_MESSAGE(std::filesystem::exists(path),
-                  "golden " << path.string() << " is missing; run with WRAPIR_UPDATE_GOLDEN=1 to create it");
-  const std::string expected = read_file(path);
-  if (expected == actual) return;
-  std::istringstream e(expected), a(actual);
-  std::string el, al;
-  for (int line = 1;; ++line) {
-    const bool more_e = static_cast<bool>(std::getline(e, el));
-    const bool more_a = static_cast<bool>(std::getline(a, al));
-    if (!more_e && !more_a) break;
-    if (!more_e || !more_a || el != al) {
-      FAIL_CHECK("golden " << path.string() << " differs at line " << line << "\n  expected: "
-                           << (more_e ? el : "<end of file>") << "\n  actual:   " << (more_a ? al : "<end of file>")
-                           << "\n(WRAPIR_UPDATE_GOLDEN=1 rewrites the golden)");
-      return;
-    }
-  }
+  wrapir_test::check_golden_file(golden_dir / (name + ".dot"), actual);
 }
 
 std::string emit_ok(const ir::Program& p, const dot::DotOptions& options = {}) {

@@ -17,6 +17,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/golden.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -42,43 +44,13 @@ const std::filesystem::path golden_dir = std::filesystem::path(WRAPIR_SOURCE_DIR
 const std::filesystem::path golden_dir = "tests/golden/python";
 #endif
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using wrapir_test::read_file;
 
 /// Compares `actual` with the golden file `name`.py byte for byte; on a
 /// mismatch reports the first differing line. With WRAPIR_UPDATE_GOLDEN=1
 /// the file is rewritten instead.
 void check_golden(const std::string& name, const std::string& actual) {
-  const std::filesystem::path path = golden_dir / (name + ".py");
-  const char* update = std::getenv("WRAPIR_UPDATE_GOLDEN");
-  if (update && std::string_view(update) == "1") {
-    std::filesystem::create_directories(golden_dir);
-    std::ofstream(path, std::ios::binary) << actual;
-    MESSAGE("rewrote golden " << path.string());
-    return;
-  }
-  REQUIRE_MESSAGE(std::filesystem::exists(path),
-                  "golden " << path.string() << " is missing; run with WRAPIR_UPDATE_GOLDEN=1 to create it");
-  const std::string expected = read_file(path);
-  if (expected == actual) return;
-  std::istringstream e(expected), a(actual);
-  std::string el, al;
-  int line = 1;
-  while (true) {
-    const bool more_e = static_cast<bool>(std::getline(e, el));
-    const bool more_a = static_cast<bool>(std::getline(a, al));
-    if (!more_e && !more_a) break;
-    if (!more_e || !more_a || el != al) {
-      FAIL_CHECK("golden " << path.string() << " differs at line " << line << "\n  expected: "
-                           << (more_e ? el : "<end of file>") << "\n  actual:   " << (more_a ? al : "<end of file>")
-                           << "\n(WRAPIR_UPDATE_GOLDEN=1 rewrites the golden)");
-      return;
-    }
-    ++line;
-  }
-  FAIL_CHECK("golden " << path.string() << " differs in line endings or a final newline");
+  wrapir_test::check_golden_file(golden_dir / (name + ".py"), actual);
 }
 
 std::string emit_ok(const ir::Program& p, const py::PythonOptions& options = {}) {
