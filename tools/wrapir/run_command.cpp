@@ -2,7 +2,9 @@
 // runs a program on the executor (include/wrapir/run/executor.hpp), on the
 // CPU or, with --device cuda, on GPU 0 through the CUDA backend
 // (run/cuda/: the exporter's Triton cubins from DIR/kernels.json — DIR
-// defaults to the program's folder — and cuBLAS for the extern GEMMs). On
+// defaults to the program's folder — cuBLAS for the extern GEMMs, and,
+// where the CPU backend is built in, the CPU reference externs on host
+// copies for the externs CUDA has no implementation of). On
 // CUDA the inputs are copied to the device (those the program has on the
 // GPU) and the outputs back to the host; --repeat times each call from
 // its start to its return (host time: launches are asynchronous) and to
@@ -42,6 +44,10 @@
 #include <wrapir/run/cuda/backend.hpp>
 #include <wrapir/run/cuda/cublas.hpp>
 #include <wrapir/run/cuda/triton_kernels.hpp>
+#include <wrapir/run/host_staged_externs.hpp>
+#ifdef WRAPIR_TOOL_CPU_BACKEND
+#include <wrapir/run/cpu/externs.hpp>
+#endif
 #endif
 
 #include <boost/json/parse.hpp>
@@ -179,7 +185,18 @@ int cmd_run(const Arguments& a) {
     if (!kernels) throw Failure{"run: " + one_line(kernels.error().message, 400)};
     options.device = *backend;
     options.kernels = *kernels;
-    options.externs = run::cuda::cublas_externs(*backend);
+    auto externs = run::cuda::cublas_externs(*backend);
+#ifdef WRAPIR_TOOL_CPU_BACKEND
+    // Externs with no CUDA implementation (convolution, topk, index_put_,
+    // attention) run the CPU reference on host copies of their tensors.
+    run::ExternRegistry reference;
+    (void)run::cpu::register_reference_externs(reference);
+    run::add_host_staged_externs(*externs, reference, *backend, {[](std::string_view op) {
+      std::fprintf(stderr, "wrapir run: note: extern %s has no CUDA implementation; it runs on the host, through copies\n",
+                   ir::quote_for_diagnostic(op).c_str());
+    }});
+#endif
+    options.externs = std::move(externs);
     placement.device = *backend;
 #endif
   }

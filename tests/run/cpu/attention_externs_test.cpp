@@ -254,3 +254,59 @@ TEST_CASE("cpu externs: flash attention refuses what it does not define") {
   refused({v(q), v(q), v(q)}, {{"attn_mask", v(make({2, 3, 3}, std::vector<double>(18, 0.0)))}}, "neither 2-D nor 4-D");
   refused({v(q), v(q), v(q)}, {{"scale", v(std::string("big"))}}, "'scale' is not a number");
 }
+
+TEST_CASE("cpu externs: efficient attention equals the formula, with PyTorch's CUDA layouts") {
+  // aten._scaled_dot_product_efficient_attention, what CUDA programs call:
+  // (output [B, H, L, E] dense as [B, L, H, E], log_sumexp [B, H, 32*ceil(L/32)]
+  // with +inf padding, philox seed and offset as 0-d int64 zeros).
+  Caller call;
+  constexpr const char* efficient = "aten._scaled_dot_product_efficient_attention.default";
+  const std::int64_t B = 2, H = 2, L = 40, S = 40, E = 8;
+  const auto qv = random_values(static_cast<std::size_t>(B * H * L * E), 41);
+  const auto kv = random_values(static_cast<std::size_t>(B * H * S * E), 42);
+  const auto vv = random_values(static_cast<std::size_t>(B * H * S * E), 43);
+  const Tensor q = make({B, H, L, E}, qv), k = make({B, H, S, E}, kv), vt = make({B, H, S, E}, vv);
+  for (const bool with_lse : {false, true}) {
+    CAPTURE(with_lse);
+    auto r = call(efficient, {v(q), v(k), v(vt), Value{wrapir::ir::None{}}, v(with_lse)}, {{"is_causal", v(true)}});
+    REQUIRE_MESSAGE(r.has_value(), r.error().message);
+    const auto* list = r->get_if<ValueList>();
+    REQUIRE(list != nullptr);
+    REQUIRE(list->items.size() == 4);
+    const Tensor& out = *list->items[0].get_if<Tensor>();
+    const Tensor& lse = *list->items[1].get_if<Tensor>();
+    const auto want = naive_attention(qv, kv, vv, B, H, H, L, S, E, 1.0 / std::sqrt(8.0), true, no_mask);
+    CHECK(out.sizes == std::vector<std::int64_t>{B, H, L, E});
+    CHECK(out.strides == std::vector<std::int64_t>{L * H * E, E, H * E, 1});
+    check_close(values_of(out), want.out);
+    CHECK(lse.dtype == DType::float32);
+    const std::int64_t padded = with_lse ? 64 : 0;
+    CHECK(lse.sizes == std::vector<std::int64_t>{B, H, padded});
+    if (with_lse) {
+      const auto got = values_of(lse);
+      for (std::int64_t bh = 0; bh < B * H; ++bh)
+        for (std::int64_t i = 0; i < padded; ++i) {
+          const double g = got[static_cast<std::size_t>(bh * padded + i)];
+          if (i < L) CHECK(std::abs(g - want.lse[static_cast<std::size_t>(bh * L + i)]) <= 1e-5 * std::max(1.0, std::abs(g)));
+          else CHECK(std::isinf(g));
+        }
+    }
+    for (const std::size_t i : {std::size_t{2}, std::size_t{3}}) {
+      const Tensor& t = *list->items[i].get_if<Tensor>();
+      CHECK(t.dim() == 0);
+      CHECK(t.dtype == DType::int64);
+      CHECK(*static_cast<const std::int64_t*>(t.data()) == 0);
+    }
+  }
+  // An additive bias and a scale, by keyword; dropout refused.
+  const auto bias = random_values(static_cast<std::size_t>(L * S), 44);
+  auto r = call(efficient, {v(q), v(k), v(vt)},
+                {{"attn_bias", v(make({L, S}, bias))}, {"compute_log_sumexp", v(false)}, {"scale", v(0.5)}});
+  REQUIRE_MESSAGE(r.has_value(), r.error().message);
+  const auto want = naive_attention(qv, kv, vv, B, H, H, L, S, E, 0.5, false,
+                                    [&](std::int64_t, std::int64_t, std::int64_t i, std::int64_t j) { return bias[i * S + j]; });
+  check_close(values_of(*r->get_if<ValueList>()->items[0].get_if<Tensor>()), want.out);
+  auto dropped = call(efficient, {v(q), v(k), v(vt), Value{wrapir::ir::None{}}, v(false), v(0.1)});
+  REQUIRE_FALSE(dropped.has_value());
+  CHECK(dropped.error().message.find("dropout_p") != std::string::npos);
+}

@@ -196,6 +196,88 @@ inline void attention(const AttentionShape& s, const Tensor& query, const Tensor
 
 }  // namespace detail
 
+namespace detail {
+
+/// The attention operands, checked: what both attention externs share.
+struct AttentionOperands {
+  const Tensor* query;
+  const Tensor* key;
+  const Tensor* value;
+  const Tensor* mask;
+  bool causal;
+  double scale;
+  AttentionShape shape;
+};
+
+[[nodiscard]] inline Result<AttentionOperands> check_attention(const Args& args, const Tensor& query, const Tensor& key,
+                                                               const Tensor& value, double dropout, const Tensor* mask,
+                                                               bool causal, std::optional<double> scale_given,
+                                                               std::string_view mask_name) {
+  if (dropout != 0.0)
+    return args.error("dropout_p=" + std::to_string(dropout) + " is not supported (only 0: the reference has no RNG, "
+                      "and torch refuses dropout on the CPU as well)");
+  if (query.dim() != 4 || key.dim() != 4 || value.dim() != 4)
+    return args.error("expects 4-D query, key and value [batch, heads, length, head size], got " +
+                      shape_text(query.sizes) + ", " + shape_text(key.sizes) + " and " + shape_text(value.sizes));
+  if (!is_float(query.dtype)) return args.error("dtype " + std::string(ir::name(query.dtype)) + " is not a floating type");
+  if (key.dtype != query.dtype || value.dtype != query.dtype)
+    return args.error("query, key and value have different dtypes (" + std::string(ir::name(query.dtype)) + ", " +
+                      std::string(ir::name(key.dtype)) + ", " + std::string(ir::name(value.dtype)) + ")");
+  const AttentionShape s{query.sizes[0], query.sizes[1], key.sizes[1], value.sizes[1],
+                         query.sizes[2], key.sizes[2],   query.sizes[3]};
+  if (key.sizes[0] != s.batch || value.sizes[0] != s.batch)
+    return args.error("query, key and value have different batch sizes (" + shape_text(query.sizes) + ", " +
+                      shape_text(key.sizes) + ", " + shape_text(value.sizes) + ")");
+  if (key.sizes[3] != s.head || value.sizes[3] != s.head)
+    return args.error("query, key and value have different head sizes (" + shape_text(query.sizes) + ", " +
+                      shape_text(key.sizes) + ", " + shape_text(value.sizes) + ")");
+  if (value.sizes[2] != s.kv_len)
+    return args.error("key " + shape_text(key.sizes) + " and value " + shape_text(value.sizes) +
+                      " have different lengths");
+  if (s.k_heads == 0 || s.v_heads == 0 || s.q_heads % s.k_heads != 0 || s.q_heads % s.v_heads != 0)
+    return args.error("query's " + std::to_string(s.q_heads) + " heads are not a multiple of key's " +
+                      std::to_string(s.k_heads) + " and value's " + std::to_string(s.v_heads));
+  if (!fits_blas_int(s.q_len) || !fits_blas_int(s.kv_len) || !fits_blas_int(s.head))
+    return args.error("sizes exceed BLAS's int range");
+  if (mask != nullptr) {
+    const std::string name(mask_name);
+    if (mask->dtype != query.dtype && mask->dtype != ir::DType::float32)
+      return args.error(name + " of dtype " + std::string(ir::name(mask->dtype)) + " is neither float32 nor the query's " +
+                        std::string(ir::name(query.dtype)) + " (an additive mask; torch refuses bool masks here too)");
+    if (mask->dim() != 2 && mask->dim() != 4)
+      return args.error(name + " " + shape_text(mask->sizes) + " is neither 2-D nor 4-D");
+    const std::int64_t target[4] = {s.batch, s.q_heads, s.q_len, s.kv_len};
+    for (std::size_t i = 0; i < mask->dim(); ++i) {
+      const std::int64_t have = mask->sizes[i], want = target[4 - mask->dim() + i];
+      if (have != 1 && have != want)
+        return args.error(name + " " + shape_text(mask->sizes) + " does not broadcast to " + shape_text(target));
+    }
+  }
+  const double scale = scale_given ? *scale_given : 1.0 / std::sqrt(static_cast<double>(s.head));
+  return AttentionOperands{&query, &key, &value, mask, causal, scale, s};
+}
+
+/// Computes attention into `output` and `lse` (any layouts of the right
+/// sizes; `lse` [B, Hq, L] or null), in float64 for float64 queries, else
+/// in float32.
+inline void compute_attention(const AttentionOperands& a, const Tensor& output, const Tensor* lse) {
+  if (output.numel() == 0 && (lse == nullptr || lse->numel() == 0)) return;
+  auto compute = [&]<class T>() {
+    std::vector<T> out(static_cast<std::size_t>(a.shape.batch * a.shape.q_heads * a.shape.q_len * a.shape.head));
+    std::vector<T> sums(static_cast<std::size_t>(a.shape.batch * a.shape.q_heads * a.shape.q_len));
+    attention<T>(a.shape, *a.query, *a.key, *a.value, a.mask, a.causal, static_cast<T>(a.scale), out, sums);
+    from_contiguous<T>(output, out);
+    if (lse != nullptr) from_contiguous<T>(*lse, sums);
+  };
+  if (a.query->dtype == ir::DType::float64) {
+    compute.operator()<double>();
+  } else {
+    compute.operator()<float>();
+  }
+}
+
+}  // namespace detail
+
 /// `aten._scaled_dot_product_flash_attention_for_cpu`: see the file comment.
 [[nodiscard]] inline Result<Value> flash_attention_for_cpu_extern(const ExternCall& call) {
   const detail::Args args(call);
@@ -203,78 +285,65 @@ inline void attention(const AttentionShape& s, const Tensor& query, const Tensor
                         detail::number_arg(3, "dropout_p", 0.0), detail::bool_arg(4, "is_causal", false),
                         detail::optional_tensor_arg(5, "attn_mask"), detail::optional_number_arg(6, "scale"));
   if (!read) return std::move(read).error();
-  const auto& [query_arg, key_arg, value_arg, dropout, causal_arg, mask_arg, scale_given] = *read;
-  // Plain names, not bindings: the lambda below captures them (clang 14 captures no structured binding).
-  const Tensor& query = *query_arg;
-  const Tensor& key = *key_arg;
-  const Tensor& value = *value_arg;
-  const Tensor* const mask = mask_arg;
-  const bool causal = causal_arg;
+  const auto& [query, key, value, dropout, causal, mask, scale] = *read;
+  auto checked = detail::check_attention(args, *query, *key, *value, dropout, mask, causal, scale, "attn_mask");
+  if (!checked) return std::move(checked).error();
+  const detail::AttentionShape& s = checked->shape;
 
-  if (dropout != 0.0)
-    return args.error("dropout_p=" + std::to_string(dropout) + " is not supported (only 0: the reference has no RNG, "
-                      "and torch refuses dropout on the CPU as well)");
-  if (query.dim() != 4 || key.dim() != 4 || value.dim() != 4)
-    return args.error("expects 4-D query, key and value [batch, heads, length, head size], got " +
-                      detail::shape_text(query.sizes) + ", " + detail::shape_text(key.sizes) + " and " +
-                      detail::shape_text(value.sizes));
-  if (!detail::is_float(query.dtype))
-    return args.error("dtype " + std::string(ir::name(query.dtype)) + " is not a floating type");
-  if (key.dtype != query.dtype || value.dtype != query.dtype)
-    return args.error("query, key and value have different dtypes (" + std::string(ir::name(query.dtype)) + ", " +
-                      std::string(ir::name(key.dtype)) + ", " + std::string(ir::name(value.dtype)) + ")");
-  const detail::AttentionShape s{query.sizes[0], query.sizes[1], key.sizes[1], value.sizes[1],
-                                 query.sizes[2], key.sizes[2],   query.sizes[3]};
-  if (key.sizes[0] != s.batch || value.sizes[0] != s.batch)
-    return args.error("query, key and value have different batch sizes (" + detail::shape_text(query.sizes) + ", " +
-                      detail::shape_text(key.sizes) + ", " + detail::shape_text(value.sizes) + ")");
-  if (key.sizes[3] != s.head || value.sizes[3] != s.head)
-    return args.error("query, key and value have different head sizes (" + detail::shape_text(query.sizes) + ", " +
-                      detail::shape_text(key.sizes) + ", " + detail::shape_text(value.sizes) + ")");
-  if (value.sizes[2] != s.kv_len)
-    return args.error("key " + detail::shape_text(key.sizes) + " and value " + detail::shape_text(value.sizes) +
-                      " have different lengths");
-  if (s.k_heads == 0 || s.v_heads == 0 || s.q_heads % s.k_heads != 0 || s.q_heads % s.v_heads != 0)
-    return args.error("query's " + std::to_string(s.q_heads) + " heads are not a multiple of key's " +
-                      std::to_string(s.k_heads) + " and value's " + std::to_string(s.v_heads));
-  if (!detail::fits_blas_int(s.q_len) || !detail::fits_blas_int(s.kv_len) || !detail::fits_blas_int(s.head))
-    return args.error("sizes exceed BLAS's int range");
-  if (const Tensor* m = mask; m != nullptr) {
-    if (m->dtype != query.dtype && m->dtype != ir::DType::float32)
-      return args.error("attn_mask of dtype " + std::string(ir::name(m->dtype)) + " is neither float32 nor the query's " +
-                        std::string(ir::name(query.dtype)) + " (an additive mask; torch refuses bool masks here too)");
-    if (m->dim() != 2 && m->dim() != 4)
-      return args.error("attn_mask " + detail::shape_text(m->sizes) + " is neither 2-D nor 4-D");
-    const std::int64_t target[4] = {s.batch, s.q_heads, s.q_len, s.kv_len};
-    for (std::size_t i = 0; i < m->dim(); ++i) {
-      const std::int64_t have = m->sizes[i], want = target[4 - m->dim() + i];
-      if (have != 1 && have != want)
-        return args.error("attn_mask " + detail::shape_text(m->sizes) + " does not broadcast to " +
-                          detail::shape_text(target));
-    }
-  }
-  const double scale = scale_given ? *scale_given : 1.0 / std::sqrt(static_cast<double>(s.head));
-
-  const ir::DType lse_dtype = query.dtype == ir::DType::float64 ? ir::DType::float64 : ir::DType::float32;
-  auto output = empty_strided_cpu(query.sizes, detail::dense_strides_like(query.sizes, query.strides), query.dtype);
+  const ir::DType lse_dtype = query->dtype == ir::DType::float64 ? ir::DType::float64 : ir::DType::float32;
+  auto output = empty_strided_cpu(query->sizes, detail::dense_strides_like(query->sizes, query->strides), query->dtype);
   if (!output) return std::move(output).error();
   auto lse = empty_strided_cpu({s.batch, s.q_heads, s.q_len}, {s.q_len * s.q_heads, 1, s.q_heads}, lse_dtype);
   if (!lse) return std::move(lse).error();
-  if (output->numel() != 0 || lse->numel() != 0) {
-    auto compute = [&]<class T>() {
-      std::vector<T> out(static_cast<std::size_t>(output->numel()));
-      std::vector<T> sums(static_cast<std::size_t>(lse->numel()));
-      detail::attention<T>(s, query, key, value, mask, causal, static_cast<T>(scale), out, sums);
-      detail::from_contiguous<T>(*output, out);
-      detail::from_contiguous<T>(*lse, sums);
-    };
-    if (query.dtype == ir::DType::float64) {
-      compute.operator()<double>();
-    } else {
-      compute.operator()<float>();
-    }
-  }
+  detail::compute_attention(*checked, *output, &*lse);
   return Value{ValueList{{Value{*std::move(output)}, Value{*std::move(lse)}}}};
+}
+
+/// `aten._scaled_dot_product_efficient_attention(query, key, value,
+/// attn_bias, compute_log_sumexp, dropout_p=0, is_causal=False, *,
+/// scale=None)` → (output, log_sumexp, philox_seed, philox_offset): what
+/// Inductor CUDA programs call for float32 attention (the memory-efficient
+/// kernel), computed as above, with the layouts PyTorch 2.11 gives it:
+/// `output` [B, H, L, E] dense as [B, L, H, E] (strides `(L*H*E, E, H*E,
+/// 1)`, whatever the query's layout); `log_sumexp` float32 [B, H,
+/// ceil(L / 32) * 32] when `compute_log_sumexp`, else [B, H, 0], its
+/// padding +inf; `philox_seed` and `philox_offset` 0-dimensional int64
+/// zeros (no dropout, no RNG state). `attn_bias` is an additive mask as
+/// `attn_mask` above. Query and value must have the same head size.
+[[nodiscard]] inline Result<Value> efficient_attention_extern(const ExternCall& call) {
+  const detail::Args args(call);
+  auto read = args.read(detail::tensor_arg(0, "query"), detail::tensor_arg(1, "key"), detail::tensor_arg(2, "value"),
+                        detail::optional_tensor_arg(3, "attn_bias"), detail::bool_arg(4, "compute_log_sumexp", false),
+                        detail::number_arg(5, "dropout_p", 0.0), detail::bool_arg(6, "is_causal", false),
+                        detail::optional_number_arg(7, "scale"));
+  if (!read) return std::move(read).error();
+  const auto& [query, key, value, bias, with_lse, dropout, causal, scale] = *read;
+  auto checked = detail::check_attention(args, *query, *key, *value, dropout, bias, causal, scale, "attn_bias");
+  if (!checked) return std::move(checked).error();
+  const detail::AttentionShape& s = checked->shape;
+
+  const std::int64_t B = s.batch, H = s.q_heads, L = s.q_len, E = s.head;
+  auto output = empty_strided_cpu({B, H, L, E}, {L * H * E, E, H * E, 1}, query->dtype);
+  if (!output) return std::move(output).error();
+  const std::int64_t padded = with_lse ? (L + 31) / 32 * 32 : 0;
+  auto lse = empty_cpu({B, H, padded}, ir::DType::float32);
+  if (!lse) return std::move(lse).error();
+  if (with_lse) {
+    auto* p = static_cast<float*>(lse->data());
+    std::fill(p, p + lse->numel(), std::numeric_limits<float>::infinity());
+    const Tensor rows{lse->storage, ir::DType::float32, {B, H, L}, {H * padded, padded, 1}, 0};
+    detail::compute_attention(*checked, *output, &rows);  // float64 sums rounded to float32 as written
+  } else {
+    detail::compute_attention(*checked, *output, nullptr);
+  }
+  auto seed = empty_cpu({}, ir::DType::int64);
+  if (!seed) return std::move(seed).error();
+  auto offset = empty_cpu({}, ir::DType::int64);
+  if (!offset) return std::move(offset).error();
+  *static_cast<std::int64_t*>(seed->data()) = 0;
+  *static_cast<std::int64_t*>(offset->data()) = 0;
+  return Value{ValueList{{Value{*std::move(output)}, Value{*std::move(lse)}, Value{*std::move(seed)},
+                          Value{*std::move(offset)}}}};
 }
 
 }  // namespace wrapir::run::cpu

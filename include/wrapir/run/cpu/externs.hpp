@@ -12,6 +12,7 @@
 /// | `aten.index_put_`, `aten.index_put_.default` (in place, IndexPutFallback); `aten.index_put.default` (functional) | run/cpu/index_externs.hpp |
 /// | `aten.bucketize.Tensor` | run/cpu/index_externs.hpp |
 /// | `aten._scaled_dot_product_flash_attention_for_cpu.default` | run/cpu/attention_externs.hpp (CBLAS) |
+/// | `aten._scaled_dot_product_efficient_attention.default` (what CUDA programs call; on CUDA through run/host_staged_externs.hpp) | run/cpu/attention_externs.hpp (CBLAS) |
 ///
 /// Every `aten.X` name is also registered as `torch.ops.aten.X`, the other
 /// spelling programs use. Link `wrapir::cpu` (OpenBLAS).
@@ -59,6 +60,7 @@ namespace wrapir::run::cpu {
   aten("index_put.default", index_put_functional_extern);
   aten("bucketize.Tensor", bucketize_extern);
   aten("_scaled_dot_product_flash_attention_for_cpu.default", flash_attention_for_cpu_extern);
+  aten("_scaled_dot_product_efficient_attention.default", efficient_attention_extern);
   return out;
 }
 
