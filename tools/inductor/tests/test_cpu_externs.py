@@ -234,6 +234,38 @@ class CpuExternsAgainstTorch(unittest.TestCase):
         with self.assertRaisesRegex(AssertionError, "bool"):
             r(op, r.tensor(q), r.tensor(k), r.tensor(v), "attn_mask=" + r.tensor(torch.ones(6, 5, dtype=torch.bool)))
 
+    def test_efficient_attention(self):
+        # What CUDA programs call (CUDA only in torch): values against eager SDPA's math on the CPU,
+        # layouts against the op's meta function (what Inductor asserts), on real torch.
+        r = self.run_
+        op = "torch.ops.aten._scaled_dot_product_efficient_attention.default"
+        efficient = torch.ops.aten._scaled_dot_product_efficient_attention.default
+        for b, h, length, e in ((2, 4, 16, 16), (1, 2, 40, 8)):
+            q, k, v = (self.randn(b, h, length, e) for _ in range(3))
+            bias = self.randn(length, length)
+            for causal, with_bias, with_lse in ((True, False, False), (False, True, True), (True, False, True)):
+                with self.subTest(shape=(b, h, length, e), causal=causal, bias=with_bias, lse=with_lse):
+                    args = [r.tensor(q), r.tensor(k), r.tensor(v), r.tensor(bias) if with_bias else "n:",
+                            f"b:{str(with_lse).lower()}", "f:0.0", f"b:{str(causal).lower()}"]
+                    got = r(op, *args)
+                    want = torch.nn.functional.scaled_dot_product_attention(
+                        q, k, v, attn_mask=bias if with_bias else None, is_causal=causal)
+                    torch.testing.assert_close(got["result0"], want, rtol=1e-5, atol=1e-5)
+                    meta = efficient(q.to("meta"), k.to("meta"), v.to("meta"), bias.to("meta") if with_bias else None,
+                                     with_lse, 0.0, causal)
+                    for i in range(4):
+                        self.assertEqual(tuple(got[f"result{i}"].shape), tuple(meta[i].shape), f"result {i}")
+                        self.assertEqual(got[f"result{i}"].dtype, meta[i].dtype, f"result {i}")
+                    self.assertEqual(r.strides("result0"), meta[0].stride())
+                    if with_lse:
+                        lse = got["result1"]
+                        scores = (q @ k.transpose(-1, -2)) / e ** 0.5 + (bias if with_bias else 0)
+                        if causal:
+                            scores = scores.masked_fill(torch.ones(length, length, dtype=torch.bool).triu(1), float("-inf"))
+                        torch.testing.assert_close(lse[..., :length], torch.logsumexp(scores, -1), rtol=1e-5, atol=1e-5)
+                        self.assertTrue(torch.isinf(lse[..., length:]).all())
+
+
 
 def _strided_file(r, t):
     """A driver argument for `t` with its own strides: the .npy holds its
