@@ -5,13 +5,6 @@ IndexPutFallbackLine)."""
 import torch
 
 
-# On CUDA the C++ executor stops at an extern it has no CUDA implementation of.
-expect_failing_paths = {
-    "executor@cuda": "the executor has no CUDA extern for aten.index_put_ yet (issue 14)",
-    "executor+arena@cuda": "the executor has no CUDA extern for aten.index_put_ yet (issue 14)",
-}
-
-
 def model():
     index = torch.randint(0, 32, (16,), generator=torch.Generator().manual_seed(0))
 

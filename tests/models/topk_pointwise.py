@@ -2,13 +2,6 @@
 import torch
 
 
-# On CUDA the C++ executor stops at an extern it has no CUDA implementation of.
-expect_failing_paths = {
-    "executor@cuda": "the executor has no CUDA extern for aten.topk yet (issue 14)",
-    "executor+arena@cuda": "the executor has no CUDA extern for aten.topk yet (issue 14)",
-}
-
-
 def model():
     def topk_pointwise(x):
         values, indices = torch.topk(x, 4, dim=-1)

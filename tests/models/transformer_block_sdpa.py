@@ -28,13 +28,6 @@ class Block(torch.nn.Module):
         return x + self.down(F.gelu(self.up(self.norm2(x))))
 
 
-# On CUDA the C++ executor stops at an extern it has no CUDA implementation of.
-expect_failing_paths = {
-    "executor@cuda": "the executor has no CUDA extern for CUDA scaled-dot-product attention yet (issue 14)",
-    "executor+arena@cuda": "the executor has no CUDA extern for CUDA scaled-dot-product attention yet (issue 14)",
-}
-
-
 def model():
     torch.manual_seed(0)
     return Block().eval(), (torch.randn(2, 16, 64),)

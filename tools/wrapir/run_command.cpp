@@ -45,9 +45,6 @@
 #include <wrapir/run/cuda/cublas.hpp>
 #include <wrapir/run/cuda/triton_kernels.hpp>
 #include <wrapir/run/host_staged_externs.hpp>
-#ifdef WRAPIR_TOOL_CPU_BACKEND
-#include <wrapir/run/cpu/externs.hpp>
-#endif
 #endif
 
 #include <boost/json/parse.hpp>
@@ -187,14 +184,20 @@ int cmd_run(const Arguments& a) {
     options.kernels = *kernels;
     auto externs = run::cuda::cublas_externs(*backend);
 #ifdef WRAPIR_TOOL_CPU_BACKEND
-    // Externs with no CUDA implementation (convolution, topk, index_put_,
-    // attention) run the CPU reference on host copies of their tensors.
-    run::ExternRegistry reference;
-    (void)run::cpu::register_reference_externs(reference);
-    run::add_host_staged_externs(*externs, reference, *backend, {[](std::string_view op) {
-      std::fprintf(stderr, "wrapir run: note: extern %s has no CUDA implementation; it runs on the host, through copies\n",
-                   ir::quote_for_diagnostic(op).c_str());
-    }});
+    // A CUDA program may hold CPU work too (a C++ kernel building an index
+    // on the host): the CPU backend's compiled kernels come after the
+    // cubins. Externs with no CUDA implementation (convolution, topk,
+    // index_put_, attention) run the CPU reference on host copies of their
+    // tensors.
+    if (auto host = run::cpu::backend_options()) {
+      options.kernels = std::make_shared<run::ProviderChain>(
+          std::vector<run::CpuKernelProviderPtr>{*kernels, std::move(host->kernels)});
+      run::add_host_staged_externs(*externs, *host->externs, *backend, {[](std::string_view op) {
+        std::fprintf(stderr,
+                     "wrapir run: note: extern %s has no CUDA implementation; it runs on the host, through copies\n",
+                     ir::quote_for_diagnostic(op).c_str());
+      }});
+    }
 #endif
     options.externs = std::move(externs);
     placement.device = *backend;
