@@ -65,7 +65,7 @@ constexpr std::string_view usage =
     "                   [--debug-kernels NAME,...]; dot: --options legend=false,\n"
     "                   subgraphs=false, direction=LR\n"
     "       wrapir plan --strategy reuse|pools|arena [--pool-policy none|intermediates|outputs|combined]\n"
-    "                   [--no-verify] FILE.json [-o OUT.json] [--timeline OUT.svg]\n"
+    "                   [--no-spill] [--no-verify] FILE.json [-o OUT.json] [--timeline OUT.svg]\n"
     "       wrapir run FILE.json --inputs IN.safetensors [--device cpu] [--repeat N]\n"
     "                  [--no-verify] [-o OUT.safetensors]\n"
     "       wrapir emit-cpp [--prefix P] [--no-input-asserts] [--no-verify] FILE.json [-o OUT.cpp]\n"

@@ -11,7 +11,9 @@
 //   wrapir plan --strategy reuse|pools|arena [options] FILE [-o OUT] [--timeline SVG]
 //       the planned program as JSON on stdout (or in OUT), one statistics
 //       line on stderr, and with --timeline the memory timeline picture.
-//       Options: --pool-policy none|intermediates|outputs|combined (pools)
+//       Options: --pool-policy none|intermediates|outputs|combined (pools);
+//       --no-spill (arena: every block in the arena, even where leaving one
+//       to the allocator lowers the peak; docs/memory-planning.md)
 //
 // FILE holds a program as JSON or in the text form. Both commands verify
 // the program first and refuse an invalid one (the findings on stderr, exit
@@ -122,12 +124,13 @@ int cmd_emit(const Arguments& a) {
 }
 
 int cmd_plan(const Arguments& a) {
-  a.allow_only({"--strategy", "-o", "--timeline", "--pool-policy", "--no-verify", "--max-input-bytes"});
+  a.allow_only({"--strategy", "-o", "--timeline", "--pool-policy", "--no-spill", "--no-verify", "--max-input-bytes"});
   const auto strategy = a.value("--strategy");
   if (!strategy) throw Failure{"plan needs --strategy reuse, pools or arena"};
   if (*strategy != "reuse" && *strategy != "pools" && *strategy != "arena")
     throw Failure{"plan: unknown strategy '" + one_line(*strategy, 40) + "'; expected reuse, pools or arena"};
   if (a.value("--pool-policy") && *strategy != "pools") throw Failure{"plan: --pool-policy needs --strategy pools"};
+  if (a.flag("--no-spill") && *strategy != "arena") throw Failure{"plan: --no-spill needs --strategy arena"};
 
   const ir::Program program = load_verified_program(a);
   const auto start = std::chrono::steady_clock::now();
@@ -135,7 +138,7 @@ int cmd_plan(const Arguments& a) {
   if (*strategy == "reuse") {
     planned = pass::plan_reuse(program);
   } else if (*strategy == "arena") {
-    planned = pass::plan_arena(program);
+    planned = pass::plan_arena(program, {.spill = !a.flag("--no-spill")});
   } else {
     pass::PoolOptions options;
     if (auto policy = a.value("--pool-policy")) {

@@ -51,7 +51,9 @@
 /// comm buffers, extern results, control-flow results and existing pools
 /// are left as they are. A block whose size is 0 at the hints but not
 /// statically 0 is planned as 1 byte, so that it is kept apart from the
-/// others. Subgraphs are planned on their own.
+/// others. Subgraphs are planned on their own. Where storage the arena does
+/// not hold would otherwise push the total above the max-live bound, some
+/// blocks stay Allocate lines (`ArenaOptions::spill`).
 
 #include <cstddef>
 #include <cstdint>
@@ -100,6 +102,11 @@ struct ArenaOptions {
   std::size_t improvement_rounds = 8;
   /// Program level: the prefix of the arenas' pool names (`arena0`, ...).
   std::string name_prefix = "arena";
+  /// Program level: leave to the allocator the blocks that would raise the
+  /// arena while storage it does not hold (extern results, control-flow
+  /// results, workspaces) is small, so that the arena plus that storage
+  /// peaks at the max-live bound where it can (pass/detail/arena_spill.hpp).
+  bool spill = true;
 };
 
 /// A trace-level arena plan.

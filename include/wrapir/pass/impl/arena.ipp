@@ -19,6 +19,7 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/pass/arena.hpp>
 #include <wrapir/pass/detail/arena_packer.hpp>
+#include <wrapir/pass/detail/arena_spill.hpp>
 #include <wrapir/pass/detail/pool_lines.hpp>
 
 namespace wrapir::pass {
@@ -156,6 +157,29 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
     placed_of_block[i] = block_of_placed.size();
     block_of_placed.push_back(i);
     trace.allocations.push_back(TracedAllocation{d.name, bytes, s.begin, s.end, s.device, s.is_output});
+  }
+  if (options.spill && !trace.allocations.empty()) {
+    std::vector<LiveSpan> others;
+    for (std::size_t i = 0; i < spans.size(); ++i)
+      if (liveness.lifetimes[i].origin != StorageOrigin::allocate) others.push_back(spans[i]);
+    const std::vector<bool> spill = blocks_to_spill(trace, others, options.alignment);
+    if (std::find(spill.begin(), spill.end(), true) != spill.end()) {
+      std::size_t kept = 0;
+      for (std::size_t j = 0; j < spill.size(); ++j) {
+        if (spill[j]) {
+          placed_of_block[block_of_placed[j]] = unplaced;
+          continue;
+        }
+        placed_of_block[block_of_placed[j]] = kept;
+        block_of_placed[kept] = block_of_placed[j];
+        sizes[kept] = std::move(sizes[j]);
+        trace.allocations[kept] = std::move(trace.allocations[j]);
+        ++kept;
+      }
+      block_of_placed.resize(kept);
+      sizes.resize(kept);
+      trace.allocations.resize(kept);
+    }
   }
   if (trace.allocations.empty()) return scope;
   ArenaPlan plan;
