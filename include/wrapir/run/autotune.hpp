@@ -156,6 +156,7 @@ struct Found {
 inline void find_multi_kernels(const ir::Program& g, const std::string& path, std::vector<Found>& out) {
   for (const ir::Line& line : g.body)
     if (const auto* d = std::get_if<ir::MultiKernelDefinition>(&line)) {
+      if (!g.contains(d->kernel)) continue;  // an unverified program's bad id: the executor refuses it
       bool keyed = false;
       for (const auto& k : d->shape_keys) keyed = keyed || k.has_value();
       out.push_back(Found{path, g.kernel(d->kernel).name, d->candidates.size(), keyed});
@@ -174,7 +175,7 @@ inline std::size_t apply(ir::Program& g, const std::string& path,
                          const std::map<std::pair<std::string, std::string>, Decision>& decided) {
   std::unordered_map<std::uint32_t, Decision> here;
   for (const ir::Line& line : g.body)
-    if (const auto* d = std::get_if<ir::MultiKernelDefinition>(&line))
+    if (const auto* d = std::get_if<ir::MultiKernelDefinition>(&line); d && g.contains(d->kernel))
       if (const auto it = decided.find({path, g.kernel(d->kernel).name}); it != decided.end())
         here.emplace(d->kernel.index, it->second);
   std::size_t n = rewrite_graph(g, here);

@@ -69,7 +69,7 @@ inline std::size_t rewrite_graph(ir::Program& g, const std::unordered_map<std::u
     }
     const Decision& decision = decisions.at(call->kernel.index);
     const auto def = defs.find(call->kernel.index);
-    const std::string who = "multi-kernel " + ir::quote_for_diagnostic(g.kernel(call->kernel).name);
+    const std::string who = "multi-kernel " + ir::quote_for_diagnostic(g.kernels.at(call->kernel.index).name);
     if (def == defs.end() || decision.index >= def->second->candidates.size())
       wrapir::detail::fail(who + " is called but its definition is not in the same graph");
     ir::KernelCall direct;
