@@ -84,12 +84,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace wrapir::run {
@@ -187,9 +189,9 @@ inline std::string device_name(const ExecutorOptions& o) { return o.device ? o.d
 
 }  // namespace autotune_detail
 
-/// Measures, chooses and rewrites (see the file comment).
-[[nodiscard]] inline Result<AutotuneResult> autotune(const ir::Program& program, AutotuneOptions options = {}) {
-  using namespace autotune_detail;
+namespace autotune_detail {
+
+inline Result<AutotuneResult> autotune_checked(const ir::Program& program, AutotuneOptions options) {
   auto refuse = [](std::string m) { return Diagnostic{"autotune: " + std::move(m)}; };
 
   std::vector<Found> found;
@@ -344,6 +346,17 @@ inline std::string device_name(const ExecutorOptions& o) { return o.device ? o.d
   Result<std::size_t> rewritten = wrapir::detail::catch_failure([&] { return apply(result.program, "", decided); });
   if (!rewritten) return refuse(rewritten.error().message);
   return result;
+}
+
+}  // namespace autotune_detail
+
+/// Measures, chooses and rewrites (see the file comment).
+[[nodiscard]] inline Result<AutotuneResult> autotune(const ir::Program& program, AutotuneOptions options = {}) {
+  try {
+    return autotune_detail::autotune_checked(program, std::move(options));
+  } catch (const std::exception& e) {  // an unverified program's bad id (std::out_of_range), or out of memory
+    return Diagnostic{std::string("autotune: ") + e.what()};
+  }
 }
 
 }  // namespace wrapir::run
