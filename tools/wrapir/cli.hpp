@@ -77,7 +77,9 @@ class Arguments {
   static bool takes_value(std::string_view name) {
     return name == "--target" || name == "--options" || name == "-o" || name == "--size-asserts" || name == "--debug-level" ||
            name == "--debug-kernels" || name == "--strategy" || name == "--timeline" || name == "--pool-policy" ||
-           name == "--max-input-bytes" || name == "--inputs" || name == "--device" || name == "--repeat";
+           name == "--max-input-bytes" || name == "--inputs" || name == "--device" || name == "--repeat" ||
+           name == "--kernels" || name == "--symbols" || name == "--warmup" || name == "--repetitions" ||
+           name == "--report";
   }
   [[nodiscard]] bool seen(std::string_view name) const {
     for (const auto& [n, v] : values_)
@@ -104,6 +106,9 @@ int run_program_command(std::string_view command, const std::vector<std::string_
 
 /// `run` with its arguments (run_command.cpp); returns the exit code.
 int run_run_command(const std::vector<std::string_view>& args);
+
+/// `autotune` with its arguments (autotune_command.cpp).
+int run_autotune_command(const std::vector<std::string_view>& args);
 
 /// `emit-cpp` or `run-cpp` with its arguments (emit_cpp_command.cpp).
 int run_emit_cpp_command(std::string_view command, const std::vector<std::string_view>& args);

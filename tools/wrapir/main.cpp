@@ -17,6 +17,10 @@
 //   wrapir run FILE --inputs T.safetensors [--device cpu] [--repeat N] [-o OUT]
 //                                               runs the program on the CPU
 //                                               executor (run_command.cpp)
+//   wrapir autotune FILE [--inputs T.safetensors] [--device cpu|cuda] [-o OUT]
+//                                               measures multi-kernels once and
+//                                               writes the program calling the
+//                                               winners (autotune_command.cpp)
 //
 // FILE is a program as JSON or in the text form: a regular file of at most
 // 1 GiB (--max-input-bytes N or $WRAPIR_MAX_INPUT_BYTES changes the cap).
@@ -68,6 +72,9 @@ constexpr std::string_view usage =
     "                   [--no-spill] [--no-verify] FILE.json [-o OUT.json] [--timeline OUT.svg]\n"
     "       wrapir run FILE.json --inputs IN.safetensors [--device cpu] [--repeat N]\n"
     "                  [--no-verify] [-o OUT.safetensors]\n"
+    "       wrapir autotune FILE.json [--inputs IN.safetensors] [--device cpu|cuda] [--kernels DIR]\n"
+    "                  [--symbols NAME=VALUE,...] [--warmup N] [--repetitions N]\n"
+    "                  [--allow-failed-candidates] [--report REPORT.json] [--no-verify] [-o OUT.json]\n"
     "       wrapir emit-cpp [--prefix P] [--no-input-asserts] [--no-verify] FILE.json [-o OUT.cpp]\n"
     "       wrapir emit-cpp --print-flags\n"
     "       wrapir run-cpp FILE.json --library LIB.so --inputs IN.safetensors [--prefix P]\n"
@@ -184,6 +191,8 @@ int run(int argc, char** argv) {
   if (args[0] == "emit" || args[0] == "plan")
     return wrapir::cli::run_pipeline_command(args[0], std::vector<std::string_view>(args.begin() + 1, args.end()));
   if (args[0] == "run") return wrapir::cli::run_run_command(std::vector<std::string_view>(args.begin() + 1, args.end()));
+  if (args[0] == "autotune")
+    return wrapir::cli::run_autotune_command(std::vector<std::string_view>(args.begin() + 1, args.end()));
   if (args[0] == "emit-cpp" || args[0] == "run-cpp")  // emit_cpp_command.cpp
     return wrapir::cli::run_emit_cpp_command(args[0], std::vector<std::string_view>(args.begin() + 1, args.end()));
   if (args[0] != "expr") throw Failure{"unknown command '" + one_line(args[0], 40) + "'; try 'wrapir --help'"};

@@ -122,6 +122,9 @@ struct Candidate {
   std::optional<ShapeKey> shape_key{};
 };
 
+class MultiKernelPlan;
+struct SelectionReport;
+
 /// How the first call chooses.
 struct MultiKernelOptions {
   /// Always this candidate: no benchmarking, no cache (Inductor's
@@ -145,6 +148,12 @@ struct MultiKernelOptions {
   ChoiceRegistry* registry = nullptr;
   /// Receives warnings (bad cache entries, failed candidates); empty: stderr.
   WarningSink warn{};
+  /// Told once per benchmarking dispatcher, when its first call has chosen
+  /// (before it launches the choice), how it chose — with every
+  /// candidate's timing when it benchmarked. For tools that keep the
+  /// measurements with the choice (run/autotune.hpp). What it throws is
+  /// reported through `warn` and does not undo the choice. Empty: nobody.
+  std::function<void(const MultiKernelPlan&, const SelectionReport&)> on_choice{};
 };
 
 /// Everything needed to build a plan.
@@ -672,11 +681,21 @@ class MultiKernelDispatcher {
         chosen = report->choice;
         report_ = std::move(report).value();
         detail::record_choice(plan_, chosen);
+        tell_choice();
         chosen_.store(chosen, std::memory_order_release);
       }
     }
     launcher_(chosen, SlicedArgs<Arg>(args.data(), lists_ + chosen));
     return chosen;
+  }
+
+  void tell_choice() const {
+    if (!plan_.options().on_choice) return;
+    try {
+      plan_.options().on_choice(plan_, report_);
+    } catch (const std::exception& e) {
+      detail::warn(plan_.options(), plan_.prefix() + "the on_choice callback threw: " + e.what());
+    }
   }
 
   Result<SelectionReport> choose(std::span<const Arg> args) {
@@ -725,10 +744,14 @@ class MultiKernelDispatcher {
           timings[i] = median ? CandidateTiming{*median, {}} : CandidateTiming{std::nullopt, median.error().message};
         } catch (const std::exception& e) {
           timings[i] = CandidateTiming{std::nullopt, std::string("benchmarking threw: ") + e.what()};
+        } catch (const wrapir::detail::Failure& f) {  // a launcher that reports with detail::fail (the executor's)
+          timings[i] = CandidateTiming{std::nullopt, f.diagnostic.message};
         }
       }
     } catch (const std::exception& e) {
       return Diagnostic{plan_.prefix() + "copying the arguments for benchmarking failed: " + e.what()};
+    } catch (const wrapir::detail::Failure& f) {
+      return Diagnostic{plan_.prefix() + "copying the arguments for benchmarking failed: " + f.diagnostic.message};
     }
     return timings;
   }
