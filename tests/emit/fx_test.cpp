@@ -40,8 +40,16 @@ std::string fx_error(const ir::Program& p, const fx::FxOptions& o = {}) {
   return r.error().message;
 }
 
-void check_golden(const std::string& name, const std::string& actual) {
+/// The graph text, golden `name`.txt, and its fx-python module, golden
+/// `name`.py (tools/inductor/tests/test_fx.py builds each module with real
+/// torch.fx and compares torch's text with the .txt).
+void check_golden(const std::string& name, const std::string& actual, const ir::Program* program = nullptr) {
   wrapir_test::check_golden_file(golden_dir / (name + ".txt"), actual);
+  if (program) {
+    auto module = fx::to_fx_python(*program);
+    REQUIRE_MESSAGE(module.has_value(), (module.has_value() ? std::string() : module.error().message));
+    wrapir_test::check_golden_file(golden_dir / (name + ".py"), module.value());
+  }
 }
 
 ir::KernelMetadata grid(ir::GridType type, std::vector<ir::BlockSize> block) {
@@ -80,7 +88,8 @@ ir::View view(ir::Program& p, std::vector<std::int64_t> sizes, std::vector<std::
 
 TEST_CASE("emit/fx: a_add_relu equals Inductor's graph") {
   const std::string text = fx_ok(add_relu());
-  check_golden("add_relu", text);
+  const ir::Program p = add_relu();
+  check_golden("add_relu", text, &p);
   // Inductor's own, from a_add_relu.fx_config.txt (its first kernel: indices 0).
   CHECK(text ==
         "graph():\n"
@@ -117,7 +126,7 @@ TEST_CASE("emit/fx: b_mlp_linear, extern mm with views of inputs") {
                          grid(ir::GridType::grid_1d, {{"XBLOCK", 256}}));
   b.call(k2, {buf6, in[2], in[6], 8192});
   b.output(buf6);
-  check_golden("mlp_linear", fx_ok(p));
+  check_golden("mlp_linear", fx_ok(p), &p);
 }
 
 TEST_CASE("emit/fx: d_topk_multi_output, getitem per result") {
@@ -135,7 +144,7 @@ TEST_CASE("emit/fx: d_topk_multi_output, getitem per result") {
   b.output(parts[0]);
   b.output(parts[1]);
   const std::string text = fx_ok(p);
-  check_golden("topk_multi_output", text);
+  check_golden("topk_multi_output", text, &p);
   CHECK(text.find("%buf0 : [num_users=2] = call_function[target=torch.ops.aten.topk.default](args = (%arg0_1, 4), "
                   "kwargs = {})") != std::string::npos);
   CHECK(text.find("%buf2 : [num_users=2] = call_function[target=operator.getitem](args = (%buf0, 1), kwargs = {})") !=
@@ -154,7 +163,7 @@ TEST_CASE("emit/fx: e_view_output, views with offsets as outputs") {
   b.output(ir::ProgramOutput{ir::BufferArg{buf0, view(p, {16, 32}, {1, 16}, 0)}});
   b.output(buf0);
   const std::string text = fx_ok(p);
-  check_golden("view_output", text);
+  check_golden("view_output", text, &p);
   CHECK(text.find("%buf0_view : [num_users=1] = call_function[target=torch.as_strided](args = (%buf0, [32, 8], [16, 1], 2), kwargs = {})") != std::string::npos);
   CHECK(text.find("%buf0_view_1 : [num_users=1]") != std::string::npos);
   CHECK(text.find("return [buf0_view, buf0_view_1, buf0]") != std::string::npos);
@@ -180,7 +189,7 @@ TEST_CASE("emit/fx: f_cond, branches as submodules") {
   b.call(k, {outs[0], 128});
   b.output(outs[0]);
   const std::string text = fx_ok(p);
-  check_golden("cond", text);
+  check_golden("cond", text, &p);
   CHECK(text.find("call_function[target=torch.ops.higher_order.cond](args = (%arg0_1, %true_graph_0, %false_graph_0, "
                   "(%arg1_1,)), kwargs = {})") != std::string::npos);
   // Subgraph kernels take the first side-table entries, as in Inductor.
@@ -202,7 +211,7 @@ TEST_CASE("emit/fx: g_dynamic_reshape, symbolic sizes, precomputed sizes and a F
   b.call(k, {x, buf0, ps0, s27, numel}, {.free_after = {x}});
   b.output(buf0);
   const std::string text = fx_ok(p);
-  check_golden("dynamic_reshape", text);
+  check_golden("dynamic_reshape", text, &p);
   CHECK(text.find("%triton_kernel_wrapper_mutation : [num_users=0] = call_function[target=torch.ops.higher_order."
                   "triton_kernel_wrapper_mutation](args = (), kwargs = {kernel_idx: 0, constant_args_idx: 0, grid: "
                   "[(%mul_3, 1, 1)], tma_descriptor_metadata: {}, kwargs: {in_ptr0: %arg2_1, out_ptr0: %buf0, ks0: "
@@ -223,7 +232,7 @@ TEST_CASE("emit/fx: h_scatter_index_put_deterministic, scatter and index_put fal
   b.output(buf0);
   b.output(buf3);
   const std::string text = fx_ok(p);
-  check_golden("scatter_index_put", text);
+  check_golden("scatter_index_put", text, &p);
   CHECK(text.find("%scatter_reduce__two : [num_users=0] = call_function[target=torch.ops.aten.scatter_reduce_.two](args "
                   "= (%buf0, 0, %arg1_1, %arg2_1), kwargs = {reduce: sum})") != std::string::npos);
   CHECK(text.find("%index_put__default : [num_users=0] = call_function[target=torch.ops.aten.index_put_.default](args = "
@@ -243,7 +252,7 @@ TEST_CASE("emit/fx: i2_item_size, .item() defines an unbacked size") {
   b.call(k, {x, buf5, numel});
   b.output(buf5);
   const std::string text = fx_ok(p);
-  check_golden("item_size", text);
+  check_golden("item_size", text, &p);
   CHECK(text.find("%item_default : [num_users=3] = call_function[target=torch.ops.aten.item.default](args = (%arg0_1,), kwargs = {})") != std::string::npos);
   CHECK(text.find("%mul : [num_users=1] = call_function[target=operator.mul](args = (8, %item_default), kwargs = {})") != std::string::npos);
   CHECK(text.find("%floordiv : [num_users=1] = call_function[target=operator.floordiv](args = (%mul_1, 32), kwargs = {})") != std::string::npos);
@@ -253,7 +262,6 @@ TEST_CASE("emit/fx: i2_item_size, .item() defines an unbacked size") {
 TEST_CASE("emit/fx: fx-python builds the graph with the torch.fx API") {
   auto r = fx::to_fx_python(add_relu());
   REQUIRE_MESSAGE(r.has_value(), (r.has_value() ? std::string() : r.error().message));
-  wrapir_test::check_golden_file(golden_dir / "add_relu.py", r.value());
   CHECK(r.value().find("n2 = g.call_function(torch.empty_strided, ([64, 128], [128, 1]), {'dtype': torch.float32, "
                        "'device': 'cuda'})\n    n2.name = 'buf0'\n") != std::string::npos);
 }
@@ -314,4 +322,67 @@ TEST_CASE("emit/fx: pools become a uint8 tensor and _alloc_from_pool views") {
   const std::string text = fx_ok(p);
   CHECK(text.find("%pool0 : [num_users=1] = call_function[target=torch.empty_strided](args = ([1024], [1]), kwargs = {dtype: torch.uint8, device: cuda})") != std::string::npos);
   CHECK(text.find("%buf0 : [num_users=1] = call_function[target=torch.ops.inductor._alloc_from_pool.default](args = (%pool0, 256, torch.float32, [64], [1]), kwargs = {})") != std::string::npos);
+}
+
+TEST_CASE("emit/fx: the other cases of reference section 9, built with real torch.fx by test_fx.py") {
+  ir::Program p{"section9"};
+  ir::Builder b{p};
+  const auto s0 = b.size_symbol("s0", 8);
+  const auto x = b.input("arg0_1", {s0, I(p, 4)}, wrapir::f32);
+  p.inputs.push_back(x);  // a duplicate input: one placeholder
+  const auto pred = b.input("arg1_1", {}, wrapir::b8);
+  // A C++ kernel (CPU programs), an extern alloc, a reuse with a new layout.
+  const auto cpp = b.kernel("cpp_fused_0", ir::KernelLanguage::cpp, ir::SourceText{"extern \"C\" void kernel() {}"},
+                            "in_ptr0: *fp32, out_ptr0: *fp32, ks0: i64");
+  const auto buf = b.empty({s0, I(p, 4)}, wrapir::f32);
+  b.call(cpp, {x, buf, s0});
+  b.assert_size_stride(buf);
+  const auto sum = b.extern_alloc("aten.sum.dim_IntList", {buf, ir::ArgList{{1}}}, ir::Layout::contiguous(p.ctx(), {s0}, wrapir::f32, wrapir::cuda_device(0)),
+                                  {{"keepdim", false}});
+  const auto reshaped = b.declare("buf9", ir::Layout::contiguous(p.ctx(), {I(p, 4), s0}, wrapir::f32, wrapir::cuda_device(0)), ir::BufferRole::intermediate);
+  p.body.push_back(ir::Reuse{buf, reshaped, true});
+  // An unbacked symbol read from a result, and a cond without operands.
+  const auto u1 = b.unbacked_symbol("u1");
+  b.append(ir::UnbackedSymbolDefs{reshaped, {{u1, {{ir::KeyStepKind::size, 1}}}}});
+  auto branch = [&](double fill) {
+    return [fill, &p](ir::Builder& sb, std::span<const ir::ProgramInput>) {
+      sb.output(sb.extern_alloc("aten.full.default", {ir::ArgList{{4}}, fill}, ir::Layout::contiguous(p.ctx(), {I(p, 4)}, wrapir::f32, wrapir::cuda_device(0))));
+    };
+  };
+  const auto picked = b.conditional(ir::BufferArg{pred}, {}, branch(1.0), branch(-0.5));
+  b.free({x});
+  b.output(sum);
+  b.output(picked[0]);
+  b.output(u1 * 3);  // a symbolic scalar output
+  b.output(ir::ProgramOutput{ir::None{}});
+  const std::string text = fx_ok(p);
+  check_golden("section9", text, &p);
+  CHECK(text.find("%cpp_kernel_mutation : [num_users=0] = call_function[target=wrapir.fx.cpp_kernel_mutation](args = (), "
+                  "kwargs = {kernel_idx: 0, kwargs: {in_ptr0: %arg0_1, out_ptr0: %buf0, ks0: %s0}})") != std::string::npos);
+  CHECK(text.find("_assert_tensor_metadata.default") != std::string::npos);
+  CHECK(text.find("(%arg1_1, %true_graph_0, %false_graph_0, ())") != std::string::npos);
+  CHECK(text.find("%sym_size_int : [num_users=1] = call_function[target=torch.ops.aten.sym_size.int](args = (%as_strided, 1)") != std::string::npos);
+  fx::FxOptions quiet;
+  quiet.asserts = false;
+  CHECK(fx_ok(p, quiet).find("_assert_tensor_metadata") == std::string::npos);
+}
+
+TEST_CASE("emit/fx: a while loop runs its submodules") {
+  ir::Program p{"loop"};
+  ir::Builder b{p};
+  const auto x = b.input("arg0_1", {I(p, 4)}, wrapir::f32);
+  const auto outs = b.while_loop(
+      {x}, {},
+      [&](ir::Builder& sb, std::span<const ir::ProgramInput> in) {
+        const auto c = boost::variant2::get<ir::BufferId>(in[0]);
+        sb.output(sb.extern_alloc("torch.ops.aten.any.default", {c}, ir::Layout{{}, {}, I(p, 0), wrapir::b8, wrapir::cuda_device(0)}));
+      },
+      [&](ir::Builder& sb, std::span<const ir::ProgramInput> in) {
+        const auto c = boost::variant2::get<ir::BufferId>(in[0]);
+        sb.output(sb.extern_alloc("aten.sub.Scalar", {c, 1}, sb.program().buffers[c.index].layout));
+      });
+  b.output(outs[0]);
+  const std::string text = fx_ok(p);
+  check_golden("while_loop", text, &p);
+  CHECK(text.find("call_function[target=torch.ops.higher_order.while_loop](args = (%cond_fn_0, %body_fn_0, (%arg0_1,), ())") != std::string::npos);
 }

@@ -98,6 +98,7 @@ class GraphConverter {
   void run() {
     convert_subgraphs();
     where_ = "the inputs";
+    line_kind_ = {};
     std::unordered_set<std::uint32_t> seen;
     for (const ir::ProgramInput& in : p_.inputs) {
       if (const auto* b = boost::variant2::get_if<ir::BufferId>(&in)) {
@@ -116,11 +117,12 @@ class GraphConverter {
       const ir::Line& line = p_.body[line_index_];
       std::visit(
           [&](const auto& l) {
-            where_ = "line " + std::to_string(line_index_) + " (" + std::string(l.kind) + ")";
+            line_kind_ = l.kind;
             convert(l);
           },
           line);
     }
+    line_kind_ = {};
     where_ = "the outputs";
     outputs();
     g_.count_users();
@@ -128,7 +130,11 @@ class GraphConverter {
 
  private:
   [[noreturn]] void fail(std::string message) const {
-    wrapir::detail::fail(where_ + " of program '" + p_.name + "': " + std::move(message));
+    // The place is spelled out only here: converting a line costs no string.
+    const std::string where = line_kind_.empty()
+                                  ? where_
+                                  : "line " + std::to_string(line_index_) + " (" + std::string(line_kind_) + ")";
+    wrapir::detail::fail(where + " of program '" + p_.name + "': " + std::move(message));
   }
 
   const ir::BufferDecl& buffer(ir::BufferId id) const {
@@ -164,7 +170,7 @@ class GraphConverter {
       m_.children.push_back(std::move(child));
     };
     for (line_index_ = 0; line_index_ < p_.body.size(); ++line_index_) {
-      where_ = "line " + std::to_string(line_index_);
+      line_kind_ = "a line running subgraphs";
       if (const auto* c = std::get_if<ir::Conditional>(&p_.body[line_index_])) {
         add(c->true_graph);
         add(c->false_graph);
@@ -1067,6 +1073,7 @@ class GraphConverter {
   std::size_t next_prepared_ = 0, next_prepared_value_ = 0;
   std::size_t line_index_ = 0;
   std::string where_ = "the program";
+  std::string_view line_kind_{};
 };
 
 /// Converts `program` (and the subgraphs it runs) into FX graphs.
