@@ -57,7 +57,7 @@ namespace wrapir::fx {
 /// Appends the FX graph text of `program` to `out`; on failure returns the
 /// diagnostic and leaves `out` as it was.
 [[nodiscard]] inline Result<void> to_fx(const ir::Program& program, std::string& out, const FxOptions& options = {}) {
-  auto converted = detail::convert(program, options);
+  auto converted = detail::convert(program, options, false);
   if (!converted) return std::move(converted).error();
   detail::print_text(converted.value()->root, "", out);
   return {};
@@ -72,7 +72,7 @@ namespace wrapir::fx {
 /// Appends the Python module that builds the FX graph of `program`.
 [[nodiscard]] inline Result<void> to_fx_python(const ir::Program& program, std::string& out,
                                                const FxOptions& options = {}) {
-  auto converted = detail::convert(program, options);
+  auto converted = detail::convert(program, options, true);
   if (!converted) return std::move(converted).error();
   std::string text;
   Result<void> printed = wrapir::detail::catch_failure([&] { detail::print_python(*converted.value(), program.name, text); });

@@ -17,8 +17,10 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
 
+#include <boost/unordered/unordered_flat_map.hpp>
 #include <boost/variant2/variant.hpp>
 
+#include <charconv>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -67,20 +69,10 @@ struct Conversion {
   std::vector<KernelEntry> triton;
   std::vector<KernelEntry> cpp;
   std::uint32_t constant_args = 0;
+  /// Render the arguments as Python (fx-python) rather than as the text.
+  bool python = false;
 };
 
-/// `wrapir.fx.cpp_kernel_mutation`: how a C++ (CPU) kernel launch is a node;
-/// the fx-python module defines the callable (docs/emitters.md).
-inline const Target cpp_kernel_target{"wrapir.fx.cpp_kernel_mutation", "cpp_kernel_mutation", "cpp_kernel_mutation"};
-inline const Target triton_target{"torch.ops.higher_order.triton_kernel_wrapper_mutation",
-                                  "torch.ops.higher_order.triton_kernel_wrapper_mutation",
-                                  "triton_kernel_wrapper_mutation"};
-
-inline Rendered empty_dict() {
-  ArgWriter w;
-  w.both("{}");
-  return w.take();
-}
 
 class GraphConverter {
  public:
@@ -93,7 +85,12 @@ class GraphConverter {
         is_subgraph_(is_subgraph),
         options_(options),
         syms_(module.graph, [this](std::string m) { fail(std::move(m)); }),
-        node_of_(program.buffers.size(), -1) {}
+        node_of_(program.buffers.size(), -1) {
+    g_.python = conversion.python;
+    // About one node and a hundred bytes of arguments per line.
+    g_.nodes.reserve(program.body.size() + program.inputs.size() + 8);
+    g_.arena.reserve(program.body.size() * 112);
+  }
 
   void run() {
     convert_subgraphs();
@@ -143,9 +140,10 @@ class GraphConverter {
            std::to_string(p_.buffers.size()) + " buffers)");
     return p_.buffers[id.index];
   }
-  std::string checked_name(std::string_view name, std::string_view what) const {
+  /// `name` (a program's string, which outlives the graph) once checked.
+  std::string_view checked_name(std::string_view name, std::string_view what) const {
     if (auto err = ir::check_name(name, what)) fail(*err);
-    return std::string(name);
+    return name;
   }
 
   std::uint32_t node(ir::BufferId id) {
@@ -184,7 +182,7 @@ class GraphConverter {
   std::uint32_t subgraph_attr(ir::GraphId id) {
     const std::string& name = p_.subgraph(id).name;
     for (std::uint32_t i = 0; i < g_.nodes.size(); ++i)
-      if (g_.nodes[i].op == Op::get_attr && g_.nodes[i].target == name) return i;
+      if (g_.nodes[i].op == Op::get_attr && g_.nodes[i].label == name) return i;
     fail("no submodule for subgraph '" + name + "'");
   }
 
@@ -204,14 +202,13 @@ class GraphConverter {
   }
 
   Value read_dim(ir::BufferId b, std::string_view op, std::size_t dim) {
-    ArgWriter w;
+    ArgWriter w(g_);
     w.both("(");
     w.node(node(b));
     w.both(", ");
     w.integer(static_cast<std::int64_t>(dim));
     w.both(")");
-    const std::string path = "torch.ops.aten." + std::string(op);
-    return Value{true, 0, g_.call_function(Target{path, path, std::string(op)}, w.take(), empty_dict())};
+    return Value{true, 0, g_.call_function(builtin(op == "sym_size.int" ? Builtin::sym_size : Builtin::sym_stride), w)};
   }
 
   void shape_symbol(expr::Expr e, ir::BufferId b, std::string_view op, std::size_t dim) {
@@ -233,7 +230,7 @@ class GraphConverter {
            "': more than one symbol is unknown");
     const Value size = read_dim(b, op, dim);
     // A fresh symbol stands for the size read; the unknown is solved in terms of it.
-    const std::string fresh_name = "wrapir_fx_" + g_.nodes[size.node].name;
+    const std::string fresh_name = "wrapir_fx_" + std::string(g_.nodes[size.node].name);
     const expr::Expr fresh = p_.ctx().symbol(fresh_name, expr::Assumption::nonnegative);
     syms_.define(fresh, size);
     Result<expr::Solution> solved = expr::solve(e, fresh, unknown[0]);
@@ -248,8 +245,8 @@ class GraphConverter {
   std::uint32_t buffer_arg(const ir::BufferArg& a) {
     const std::uint32_t base = node(a.buffer);
     if (!a.view) return base;
-    const std::string candidate = buffer(a.buffer).name + "_view";
-    const std::string name = g_.names.create_name(candidate);
+    const std::string_view candidate = g_.names.keep(buffer(a.buffer).name + "_view");
+    const std::string_view name = g_.names.create_name(candidate);
     const std::uint32_t n = as_strided(base, a.view->sizes, a.view->strides, a.view->offset);
     g_.rename(n, name);
     g_.nodes[n].reserved = candidate;
@@ -272,7 +269,7 @@ class GraphConverter {
     for (expr::Expr e : sizes) s.push_back(syms_.value(e));
     for (expr::Expr e : strides) t.push_back(syms_.value(e));
     const Value o = offset ? syms_.value(offset) : Value{};
-    ArgWriter w;
+    ArgWriter w(g_);
     w.both("(");
     w.node(base);
     w.both(", [");
@@ -288,7 +285,7 @@ class GraphConverter {
     w.both("], ");
     write_value(w, o);
     w.both(")");
-    return g_.call_function(torch_target("as_strided"), w.take(), empty_dict());
+    return g_.call_function(builtin(Builtin::as_strided), w);
   }
 
   /// Prepares the nodes an argument needs (views, arithmetic) before the call.
@@ -339,7 +336,7 @@ class GraphConverter {
   }
 
   /// The callee of an extern call: the operator overload torch.fx calls.
-  Target op_target(const ir::OpName& op, std::string_view extern_overload) {
+  const Target& op_target(const ir::OpName& op, std::string_view extern_overload) {
     if (auto err = ir::check_operator_path(op.text, options_.operators)) fail(*err);
     if (const std::string_view kw = python::detail::python_keyword_part(op.text); !kw.empty())
       fail("operator " + ir::quote_for_diagnostic(op.text) + " has the part '" + std::string(kw) + "', a Python keyword");
@@ -364,7 +361,7 @@ class GraphConverter {
     } else {
       name = path.substr(path.rfind('.') + 1);
     }
-    return Target{path, path, name};
+    return g_.intern(Target{path, path, name});
   }
 
   // ---- lines ---------------------------------------------------------------
@@ -382,7 +379,7 @@ class GraphConverter {
     std::vector<Value> s, t;
     for (expr::Expr e : sizes) s.push_back(syms_.value(e));
     for (expr::Expr e : strides) t.push_back(syms_.value(e));
-    ArgWriter w;
+    ArgWriter w(g_);
     w.both("([");
     for (std::size_t i = 0; i < s.size(); ++i) {
       if (i) w.both(", ");
@@ -400,7 +397,7 @@ class GraphConverter {
       w.both(",");
     }
     w.both(")");
-    ArgWriter k;
+    ArgWriter k(g_);
     k.both("{");
     k.key("dtype");
     k.both(ir::torch_name(dtype));
@@ -408,7 +405,7 @@ class GraphConverter {
     k.key("device");
     if (!k.string(ir::device_type_name(device.type))) fail("bad device");
     k.both("}");
-    const std::uint32_t n = g_.call_function(torch_target(zeros ? "zeros" : "empty_strided"), w.take(), k.take());
+    const std::uint32_t n = g_.call_function(builtin(zeros ? Builtin::zeros : Builtin::empty_strided), w, k);
     g_.rename(n, checked_name(d.name, "a buffer"));
     node_of_[id.index] = n;
   }
@@ -446,11 +443,11 @@ class GraphConverter {
     const ir::PoolDecl& pool = p_.pool(l.pool);
     // A pool is bytes; its buffers are `inductor._alloc_from_pool` views.
     std::vector<Value> size{syms_.value(pool.size_bytes)};
-    ArgWriter w;
+    ArgWriter w(g_);
     w.both("([");
     write_value(w, size[0]);
     w.both("], [1])");
-    ArgWriter k;
+    ArgWriter k(g_);
     k.both("{");
     k.key("dtype");
     k.both("torch.uint8");
@@ -458,7 +455,7 @@ class GraphConverter {
     k.key("device");
     if (!k.string(ir::device_type_name(pool.device.type))) fail("bad device");
     k.both("}");
-    const std::uint32_t n = g_.call_function(torch_target("empty_strided"), w.take(), k.take());
+    const std::uint32_t n = g_.call_function(builtin(Builtin::empty_strided), w, k);
     g_.rename(n, checked_name(pool.name, "a pool"));
     if (pool_node_.size() < p_.pools.size()) pool_node_.resize(p_.pools.size(), -1);
     pool_node_[l.pool.index] = n;
@@ -472,7 +469,7 @@ class GraphConverter {
     std::vector<Value> s, t;
     for (expr::Expr e : d.layout.sizes) s.push_back(syms_.value(e));
     for (expr::Expr e : d.layout.strides) t.push_back(syms_.value(e));
-    ArgWriter w;
+    ArgWriter w(g_);
     w.both("(");
     w.node(static_cast<std::uint32_t>(pool_node_[l.pool.index]));
     w.both(", ");
@@ -490,8 +487,7 @@ class GraphConverter {
       write_value(w, t[i]);
     }
     w.both("])");
-    const std::string path = "torch.ops.inductor._alloc_from_pool.default";
-    const std::uint32_t n = g_.call_function(Target{path, path, "_alloc_from_pool.default"}, w.take(), empty_dict());
+    const std::uint32_t n = g_.call_function(builtin(Builtin::alloc_from_pool), w);
     g_.rename(n, checked_name(d.name, "a buffer"));
     node_of_[l.buffer.index] = n;
   }
@@ -514,7 +510,7 @@ class GraphConverter {
   void convert(const ir::DeviceCopy& l) {
     const std::uint32_t dst = buffer_arg(l.destination);
     const std::uint32_t src = buffer_arg(l.source);
-    ArgWriter w;
+    ArgWriter w(g_);
     w.both("(");
     w.node(dst);
     w.both(", ");
@@ -522,8 +518,7 @@ class GraphConverter {
     w.both(", ");
     w.boolean(l.non_blocking);
     w.both(")");
-    const std::string path = "torch.ops.aten.copy_.default";
-    g_.call_function(Target{path, path, "copy_.default"}, w.take(), empty_dict());
+    g_.call_function(builtin(Builtin::copy), w);
   }
 
   void convert(const ir::Reinterpret& l) {
@@ -570,24 +565,34 @@ class GraphConverter {
            std::to_string(k.signature.size()) + " parameters");
     const ir::KernelMetadata& meta = *metadata_[l.kernel.index];
     // The grid's nodes come before the arguments' (Inductor converts the grid first).
-    ArgWriter grid;
-    std::vector<ir::BlockSize> block = meta.block;
+    ArgWriter grid(g_);
+    const std::vector<ir::BlockSize>* block = &meta.block;
     if (k.language == ir::KernelLanguage::triton) grid_of(l, k, meta, block, grid);
     prepare_all(l.args, {});
-    ArgWriter kw;
+    ArgWriter kw(g_);
     kw.both("{");
     kw.key("kernel_idx");
     const std::int64_t index = kernel_index_[l.kernel.index];
-    const std::string table = k.language == ir::KernelLanguage::triton ? "_triton_kernels" : "_cpp_kernels";
-    kw.raw(std::to_string(index), table + "[" + std::to_string(index) + "]");
+    {
+      // `N` printed, `_triton_kernels[N]` (the live table's index) in Python.
+      char digits[24];
+      const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, index);
+      (void)ec;
+      const std::string_view n(digits, static_cast<std::size_t>(end - digits));
+      std::string python(k.language == ir::KernelLanguage::triton ? "_triton_kernels[" : "_cpp_kernels[");
+      python += n;
+      python += ']';
+      kw.raw(n, python);
+    }
     if (k.language == ir::KernelLanguage::triton) {
       kw.both(", ");
       kw.key("constant_args_idx");
-      kw.raw(std::to_string(conv_.constant_args++), "kernel_side_table.add_constant_args({})");
+      ArgWriter index_text(g_);
+      index_text.integer(conv_.constant_args++);
+      kw.raw(index_text.view(), "kernel_side_table.add_constant_args({})");
       kw.both(", ");
       kw.key("grid");
-      const Rendered gr = grid.take();
-      kw.raw(gr.text, gr.python);
+      kw.append(grid);
       kw.both(", ");
       kw.key("tma_descriptor_metadata");
       kw.both("{}");
@@ -612,7 +617,7 @@ class GraphConverter {
         prepare_all({c.value}, {});
         write_arg(kw, c.value);
       }
-      for (const ir::BlockSize& b : block) {
+      for (const ir::BlockSize& b : *block) {
         if (!first) kw.both(", ");
         first = false;
         kw.key(b.name.text);
@@ -620,16 +625,15 @@ class GraphConverter {
       }
     }
     kw.both("}}");
-    ArgWriter args;
+    ArgWriter args(g_);
     args.both("()");
-    g_.call_function(k.language == ir::KernelLanguage::triton ? triton_target : cpp_kernel_target, args.take(),
-                     kw.take());
+    g_.call_function(builtin(k.language == ir::KernelLanguage::triton ? Builtin::triton : Builtin::cpp), args, kw);
   }
 
   /// The launch grid, `[(x, y, z)]`, as Inductor's launcher computes it
   /// from the grid type and the block configuration.
   void grid_of(const ir::KernelCall& l, const ir::KernelDecl& k, const ir::KernelMetadata& meta,
-               std::vector<ir::BlockSize>& block, ArgWriter& out) {
+               const std::vector<ir::BlockSize>*& block, ArgWriter& out) {
     std::array<Value, 3> xyz{Value{false, 1, 0}, Value{false, 1, 0}, Value{false, 1, 0}};
     if (const auto* e = boost::variant2::get_if<ir::ExplicitGrid>(&l.grid)) {
       xyz = {syms_.value(e->x), syms_.value(e->y), syms_.value(e->z)};
@@ -638,7 +642,7 @@ class GraphConverter {
       std::vector<ir::NamedExpr> typed_numels;
       if (const auto* t = boost::variant2::get_if<ir::TypedGrid>(&l.grid)) {
         type = t->type;
-        block = t->block;
+        block = &t->block;
         typed_numels = t->numels;
       }
       if (!type) fail("kernel '" + k.name + "' has no grid type; the FX graph needs its grid");
@@ -654,7 +658,7 @@ class GraphConverter {
         fail("kernel '" + k.name + "' has no numel argument '" + std::string(name) + "' for its " +
              std::string(ir::grid_type_name(*type)));
       };
-      auto cd = [&](std::string_view n, std::string_view b) { return syms_.ceil_div(numel(n), block_value(block, b)); };
+      auto cd = [&](std::string_view n, std::string_view b) { return syms_.ceil_div(numel(n), block_value(*block, b)); };
       switch (*type) {
         case ir::GridType::grid_1d: xyz[0] = cd("xnumel", "XBLOCK"); break;
         case ir::GridType::grid_2d:
@@ -672,7 +676,7 @@ class GraphConverter {
           xyz[2] = cd("xnumel", "XBLOCK");
           break;
         case ir::GridType::cooperative_reduction:
-          xyz[0] = Value{false, block_value(block, "RSPLIT"), 0};
+          xyz[0] = Value{false, block_value(*block, "RSPLIT"), 0};
           xyz[1] = cd("xnumel", "XBLOCK");
           break;
         case ir::GridType::split_scan:
@@ -696,6 +700,13 @@ class GraphConverter {
   /// `e` with computed symbols replaced by their values: Inductor's launch
   /// arguments are the numel expressions, not their names.
   expr::Expr expand_computed(expr::Expr e) {
+    if (computed_.empty() || e.is_integer()) return e;
+    if (const auto it = expanded_.find(e.node()); it != expanded_.end()) return it->second;
+    const expr::Expr result = expand_uncached(e);
+    expanded_.emplace(e.node(), result);
+    return result;
+  }
+  expr::Expr expand_uncached(expr::Expr e) {
     for (int depth = 0; depth < 64; ++depth) {
       std::vector<std::pair<expr::Expr, expr::Expr>> repl;
       for (expr::Expr s : expr::free_symbols(e))
@@ -710,6 +721,7 @@ class GraphConverter {
     if (!l.symbol || !l.symbol.is_symbol()) fail("the defined value is not a symbol");
     syms_.define(l.symbol, syms_.value(l.value));
     computed_[l.symbol.node()] = l.value;
+    expanded_.clear();  // a redefinition changes what names expand to
   }
 
   void convert(const ir::MultiKernelDefinition&) {
@@ -721,13 +733,13 @@ class GraphConverter {
   void extern_call(const ir::OpName& op, std::string_view overload, const std::vector<ir::Arg>& args,
                    const std::vector<ir::NamedArg>& kwargs, const ir::BufferArg* out,
                    const std::vector<ir::NamedBuffer>* outs, std::optional<ir::BufferId> result) {
-    const Target t = op_target(op, overload);
+    const Target& t = op_target(op, overload);
     prepare_all(args, kwargs);
     std::vector<std::uint32_t> out_nodes;
     if (out) out_nodes.push_back(buffer_arg(*out));
     if (outs)
       for (const ir::NamedBuffer& o : *outs) out_nodes.push_back(buffer_arg(o.buffer));
-    ArgWriter a;
+    ArgWriter a(g_);
     a.both("(");
     for (std::size_t i = 0; i < args.size(); ++i) {
       if (i) a.both(", ");
@@ -735,7 +747,7 @@ class GraphConverter {
     }
     if (args.size() == 1) a.both(",");
     a.both(")");
-    ArgWriter k;
+    ArgWriter k(g_);
     k.both("{");
     bool first = true;
     for (const ir::NamedArg& n : kwargs) {
@@ -761,7 +773,7 @@ class GraphConverter {
         k.node(out_nodes[next_out++]);
       }
     k.both("}");
-    const std::uint32_t n = g_.call_function(t, a.take(), k.take());
+    const std::uint32_t n = g_.call_function(t, a, k);
     if (result) {
       g_.rename(n, checked_name(buffer(*result).name, "a buffer"));
       node_of_[result->index] = n;
@@ -783,7 +795,7 @@ class GraphConverter {
       return;
     }
     for (const ir::KeyStep& step : l.path) {
-      ArgWriter w;
+      ArgWriter w(g_);
       w.both("(");
       w.node(n);
       w.both(", ");
@@ -794,7 +806,7 @@ class GraphConverter {
         fail("a multi-output path may hold only index and key steps");
       }
       w.both(")");
-      n = g_.call_function(operator_target("getitem"), w.take(), empty_dict());
+      n = g_.call_function(builtin(Builtin::getitem), w);
     }
     g_.rename(n, checked_name(buffer(l.result).name, "a buffer"));
     node_of_[l.result.index] = n;
@@ -818,12 +830,12 @@ class GraphConverter {
   void convert(const ir::IndexPutFallback& l) {
     std::string op = l.kernel.text;
     if (op == "aten.index_put_" || op == "aten.index_put") op += ".default";
-    const Target t = op_target(op, "default");
+    const Target& t = op_target(op, "default");
     const std::uint32_t self = node(l.self);
     std::vector<std::int64_t> idx;
     for (const auto& i : l.indices) idx.push_back(i ? static_cast<std::int64_t>(buffer_arg(*i)) : -1);
     const std::uint32_t values = buffer_arg(l.values);
-    ArgWriter w;
+    ArgWriter w(g_);
     w.both("(");
     w.node(self);
     w.both(", (");
@@ -838,32 +850,30 @@ class GraphConverter {
     w.both(", ");
     w.boolean(l.accumulate);
     w.both(")");
-    g_.call_function(t, w.take(), empty_dict());
+    g_.call_function(t, w);
   }
 
   void convert(const ir::DynamicScalar& l) {
     if (!l.symbol || !l.symbol.is_symbol()) fail("the defined value is not a symbol");
     std::uint32_t x = node(l.source);
-    const std::string item = "torch.ops.aten.item.default";
     auto unary = [&](const Target& t, std::uint32_t in, std::string_view extra) {
-      ArgWriter w;
+      ArgWriter w(g_);
       w.both("(");
       w.node(in);
       w.both(extra.empty() ? "," : ", ");
       w.both(extra);
       w.both(")");
-      return g_.call_function(t, w.take(), empty_dict());
+      return g_.call_function(t, w);
     };
     if (l.path.size() == 1 && l.path[0].kind == ir::KeyStepKind::convert_to_int) {
-      const std::string where = "torch.ops.aten.where.Scalar";
-      x = unary(Target{where, where, "where.Scalar"}, x, "1, 0");
+      x = unary(builtin(Builtin::where), x, "1, 0");
     } else if (!l.path.empty() && !(l.path.size() == 1 && l.path[0].kind == ir::KeyStepKind::divide_by &&
                                     l.path[0].value > 0)) {
       fail("a dynamic scalar's path is empty, one convert_to_int or one divide_by with a positive divisor");
     }
-    std::uint32_t n = unary(Target{item, item, "item.default"}, x, "");
+    std::uint32_t n = unary(builtin(Builtin::item), x, "");
     if (l.path.size() == 1 && l.path[0].kind == ir::KeyStepKind::divide_by)
-      n = syms_.binary(operator_target("floordiv"), Value{true, 0, n}, Value{false, l.path[0].value, 0}).node;
+      n = syms_.binary(builtin(Builtin::floordiv), Value{true, 0, n}, Value{false, l.path[0].value, 0}).node;
     syms_.define(l.symbol, Value{true, 0, n});
   }
 
@@ -875,26 +885,23 @@ class GraphConverter {
       std::uint32_t n = root;
       for (std::size_t i = 0; i < b.path.size(); ++i) {
         const ir::KeyStep& s = b.path[i];
-        ArgWriter w;
+        ArgWriter w(g_);
         w.both("(");
         w.node(n);
-        std::string path;
-        std::string name;
+        Builtin target = Builtin::sym_size;
         switch (s.kind) {
           case ir::KeyStepKind::index:
             w.both(", ");
             w.integer(s.value);
-            n = g_.call_function(operator_target("getitem"), (w.both(")"), w.take()), empty_dict());
+            n = g_.call_function(builtin(Builtin::getitem), (w.both(")"), w));
             continue;
-          case ir::KeyStepKind::size: path = "torch.ops.aten.sym_size.int", name = "sym_size.int"; break;
-          case ir::KeyStepKind::stride: path = "torch.ops.aten.sym_stride.int", name = "sym_stride.int"; break;
-          case ir::KeyStepKind::storage_offset:
-            path = "torch.ops.aten.sym_storage_offset.default", name = "sym_storage_offset.default";
-            break;
+          case ir::KeyStepKind::size: target = Builtin::sym_size; break;
+          case ir::KeyStepKind::stride: target = Builtin::sym_stride; break;
+          case ir::KeyStepKind::storage_offset: target = Builtin::sym_storage_offset; break;
           case ir::KeyStepKind::divide_by:
             w.both(", ");
             w.integer(s.value);
-            n = g_.call_function(operator_target("floordiv"), (w.both(")"), w.take()), empty_dict());
+            n = g_.call_function(builtin(Builtin::floordiv), (w.both(")"), w));
             continue;
           default: fail("an unbacked symbol's path holds a " + std::string(ir::key_step_kind_name(s.kind)) + " step");
         }
@@ -905,7 +912,7 @@ class GraphConverter {
           w.both(",");
         }
         w.both(")");
-        n = g_.call_function(Target{path, path, name}, w.take(), empty_dict());
+        n = g_.call_function(builtin(target), w);
       }
       syms_.define(b.symbol, Value{true, 0, n});
     }
@@ -918,11 +925,11 @@ class GraphConverter {
     std::vector<Value> s, t;
     for (expr::Expr e : l.sizes) s.push_back(syms_.value(e));
     for (expr::Expr e : l.strides) t.push_back(syms_.value(e));
-    ArgWriter w;
+    ArgWriter w(g_);
     w.both("(");
     w.node(x);
     w.both(",)");
-    ArgWriter k;
+    ArgWriter k(g_);
     k.both("{");
     k.key("size");
     k.both("[");
@@ -941,21 +948,19 @@ class GraphConverter {
     k.key("dtype");
     k.both(ir::torch_name(d.layout.dtype));
     k.both("}");
-    const std::string path = "torch.ops.aten._assert_tensor_metadata.default";
-    g_.call_function(Target{path, path, "_assert_tensor_metadata.default"}, w.take(), k.take());
+    g_.call_function(builtin(Builtin::assert_tensor_metadata), w, k);
   }
   void convert(const ir::AssertAlignment&) {}  // no FX operator checks alignment (docs/emitters.md)
   void convert(const ir::AssertScalar& l) {
     if (!options_.asserts) return;
     const Value c = syms_.value(l.condition);
-    ArgWriter w;
+    ArgWriter w(g_);
     w.both("(");
     write_value(w, c);
     w.both(", ");
     if (!w.string(l.message)) fail("the assert's message is not valid UTF-8");
     w.both(")");
-    const std::string path = "torch.ops.aten._assert_scalar.default";
-    g_.call_function(Target{path, path, "_assert_scalar.default"}, w.take(), empty_dict());
+    g_.call_function(builtin(Builtin::assert_scalar), w);
   }
 
   void convert(const ir::EnterSubgraph&) {}
@@ -967,7 +972,7 @@ class GraphConverter {
     if (pred) all.insert(all.end(), pred->begin(), pred->end());
     for (const auto& g : groups) all.insert(all.end(), g.begin(), g.end());
     prepare_all(all, {});
-    ArgWriter w;
+    ArgWriter w(g_);
     w.both("(");
     std::size_t next = 0;
     if (pred) {
@@ -989,15 +994,15 @@ class GraphConverter {
       w.both(")");
     }
     w.both(")");
-    const std::uint32_t call = g_.call_function(t, w.take(), empty_dict());
+    const std::uint32_t call = g_.call_function(t, w);
     for (std::size_t i = 0; i < outputs.size(); ++i) {
-      ArgWriter gw;
+      ArgWriter gw(g_);
       gw.both("(");
       gw.node(call);
       gw.both(", ");
       gw.integer(static_cast<std::int64_t>(i));
       gw.both(")");
-      const std::uint32_t n = g_.call_function(operator_target("getitem"), gw.take(), empty_dict());
+      const std::uint32_t n = g_.call_function(builtin(Builtin::getitem), gw);
       g_.rename(n, checked_name(buffer(outputs[i]).name, "a buffer"));
       node_of_[outputs[i].index] = n;
     }
@@ -1005,11 +1010,11 @@ class GraphConverter {
 
   void convert(const ir::Conditional& l) {
     const std::vector<ir::Arg> pred{l.predicate};
-    control_call(Target{"torch.ops.higher_order.cond", "torch.ops.higher_order.cond", "cond"},
+    control_call(builtin(Builtin::cond),
                  {subgraph_attr(l.true_graph), subgraph_attr(l.false_graph)}, &pred, {l.operands}, l.outputs);
   }
   void convert(const ir::WhileLoop& l) {
-    control_call(Target{"torch.ops.higher_order.while_loop", "torch.ops.higher_order.while_loop", "while_loop"},
+    control_call(builtin(Builtin::while_loop),
                  {subgraph_attr(l.cond_graph), subgraph_attr(l.body_graph)}, nullptr, {l.carried, l.additional},
                  l.outputs);
   }
@@ -1037,7 +1042,7 @@ class GraphConverter {
         scalars.push_back(v);
       }
     }
-    ArgWriter w;
+    ArgWriter w(g_);
     auto one = [&](std::int64_t n) {
       if (n == -1) w.none();
       else if (n <= -2) w.integer(scalars[static_cast<std::size_t>(-2 - n)].literal);
@@ -1053,7 +1058,7 @@ class GraphConverter {
       }
       w.both("]");
     }
-    g_.set_output(w.take());
+    g_.set_output(w);
   }
 
   Conversion& conv_;
@@ -1067,7 +1072,8 @@ class GraphConverter {
   std::vector<std::int64_t> pool_node_;
   std::vector<std::int64_t> kernel_index_;
   std::vector<const ir::KernelMetadata*> metadata_;
-  std::unordered_map<const expr::Node*, expr::Expr> computed_;
+  boost::unordered_flat_map<const expr::Node*, expr::Expr> computed_;
+  boost::unordered_flat_map<const expr::Node*, expr::Expr> expanded_;
   std::vector<std::uint32_t> prepared_;
   std::vector<Value> prepared_values_;
   std::size_t next_prepared_ = 0, next_prepared_value_ = 0;
@@ -1077,9 +1083,11 @@ class GraphConverter {
 };
 
 /// Converts `program` (and the subgraphs it runs) into FX graphs.
-[[nodiscard]] inline Result<std::unique_ptr<Conversion>> convert(const ir::Program& program, const FxOptions& options) {
+[[nodiscard]] inline Result<std::unique_ptr<Conversion>> convert(const ir::Program& program, const FxOptions& options,
+                                                                  bool python) {
   return wrapir::detail::catch_failure([&]() -> std::unique_ptr<Conversion> {
     auto c = std::make_unique<Conversion>();
+    c->python = python;
     try {
       GraphConverter(*c, program, c->root, false, options).run();
     } catch (const expr::Error& e) {

@@ -23,15 +23,18 @@
 #include <wrapir/emit/detail/python_literals.hpp>
 #include <wrapir/emit/detail/shortest_double.hpp>
 
+#include <boost/unordered/unordered_flat_map.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace wrapir::fx::detail {
@@ -45,7 +48,7 @@ inline constexpr char node_marker = '\x01';
 /// generated code (`torch`, `device`, `inf`, ...): a node named after one of
 /// these gets a numeric suffix (torch.fx's `_illegal_names`, Python 3.11).
 [[nodiscard]] inline bool is_fx_illegal_name(std::string_view name) {
-  static const std::unordered_set<std::string_view> names{
+  static const boost::unordered_flat_set<std::string_view> names{
       "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "BaseExceptionGroup",
       "BlockingIOError", "BrokenPipeError", "BufferError", "BytesWarning", "ChildProcessError",
       "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError", "ConnectionResetError",
@@ -74,74 +77,36 @@ inline constexpr char node_marker = '\x01';
   return names.contains(name);
 }
 
-/// torch.fx's `_Namespace`: unique names made from candidates.
-class Namespace {
- public:
-  /// `create_name(candidate, None)`.
-  std::string create_name(std::string_view raw) {
-    std::string candidate = sanitize(raw);
-    // Split `base_N` (torch.fx: `^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$`).
-    std::string_view base = candidate;
-    std::string_view digits;
-    if (const std::size_t us = candidate.rfind('_'); us != std::string::npos && us > 0 && us + 1 < candidate.size()) {
-      const std::string_view tail = std::string_view(candidate).substr(us + 1);
-      if (std::all_of(tail.begin(), tail.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        base = std::string_view(candidate).substr(0, us);
-        digits = tail;
-      }
-    }
-    std::uint64_t num = 0;
-    std::string result = candidate;
-    if (digits.empty() || used_.contains(candidate)) {
-      const auto it = count_.find(candidate);
-      num = it == count_.end() ? 0 : it->second;
-      if (is_fx_illegal_name(candidate)) {
-        ++num;
-        result = std::string(base) + "_" + std::to_string(num);
-      }
-    } else {
-      num = parse_digits(digits);
-    }
-    while (used_.contains(result)) {
-      ++num;
-      result = std::string(base) + "_" + std::to_string(num);
-    }
-    used_.insert(result);
-    count_[std::string(base)] = num;
-    return result;
-  }
-
- private:
-  static std::uint64_t parse_digits(std::string_view d) {
-    std::uint64_t v = 0;
-    const auto [p, ec] = std::from_chars(d.data(), d.data() + d.size(), v);
-    (void)p;
-    // Python's int() is unbounded; a suffix past 2^64 is not a name any
-    // program here makes, and saturating keeps the loop finite.
-    return ec == std::errc{} ? v : UINT64_MAX / 2;
-  }
-  static std::string sanitize(std::string_view raw) {
-    std::string s;
-    s.reserve(raw.size() + 1);
-    // `[^0-9a-zA-Z_]+` → `_` (a run of illegal characters is one underscore).
-    bool in_run = false;
-    for (char c : raw) {
-      const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-      if (ok) {
-        s += c;
-        in_run = false;
-      } else if (!in_run) {
-        s += '_';
-        in_run = true;
-      }
-    }
-    if (s.empty()) s = "_unnamed";
-    if (s[0] >= '0' && s[0] <= '9') s.insert(s.begin(), '_');
-    return s;
-  }
-  std::unordered_set<std::string> used_;
-  std::unordered_map<std::string, std::uint64_t> count_;
+/// Hashes strings and views alike, so that lookups build no string.
+struct NameHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
 };
+struct NameEqual {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
+};
+
+/// torch.fx's `sanitize` step of `create_name`: `[^0-9a-zA-Z_]+` → `_`,
+/// `_unnamed` for nothing, `_` before a leading digit.
+[[nodiscard]] inline std::string sanitize_name(std::string_view raw) {
+  std::string s;
+  s.reserve(raw.size() + 1);
+  bool in_run = false;
+  for (char c : raw) {
+    const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (ok) {
+      s += c;
+      in_run = false;
+    } else if (!in_run) {
+      s += '_';
+      in_run = true;
+    }
+  }
+  if (s.empty()) s = "_unnamed";
+  if (s[0] >= '0' && s[0] <= '9') s.insert(s.begin(), '_');
+  return s;
+}
 
 /// torch.fx's `_snake_case`: `_` before an upper-case letter that follows a
 /// lower-case one, then everything lower-case.
@@ -157,116 +122,200 @@ class Namespace {
   return out;
 }
 
+/// Stable storage for names: views into it stay valid while it lives.
+class NameArena {
+ public:
+  std::string_view keep(std::string_view s) {
+    if (chunks_.empty() || used_ + s.size() > chunk_size_) {
+      chunk_size_ = std::max<std::size_t>(s.size(), 64 * 1024);
+      chunks_.push_back(std::make_unique<char[]>(chunk_size_));
+      used_ = 0;
+    }
+    char* at = chunks_.back().get() + used_;
+    std::copy(s.begin(), s.end(), at);
+    used_ += s.size();
+    return {at, s.size()};
+  }
+
+ private:
+  std::vector<std::unique_ptr<char[]>> chunks_;
+  std::size_t chunk_size_ = 0;
+  std::size_t used_ = 0;
+};
+
+/// torch.fx's `_Namespace`: unique names made from candidates.
+class Namespace {
+ public:
+  /// `create_name(candidate, None)`.
+  std::string_view create_name(std::string_view raw) { return create_sanitized(sanitize_name(raw)); }
+
+  /// `create_name` for a candidate that is sanitized already. The name
+  /// lives as long as the namespace.
+  std::string_view create_sanitized(std::string_view candidate) {
+    // Split `base_N` (torch.fx: `^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$`).
+    std::string_view base = candidate;
+    std::string_view digits;
+    if (const std::size_t us = candidate.rfind('_'); us != std::string_view::npos && us > 0 && us + 1 < candidate.size()) {
+      const std::string_view tail = candidate.substr(us + 1);
+      if (std::all_of(tail.begin(), tail.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        base = candidate.substr(0, us);
+        digits = tail;
+      }
+    }
+    std::uint64_t num = 0;
+    std::string_view result = candidate;
+    if (digits.empty() || used_.contains(candidate)) {
+      const auto it = count_.find(candidate);
+      num = it == count_.end() ? 0 : it->second;
+      if (is_fx_illegal_name(candidate)) result = suffixed(base, ++num);
+    } else {
+      num = parse_digits(digits);
+    }
+    while (used_.contains(result)) result = suffixed(base, ++num);
+    const std::string_view kept = arena_.keep(result);
+    used_.insert(kept);
+    if (const auto it = count_.find(base); it != count_.end()) it->second = num;
+    else count_.emplace(arena_.keep(base), num);
+    return kept;
+  }
+
+  /// A copy of `s` that lives as long as the namespace.
+  std::string_view keep(std::string_view s) { return arena_.keep(s); }
+
+ private:
+  /// `base_num`, in a scratch buffer valid until the next call.
+  std::string_view suffixed(std::string_view base, std::uint64_t num) {
+    char digits[24];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, num);
+    (void)ec;
+    scratch_.assign(base);
+    scratch_ += '_';
+    scratch_.append(digits, end);
+    return scratch_;
+  }
+  static std::uint64_t parse_digits(std::string_view d) {
+    std::uint64_t v = 0;
+    const auto [p, ec] = std::from_chars(d.data(), d.data() + d.size(), v);
+    (void)p;
+    // Python's int() is unbounded; a suffix past 2^64 is not a name any
+    // program here makes, and saturating keeps the loop finite.
+    return ec == std::errc{} ? v : UINT64_MAX / 2;
+  }
+  NameArena arena_;
+  std::string scratch_;
+  boost::unordered_flat_set<std::string_view, NameHash, NameEqual> used_;
+  boost::unordered_flat_map<std::string_view, std::uint64_t, NameHash, NameEqual> count_;
+};
+
 /// A callable a node calls: how `str(graph)` prints it, the Python
-/// expression that names it, and the `__name__` torch.fx makes the node's
-/// first name from.
+/// expression that names it, and the candidate torch.fx makes the node's
+/// first name from (its `__name__`, snake-cased and sanitized).
 struct Target {
   std::string printed;
   std::string python;
-  std::string name;
+  std::string candidate;
+
+  Target() = default;
+  /// `name`: the callable's `__name__` (`mm.out`, `empty_strided`).
+  Target(std::string printed_as, std::string python_as, std::string_view name)
+      : printed(std::move(printed_as)), python(std::move(python_as)), candidate(sanitize_name(snake_case(name))) {}
 };
 
 enum class Op : std::uint8_t { placeholder, get_attr, call_function, output };
 
-/// Arguments in both renderings (see the file comment).
-struct Rendered {
-  std::string text;
-  std::string python;
+/// A piece of one of the graph's arenas.
+struct Span {
+  std::uint32_t begin = 0;
+  std::uint32_t size = 0;
 };
 
 struct Node {
   Op op = Op::call_function;
-  std::string name;
-  /// Placeholder / get_attr: the target string; call_function: the printed target.
-  std::string target;
-  std::string target_python;
-  /// The name the namespace gave the node before Inductor renamed it
-  /// (the Python rendering renames only when they differ).
-  std::string created_name;
+  /// Inductor renamed the node (`node.name = ...`) after torch.fx named it.
+  bool renamed = false;
+  std::uint32_t users = 0;
+  /// call_function: what it calls (owned by the graph or static).
+  const Target* target = nullptr;
+  /// Views of the namespace's or the program's strings.
+  std::string_view name;
+  /// Placeholder / get_attr: the target string.
+  std::string_view label;
   /// Set when the name was made by `create_name(reserved)` before the node
   /// (Inductor's `<buffer>_view` names).
-  std::string reserved;
-  Rendered args;    // a tuple: `(a, b)`
-  Rendered kwargs;  // a dict: `{k: v}`
-  std::uint32_t users = 0;
+  std::string_view reserved;
+  Span args, kwargs;
 };
 
-/// Writes one argument structure into both renderings at once.
+class Graph;
+
+/// Writes one argument structure in the graph's rendering (the text
+/// `str(graph)` prints, or Python for `graph.call_function`), into buffers
+/// the graph lends and takes back (no allocation per node once they have
+/// grown).
 class ArgWriter {
  public:
+  explicit ArgWriter(Graph& g);
+  ~ArgWriter();
+  ArgWriter(const ArgWriter&) = delete;
+  ArgWriter& operator=(const ArgWriter&) = delete;
+
   void node(std::uint32_t index) {
     char hex[9];
-    for (int i = 7; i >= 0; --i) {
+    hex[0] = node_marker;
+    for (int i = 8; i >= 1; --i) {
       hex[i] = "0123456789abcdef"[index & 0xF];
       index >>= 4;
     }
-    hex[8] = '\0';
-    r_.text += node_marker;
-    r_.text.append(hex, 8);
-    r_.python += node_marker;
-    r_.python.append(hex, 8);
+    out_->append(hex, 9);
   }
   void integer(std::int64_t v) {
-    const std::string s = std::to_string(v);
-    r_.text += s;
-    r_.python += s;
+    char digits[24];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
+    (void)ec;
+    out_->append(digits, end);
   }
   void floating(double v) {
-    std::string s;
-    if (std::isnan(v)) {
-      r_.text += "nan";
-      r_.python += "float('nan')";
-      return;
-    }
-    if (std::isinf(v)) {
-      r_.text += v < 0 ? "-inf" : "inf";
-      r_.python += v < 0 ? "float('-inf')" : "float('inf')";
-      return;
-    }
-    wrapir::detail::append_shortest_double(s, v);
-    r_.text += s;
-    r_.python += s;
+    if (std::isnan(v)) raw("nan", "float('nan')");
+    else if (std::isinf(v)) raw(v < 0 ? "-inf" : "inf", v < 0 ? "float('-inf')" : "float('inf')");
+    else wrapir::detail::append_shortest_double(*out_, v);
   }
   void boolean(bool b) { both(b ? "True" : "False"); }
   void none() { both("None"); }
   /// A Python `str` value: printed bare by torch.fx, quoted in Python.
   /// Escaped in the text (control characters as `\xNN`) so that one
-  /// printed node stays one line.
+  /// printed node stays one line. False when `s` is not UTF-8.
   [[nodiscard]] bool string(std::string_view s) {
+    if (python_) return python::detail::append_string_literal(*out_, s);
     for (char c : s) {
       if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
         static constexpr char hex[] = "0123456789abcdef";
-        r_.text += "\\x";
-        r_.text += hex[(static_cast<unsigned char>(c) >> 4) & 0xF];
-        r_.text += hex[static_cast<unsigned char>(c) & 0xF];
+        *out_ += "\\x";
+        *out_ += hex[(static_cast<unsigned char>(c) >> 4) & 0xF];
+        *out_ += hex[static_cast<unsigned char>(c) & 0xF];
       } else {
-        r_.text += c;
+        *out_ += c;
       }
     }
-    return python::detail::append_string_literal(r_.python, s);
+    return true;
   }
   /// The same text in both renderings (`torch.float32`, `[`, `, `).
-  void both(std::string_view s) {
-    r_.text += s;
-    r_.python += s;
-  }
-  void raw(std::string_view text, std::string_view python) {
-    r_.text += text;
-    r_.python += python;
-  }
+  void both(std::string_view s) { out_->append(s); }
+  void raw(std::string_view text, std::string_view python) { out_->append(python_ ? python : text); }
+  /// Appends what `other` wrote.
+  void append(const ArgWriter& other) { out_->append(other.view()); }
   /// A dict key: `k: ` printed, `'k': ` in Python.
   void key(std::string_view k) {
-    r_.text += k;
-    r_.text += ": ";
-    r_.python += '\'';
-    r_.python += k;
-    r_.python += "': ";
+    if (python_) *out_ += '\'';
+    out_->append(k);
+    out_->append(python_ ? "': " : ": ");
   }
-  [[nodiscard]] Rendered take() { return std::move(r_); }
-  [[nodiscard]] const Rendered& peek() const noexcept { return r_; }
+  [[nodiscard]] std::string_view view() const noexcept { return *out_; }
+  [[nodiscard]] bool python() const noexcept { return python_; }
 
  private:
-  Rendered r_;
+  Graph& graph_;
+  std::string* out_;
+  bool python_;
 };
 
 /// Reads the index after a node marker at `s[i]` (which holds the marker).
@@ -282,51 +331,59 @@ class ArgWriter {
 /// One FX graph under construction.
 class Graph {
  public:
+  /// Which rendering the arguments are written in: Python (fx-python) or
+  /// the printed text (fx).
+  bool python = false;
   std::vector<Node> nodes;
+  Namespace names;
+  /// The rendered arguments of every node.
+  std::string arena;
   /// The output node's value (`return ...`), rendered like arguments; the
   /// text form as Python's `str` of a Node or list of Nodes (no `%`).
-  Rendered output;
+  Span output;
   bool has_output = false;
-  Namespace names;
 
-  std::uint32_t placeholder(std::string_view target) {
-    Node n;
-    n.op = Op::placeholder;
-    n.target = std::string(target);
-    n.name = names.create_name(snake_case(target));
-    n.created_name = n.name;
-    return push(std::move(n));
-  }
-  std::uint32_t get_attr(std::string_view target) {
-    Node n;
-    n.op = Op::get_attr;
-    n.target = std::string(target);
-    n.name = names.create_name(snake_case(target));
-    n.created_name = n.name;
-    return push(std::move(n));
-  }
-  std::uint32_t call_function(const Target& target, Rendered args, Rendered kwargs) {
-    Node n;
-    n.op = Op::call_function;
-    n.target = target.printed;
-    n.target_python = target.python;
-    n.name = names.create_name(snake_case(target.name));
-    n.created_name = n.name;
-    n.args = std::move(args);
-    n.kwargs = std::move(kwargs);
-    return push(std::move(n));
-  }
-  std::uint32_t push(Node n) {
-    nodes.push_back(std::move(n));
+  std::uint32_t placeholder(std::string_view target) { return labelled(Op::placeholder, target); }
+  std::uint32_t get_attr(std::string_view target) { return labelled(Op::get_attr, target); }
+
+  /// A node calling `target`, which must outlive the graph (a static
+  /// target or one from `intern`).
+  std::uint32_t call_function(const Target& target, const ArgWriter& args, const ArgWriter& kwargs) {
+    Node& n = push(Op::call_function);
+    n.target = &target;
+    n.name = names.create_sanitized(target.candidate);
+    n.args = store(args.view());
+    n.kwargs = store(kwargs.view());
     return static_cast<std::uint32_t>(nodes.size() - 1);
   }
-  /// `node.name = name`, as Inductor renames (the namespace keeps the old name).
-  void rename(std::uint32_t index, std::string name) { nodes[index].name = std::move(name); }
+  /// As above with no keyword arguments.
+  std::uint32_t call_function(const Target& target, const ArgWriter& args) {
+    ArgWriter none(*this);
+    none.both("{}");
+    return call_function(target, args, none);
+  }
 
-  void set_output(Rendered value) {
-    output = std::move(value);
+  /// A graph-owned copy of `t` (one per distinct printed target).
+  const Target& intern(Target t) {
+    if (const auto it = interned_.find(t.printed); it != interned_.end()) return *it->second;
+    owned_.push_back(std::make_unique<Target>(std::move(t)));
+    const Target& stored = *owned_.back();
+    interned_.emplace(stored.printed, &stored);
+    return stored;
+  }
+
+  /// `node.name = name`, as Inductor renames (the namespace keeps the old name).
+  void rename(std::uint32_t index, std::string_view name) {
+    nodes[index].name = name;
+    nodes[index].renamed = true;
+  }
+
+  void set_output(const ArgWriter& value) {
+    output = store(value.view());
     has_output = true;
   }
+
+  [[nodiscard]] std::string_view text(Span s) const noexcept { return std::string_view(arena).substr(s.begin, s.size); }
 
   /// Counts each node's users (distinct nodes, the output included), as
   /// torch.fx's `len(node.users)`.
@@ -334,35 +391,30 @@ class Graph {
     for (Node& n : nodes) n.users = 0;
     std::vector<std::uint32_t> seen(nodes.size(), UINT32_MAX);
     auto scan = [&](std::string_view s, std::uint32_t user) {
-      for (std::size_t i = 0; i < s.size(); ++i)
-        if (s[i] == node_marker) {
-          const std::uint32_t used = marker_index(s, i);
-          if (used < nodes.size() && seen[used] != user) {
-            seen[used] = user;
-            ++nodes[used].users;
-          }
-          i += 8;
+      for (std::size_t i = s.find(node_marker); i != std::string_view::npos; i = s.find(node_marker, i + 9)) {
+        const std::uint32_t used = marker_index(s, i);
+        if (used < nodes.size() && seen[used] != user) {
+          seen[used] = user;
+          ++nodes[used].users;
         }
+      }
     };
     for (std::uint32_t u = 0; u < nodes.size(); ++u) {
-      scan(nodes[u].args.text, u);
-      scan(nodes[u].kwargs.text, u);
+      scan(text(nodes[u].args), u);
+      scan(text(nodes[u].kwargs), u);
     }
-    if (has_output) scan(output.text, static_cast<std::uint32_t>(nodes.size()));
+    if (has_output) scan(text(output), static_cast<std::uint32_t>(nodes.size()));
   }
 
-  /// Appends `s` with each node marker replaced by `prefix` + the node's
-  /// name (text) or by `variable(index)` (Python).
+  /// Appends `s` with each node marker replaced by `name_of(out, index)`.
   template <class Name>
-  void substitute(std::string& out, std::string_view s, Name&& name_of) const {
+  static void substitute(std::string& out, std::string_view s, Name&& name_of) {
     std::size_t from = 0;
-    for (std::size_t i = 0; i < s.size(); ++i)
-      if (s[i] == node_marker) {
-        out.append(s.data() + from, i - from);
-        name_of(out, marker_index(s, i));
-        i += 8;
-        from = i + 1;
-      }
+    for (std::size_t i = s.find(node_marker); i != std::string_view::npos; i = s.find(node_marker, from)) {
+      out.append(s.data() + from, i - from);
+      name_of(out, marker_index(s, i));
+      from = i + 9;
+    }
     out.append(s.data() + from, s.size() - from);
   }
 
@@ -373,30 +425,33 @@ class Graph {
       o += '%';
       o += nodes[i].name;
     };
+    char digits[16];
     for (const Node& n : nodes) {
       out += "\n    %";
       out += n.name;
       out += " : [num_users=";
-      out += std::to_string(n.users);
+      const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n.users);
+      (void)ec;
+      out.append(digits, end);
       out += "] = ";
       switch (n.op) {
         case Op::placeholder:
           out += "placeholder[target=";
-          out += n.target;
+          out += n.label;
           out += ']';
           break;
         case Op::get_attr:
           out += "get_attr[target=";
-          out += n.target;
+          out += n.label;
           out += ']';
           break;
         case Op::call_function:
           out += "call_function[target=";
-          out += n.target;
+          out += n.target->printed;
           out += "](args = ";
-          substitute(out, n.args.text, name);
+          substitute(out, text(n.args), name);
           out += ", kwargs = ";
-          substitute(out, n.kwargs.text, name);
+          substitute(out, text(n.kwargs), name);
           out += ')';
           break;
         case Op::output: break;
@@ -404,9 +459,50 @@ class Graph {
     }
     if (has_output) {
       out += "\n    return ";
-      substitute(out, output.text, [&](std::string& o, std::uint32_t i) { o += nodes[i].name; });
+      substitute(out, text(output), [&](std::string& o, std::uint32_t i) { o += nodes[i].name; });
     }
   }
+
+ private:
+  friend class ArgWriter;
+
+  Node& push(Op op) {
+    nodes.emplace_back();
+    nodes.back().op = op;
+    return nodes.back();
+  }
+  /// `target` must outlive the graph (a program's or a module's name).
+  std::uint32_t labelled(Op op, std::string_view target) {
+    Node& n = push(op);
+    n.label = target;
+    n.name = names.create_name(snake_case(target));
+    return static_cast<std::uint32_t>(nodes.size() - 1);
+  }
+  Span store(std::string_view s) {
+    if (arena.size() + s.size() > UINT32_MAX) wrapir::detail::fail("the FX graph's text exceeds 4 GiB");
+    const Span span{static_cast<std::uint32_t>(arena.size()), static_cast<std::uint32_t>(s.size())};
+    arena.append(s);
+    return span;
+  }
+  std::string* lend() {
+    if (free_.empty()) {
+      buffers_.push_back(std::make_unique<std::string>());
+      return buffers_.back().get();
+    }
+    std::string* b = free_.back();
+    free_.pop_back();
+    b->clear();
+    return b;
+  }
+  void give_back(std::string* b) { free_.push_back(b); }
+
+  std::vector<std::unique_ptr<std::string>> buffers_;
+  std::vector<std::string*> free_;
+  std::vector<std::unique_ptr<Target>> owned_;
+  boost::unordered_flat_map<std::string_view, const Target*, NameHash, NameEqual> interned_;
 };
+
+inline ArgWriter::ArgWriter(Graph& g) : graph_(g), out_(g.lend()), python_(g.python) {}
+inline ArgWriter::~ArgWriter() { graph_.give_back(out_); }
 
 }  // namespace wrapir::fx::detail

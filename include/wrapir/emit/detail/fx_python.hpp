@@ -15,6 +15,7 @@ namespace wrapir::fx::detail {
 
 /// Submodules first (depth first, each under `# <path>`), then the graph.
 inline void print_text(const Module& m, const std::string& path, std::string& out) {
+  out.reserve(out.size() + m.graph.arena.size() + m.graph.nodes.size() * 72);
   for (const auto& c : m.children) {
     const std::string child = path.empty() ? c->name : path + "." + c->name;
     print_text(*c, child, out);
@@ -67,6 +68,7 @@ inline std::size_t print_builder(const Module& m, std::string& out, std::size_t&
   }
   out += "    g = torch.fx.Graph()\n";
   const Graph& g = m.graph;
+  out.reserve(out.size() + g.arena.size() + g.nodes.size() * 64);
   auto var = [](std::string& o, std::uint32_t i) {
     o += 'n';
     o += std::to_string(i);
@@ -83,28 +85,28 @@ inline std::size_t print_builder(const Module& m, std::string& out, std::size_t&
     switch (n.op) {
       case Op::placeholder:
         out += " = g.placeholder(";
-        append_python_literal(out, n.target);
+        append_python_literal(out, n.label);
         out += ")\n";
         break;
       case Op::get_attr:
         out += " = g.get_attr(";
-        append_python_literal(out, n.target);
+        append_python_literal(out, n.label);
         out += ")\n";
         break;
       default:
         out += " = g.call_function(";
-        out += n.target_python;
+        out += n.target->python;
         out += ", ";
-        g.substitute(out, n.args.python, var);
+        Graph::substitute(out, g.text(n.args), var);
         out += ", ";
-        g.substitute(out, n.kwargs.python, var);
+        Graph::substitute(out, g.text(n.kwargs), var);
         out += ")\n";
     }
     if (!n.reserved.empty()) {
       out += "    n";
       out += std::to_string(i);
       out += ".name = name\n";
-    } else if (n.name != n.created_name) {
+    } else if (n.renamed) {
       out += "    n";
       out += std::to_string(i);
       out += ".name = ";
@@ -113,7 +115,7 @@ inline std::size_t print_builder(const Module& m, std::string& out, std::size_t&
     }
   }
   out += "    g.output(";
-  g.substitute(out, g.output.python, var);
+  Graph::substitute(out, g.text(g.output), var);
   out += ")\n    return torch.fx.GraphModule(root, g)\n";
   return id;
 }

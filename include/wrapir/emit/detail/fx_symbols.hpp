@@ -21,11 +21,12 @@
 #include <wrapir/ir/names.hpp>
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <cstdint>
 #include <functional>
 #include <numeric>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -43,11 +44,56 @@ inline void write_value(ArgWriter& w, Value v) {
   else w.integer(v.literal);
 }
 
-[[nodiscard]] inline Target operator_target(std::string_view name) {
-  return Target{"operator." + std::string(name), "operator." + std::string(name), std::string(name)};
-}
-[[nodiscard]] inline Target torch_target(std::string_view name) {
-  return Target{"torch." + std::string(name), "torch." + std::string(name), std::string(name)};
+/// The callables the converter itself calls (extern operators are the
+/// program's, interned per graph).
+enum class Builtin : std::uint8_t {
+  mul, floordiv, mod, pow, eq, ne, lt, le, gt, ge, getitem,
+  sym_sum, sym_max, sym_min, sym_ite, empty_strided, zeros, as_strided,
+  sym_size, sym_stride, sym_storage_offset, item, where, copy, alloc_from_pool,
+  assert_tensor_metadata, assert_scalar, triton, cpp, cond, while_loop,
+};
+
+[[nodiscard]] inline const Target& builtin(Builtin b) {
+  static const Target table[] = {
+      {"operator.mul", "operator.mul", "mul"},
+      {"operator.floordiv", "operator.floordiv", "floordiv"},
+      {"operator.mod", "operator.mod", "mod"},
+      {"operator.pow", "operator.pow", "pow"},
+      {"operator.eq", "operator.eq", "eq"},
+      {"operator.ne", "operator.ne", "ne"},
+      {"operator.lt", "operator.lt", "lt"},
+      {"operator.le", "operator.le", "le"},
+      {"operator.gt", "operator.gt", "gt"},
+      {"operator.ge", "operator.ge", "ge"},
+      {"operator.getitem", "operator.getitem", "getitem"},
+      {"torch.sym_sum", "torch.sym_sum", "sym_sum"},
+      {"torch.sym_max", "torch.sym_max", "sym_max"},
+      {"torch.sym_min", "torch.sym_min", "sym_min"},
+      {"torch.sym_ite", "torch.sym_ite", "sym_ite"},
+      {"torch.empty_strided", "torch.empty_strided", "empty_strided"},
+      {"torch.zeros", "torch.zeros", "zeros"},
+      {"torch.as_strided", "torch.as_strided", "as_strided"},
+      {"torch.ops.aten.sym_size.int", "torch.ops.aten.sym_size.int", "sym_size.int"},
+      {"torch.ops.aten.sym_stride.int", "torch.ops.aten.sym_stride.int", "sym_stride.int"},
+      {"torch.ops.aten.sym_storage_offset.default", "torch.ops.aten.sym_storage_offset.default",
+       "sym_storage_offset.default"},
+      {"torch.ops.aten.item.default", "torch.ops.aten.item.default", "item.default"},
+      {"torch.ops.aten.where.Scalar", "torch.ops.aten.where.Scalar", "where.Scalar"},
+      {"torch.ops.aten.copy_.default", "torch.ops.aten.copy_.default", "copy_.default"},
+      {"torch.ops.inductor._alloc_from_pool.default", "torch.ops.inductor._alloc_from_pool.default",
+       "_alloc_from_pool.default"},
+      {"torch.ops.aten._assert_tensor_metadata.default", "torch.ops.aten._assert_tensor_metadata.default",
+       "_assert_tensor_metadata.default"},
+      {"torch.ops.aten._assert_scalar.default", "torch.ops.aten._assert_scalar.default", "_assert_scalar.default"},
+      {"torch.ops.higher_order.triton_kernel_wrapper_mutation", "torch.ops.higher_order.triton_kernel_wrapper_mutation",
+       "triton_kernel_wrapper_mutation"},
+      // C++ kernels: a callable the fx-python module defines (docs/emitters.md).
+      {"wrapir.fx.cpp_kernel_mutation", "cpp_kernel_mutation", "cpp_kernel_mutation"},
+      {"torch.ops.higher_order.cond", "torch.ops.higher_order.cond", "cond"},
+      {"torch.ops.higher_order.while_loop", "torch.ops.higher_order.while_loop", "while_loop"},
+  };
+  static_assert(std::size(table) == static_cast<std::size_t>(Builtin::while_loop) + 1);
+  return table[static_cast<std::size_t>(b)];
 }
 
 /// Expressions of one graph as FX nodes.
@@ -107,23 +153,21 @@ class SymbolNodes {
       } else {
         numerator = product(-c, factors);
       }
-      const Value quotient = binary(operator_target("floordiv"), numerator, Value{false, b, 0});
-      result = binary(operator_target("mul"), Value{false, -1, 0}, quotient);
+      const Value quotient = binary(builtin(Builtin::floordiv), numerator, Value{false, b, 0});
+      result = binary(builtin(Builtin::mul), Value{false, -1, 0}, quotient);
     }
     grid_cache_[key] = result;
     return result;
   }
 
   Value binary(const Target& t, Value a, Value b) {
-    ArgWriter w;
+    ArgWriter w(graph_);
     w.both("(");
     write_value(w, a);
     w.both(", ");
     write_value(w, b);
     w.both(")");
-    ArgWriter none;
-    none.both("{}");
-    return Value{true, 0, graph_.call_function(t, w.take(), none.take())};
+    return Value{true, 0, graph_.call_function(t, w)};
   }
 
  private:
@@ -146,7 +190,7 @@ class SymbolNodes {
     if (c != 1 || factors.empty()) vs.push_back(Value{false, c, 0});
     for (expr::Expr f : ordered(factors)) vs.push_back(value(f));
     Value acc = vs[0];
-    for (std::size_t i = 1; i < vs.size(); ++i) acc = binary(operator_target("mul"), acc, vs[i]);
+    for (std::size_t i = 1; i < vs.size(); ++i) acc = binary(builtin(Builtin::mul), acc, vs[i]);
     return acc;
   }
 
@@ -164,7 +208,7 @@ class SymbolNodes {
     const auto ops = e.operands();
     switch (e.kind()) {
       case Kind::add: {
-        ArgWriter w;
+        ArgWriter w(graph_);
         w.both("([");
         bool first = true;
         for (expr::Expr t : ordered(ops)) {
@@ -173,41 +217,38 @@ class SymbolNodes {
           write_value(w, value(t));
         }
         w.both("],)");
-        ArgWriter none;
-        none.both("{}");
-        return Value{true, 0, graph_.call_function(torch_target("sym_sum"), w.take(), none.take())};
+        return Value{true, 0, graph_.call_function(builtin(Builtin::sym_sum), w)};
       }
-      case Kind::mul: return fold(operator_target("mul"), ops);
-      case Kind::pow: return binary(operator_target("pow"), value(ops[0]), value(ops[1]));
+      case Kind::mul: return fold(builtin(Builtin::mul), ops);
+      case Kind::pow: return binary(builtin(Builtin::pow), value(ops[0]), value(ops[1]));
       case Kind::floor_div:
-      case Kind::clean_div: return binary(operator_target("floordiv"), value(ops[0]), value(ops[1]));
+      case Kind::clean_div: return binary(builtin(Builtin::floordiv), value(ops[0]), value(ops[1]));
       case Kind::python_mod:
-      case Kind::mod: return binary(operator_target("mod"), value(ops[0]), value(ops[1]));
+      case Kind::mod: return binary(builtin(Builtin::mod), value(ops[0]), value(ops[1]));
       case Kind::modular_indexing: {
         // (x // d) % m: no FX handler exists for the fused form.
-        const Value q = binary(operator_target("floordiv"), value(ops[0]), value(ops[1]));
-        return binary(operator_target("mod"), q, value(ops[2]));
+        const Value q = binary(builtin(Builtin::floordiv), value(ops[0]), value(ops[1]));
+        return binary(builtin(Builtin::mod), q, value(ops[2]));
       }
-      case Kind::min: return fold(torch_target("sym_min"), ops);
-      case Kind::max: return fold(torch_target("sym_max"), ops);
-      case Kind::eq: return binary(operator_target("eq"), value(ops[0]), value(ops[1]));
-      case Kind::ne: return binary(operator_target("ne"), value(ops[0]), value(ops[1]));
-      case Kind::lt: return binary(operator_target("lt"), value(ops[0]), value(ops[1]));
-      case Kind::le: return binary(operator_target("le"), value(ops[0]), value(ops[1]));
-      case Kind::gt: return binary(operator_target("gt"), value(ops[0]), value(ops[1]));
-      case Kind::ge: return binary(operator_target("ge"), value(ops[0]), value(ops[1]));
+      case Kind::min: return fold(builtin(Builtin::sym_min), ops);
+      case Kind::max: return fold(builtin(Builtin::sym_max), ops);
+      case Kind::eq: return binary(builtin(Builtin::eq), value(ops[0]), value(ops[1]));
+      case Kind::ne: return binary(builtin(Builtin::ne), value(ops[0]), value(ops[1]));
+      case Kind::lt: return binary(builtin(Builtin::lt), value(ops[0]), value(ops[1]));
+      case Kind::le: return binary(builtin(Builtin::le), value(ops[0]), value(ops[1]));
+      case Kind::gt: return binary(builtin(Builtin::gt), value(ops[0]), value(ops[1]));
+      case Kind::ge: return binary(builtin(Builtin::ge), value(ops[0]), value(ops[1]));
       case Kind::where: {
-        ArgWriter w;
+        std::array<Value, 3> v{value(ops[0]), value(ops[1]), value(ops[2])};
+        ArgWriter w(graph_);
         w.both("(");
-        write_value(w, value(ops[0]));
+        write_value(w, v[0]);
         w.both(", ");
-        write_value(w, value(ops[1]));
+        write_value(w, v[1]);
         w.both(", ");
-        write_value(w, value(ops[2]));
+        write_value(w, v[2]);
         w.both(")");
-        ArgWriter none;
-        none.both("{}");
-        return Value{true, 0, graph_.call_function(torch_target("sym_ite"), w.take(), none.take())};
+        return Value{true, 0, graph_.call_function(builtin(Builtin::sym_ite), w)};
       }
       case Kind::identity: return value(ops[0]);
       default:
@@ -225,8 +266,8 @@ class SymbolNodes {
 
   Graph& graph_;
   std::function<void(std::string)> fail_;
-  std::unordered_map<const expr::Node*, Value> cache_;
-  std::unordered_map<std::pair<const expr::Node*, std::int64_t>, Value, PairHash> grid_cache_;
+  boost::unordered_flat_map<const expr::Node*, Value> cache_;
+  boost::unordered_flat_map<std::pair<const expr::Node*, std::int64_t>, Value, PairHash> grid_cache_;
 };
 
 }  // namespace wrapir::fx::detail
