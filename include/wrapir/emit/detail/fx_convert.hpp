@@ -122,7 +122,6 @@ class GraphConverter {
     line_kind_ = {};
     where_ = "the outputs";
     outputs();
-    g_.count_users();
   }
 
  private:
@@ -265,7 +264,10 @@ class GraphConverter {
   std::uint32_t as_strided(std::uint32_t base, const std::vector<expr::Expr>& sizes,
                            const std::vector<expr::Expr>& strides, expr::Expr offset) {
     // Shapes first: the nodes that compute them come before the view.
-    std::vector<Value> s, t;
+    std::vector<Value>& s = scratch_sizes_;
+    std::vector<Value>& t = scratch_strides_;
+    s.clear();
+    t.clear();
     for (expr::Expr e : sizes) s.push_back(syms_.value(e));
     for (expr::Expr e : strides) t.push_back(syms_.value(e));
     const Value o = offset ? syms_.value(offset) : Value{};
@@ -376,7 +378,10 @@ class GraphConverter {
   void allocate(ir::BufferId id, const std::vector<expr::Expr>& sizes, const std::vector<expr::Expr>& strides,
                 ir::DType dtype, ir::Device device, bool zeros) {
     const ir::BufferDecl& d = buffer(id);
-    std::vector<Value> s, t;
+    std::vector<Value>& s = scratch_sizes_;
+    std::vector<Value>& t = scratch_strides_;
+    s.clear();
+    t.clear();
     for (expr::Expr e : sizes) s.push_back(syms_.value(e));
     for (expr::Expr e : strides) t.push_back(syms_.value(e));
     ArgWriter w(g_);
@@ -466,7 +471,10 @@ class GraphConverter {
       fail("pool id " + std::to_string(l.pool.index) + " is not created here");
     const ir::BufferDecl& d = buffer(l.buffer);
     const Value offset = syms_.value(l.offset_bytes);
-    std::vector<Value> s, t;
+    std::vector<Value>& s = scratch_sizes_;
+    std::vector<Value>& t = scratch_strides_;
+    s.clear();
+    t.clear();
     for (expr::Expr e : d.layout.sizes) s.push_back(syms_.value(e));
     for (expr::Expr e : d.layout.strides) t.push_back(syms_.value(e));
     ArgWriter w(g_);
@@ -579,10 +587,13 @@ class GraphConverter {
       const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, index);
       (void)ec;
       const std::string_view n(digits, static_cast<std::size_t>(end - digits));
-      std::string python(k.language == ir::KernelLanguage::triton ? "_triton_kernels[" : "_cpp_kernels[");
-      python += n;
-      python += ']';
-      kw.raw(n, python);
+      if (kw.python()) {
+        kw.both(k.language == ir::KernelLanguage::triton ? "_triton_kernels[" : "_cpp_kernels[");
+        kw.both(n);
+        kw.both("]");
+      } else {
+        kw.both(n);
+      }
     }
     if (k.language == ir::KernelLanguage::triton) {
       kw.both(", ");
@@ -922,7 +933,10 @@ class GraphConverter {
     if (!options_.asserts) return;
     const ir::BufferDecl& d = buffer(l.buffer);
     const std::uint32_t x = node(l.buffer);
-    std::vector<Value> s, t;
+    std::vector<Value>& s = scratch_sizes_;
+    std::vector<Value>& t = scratch_strides_;
+    s.clear();
+    t.clear();
     for (expr::Expr e : l.sizes) s.push_back(syms_.value(e));
     for (expr::Expr e : l.strides) t.push_back(syms_.value(e));
     ArgWriter w(g_);
@@ -1042,7 +1056,7 @@ class GraphConverter {
         scalars.push_back(v);
       }
     }
-    ArgWriter w(g_);
+    ArgWriter w(g_, true);  // `return buf0`: names without `%`
     auto one = [&](std::int64_t n) {
       if (n == -1) w.none();
       else if (n <= -2) w.integer(scalars[static_cast<std::size_t>(-2 - n)].literal);
@@ -1074,6 +1088,7 @@ class GraphConverter {
   std::vector<const ir::KernelMetadata*> metadata_;
   boost::unordered_flat_map<const expr::Node*, expr::Expr> computed_;
   boost::unordered_flat_map<const expr::Node*, expr::Expr> expanded_;
+  std::vector<Value> scratch_sizes_, scratch_strides_;  // reused: no allocation per line
   std::vector<std::uint32_t> prepared_;
   std::vector<Value> prepared_values_;
   std::size_t next_prepared_ = 0, next_prepared_value_ = 0;

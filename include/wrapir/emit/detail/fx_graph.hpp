@@ -14,10 +14,12 @@
 /// equals what torch prints for the graph the Python rendering builds; the
 /// bridge's `fx` check compares the two with real torch.fx.
 ///
-/// Arguments are rendered once, when the node is made, into two strings
-/// (text and Python) in which a reference to another node is a marker byte
-/// and the node's index; the names are filled in when the graph is printed,
-/// after the users of every node are known.
+/// Arguments are rendered once, when the node is made, in the one form the
+/// emission prints (the text, or Python for `graph.call_function`), into
+/// one arena; a node's name is final by the time anything refers to it
+/// (Inductor renames a node right after making it), and the nodes each
+/// argument list refers to are counted as it is stored, which gives
+/// torch.fx's `num_users` without a second pass.
 
 #include <wrapir/detail/escape.hpp>
 #include <wrapir/emit/detail/python_literals.hpp>
@@ -38,11 +40,6 @@
 #include <vector>
 
 namespace wrapir::fx::detail {
-
-/// Marks a node reference inside rendered arguments; followed by the
-/// node's index in 8 hex digits. Never part of a rendered literal: strings
-/// are escaped (text form) or quoted with escapes (Python form) first.
-inline constexpr char node_marker = '\x01';
 
 /// Python's keywords and builtins, and the names torch.fx reserves for its
 /// generated code (`torch`, `device`, `inf`, ...): a node named after one of
@@ -136,6 +133,8 @@ class NameArena {
     used_ += s.size();
     return {at, s.size()};
   }
+  /// Gives back the last `n` bytes kept (a name that turned out taken).
+  void drop(std::size_t n) noexcept { used_ -= n; }
 
  private:
   std::vector<std::unique_ptr<char[]>> chunks_;
@@ -164,17 +163,25 @@ class Namespace {
     }
     std::uint64_t num = 0;
     std::string_view result = candidate;
+    // The common case, a target's name asked for again (`empty_strided`):
+    // one lookup of its count, one insertion per name tried.
+    decltype(count_)::iterator counted = count_.end();
     if (digits.empty() || used_.contains(candidate)) {
-      const auto it = count_.find(candidate);
-      num = it == count_.end() ? 0 : it->second;
+      counted = count_.find(candidate);
+      num = counted == count_.end() ? 0 : counted->second;
       if (is_fx_illegal_name(candidate)) result = suffixed(base, ++num);
     } else {
       num = parse_digits(digits);
     }
-    while (used_.contains(result)) result = suffixed(base, ++num);
-    const std::string_view kept = arena_.keep(result);
-    used_.insert(kept);
-    if (const auto it = count_.find(base); it != count_.end()) it->second = num;
+    std::string_view kept;
+    while (true) {
+      kept = arena_.keep(result);
+      if (used_.insert(kept).second) break;
+      arena_.drop(kept.size());
+      result = suffixed(base, ++num);
+    }
+    if (counted != count_.end() && base == candidate) counted->second = num;
+    else if (const auto it = count_.find(base); it != count_.end()) it->second = num;
     else count_.emplace(arena_.keep(base), num);
     return kept;
   }
@@ -234,6 +241,8 @@ struct Node {
   /// Inductor renamed the node (`node.name = ...`) after torch.fx named it.
   bool renamed = false;
   std::uint32_t users = 0;
+  /// The last node counted as a user (see Graph::count_uses).
+  std::uint32_t last_user = UINT32_MAX;
   /// call_function: what it calls (owned by the graph or static).
   const Target* target = nullptr;
   /// Views of the namespace's or the program's strings.
@@ -248,26 +257,28 @@ struct Node {
 
 class Graph;
 
+/// The storage an ArgWriter borrows from its graph.
+struct ArgBuffer {
+  std::string out;
+  std::vector<std::uint32_t> refs;
+};
+
 /// Writes one argument structure in the graph's rendering (the text
 /// `str(graph)` prints, or Python for `graph.call_function`), into buffers
 /// the graph lends and takes back (no allocation per node once they have
 /// grown).
 class ArgWriter {
  public:
-  explicit ArgWriter(Graph& g);
+  /// `bare`: references print without `%` (the output node's value).
+  explicit ArgWriter(Graph& g, bool bare = false);
   ~ArgWriter();
   ArgWriter(const ArgWriter&) = delete;
   ArgWriter& operator=(const ArgWriter&) = delete;
 
-  void node(std::uint32_t index) {
-    char hex[9];
-    hex[0] = node_marker;
-    for (int i = 8; i >= 1; --i) {
-      hex[i] = "0123456789abcdef"[index & 0xF];
-      index >>= 4;
-    }
-    out_->append(hex, 9);
-  }
+  /// A reference to node `index`: `%name` printed (`name` in a
+  /// `return`), `nINDEX` in Python. Recorded, so that the node's users are
+  /// counted when the node that takes these arguments is made.
+  void node(std::uint32_t index);
   void integer(std::int64_t v) {
     char digits[24];
     const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
@@ -301,8 +312,11 @@ class ArgWriter {
   /// The same text in both renderings (`torch.float32`, `[`, `, `).
   void both(std::string_view s) { out_->append(s); }
   void raw(std::string_view text, std::string_view python) { out_->append(python_ ? python : text); }
-  /// Appends what `other` wrote.
-  void append(const ArgWriter& other) { out_->append(other.view()); }
+  /// Appends what `other` wrote, and the nodes it refers to.
+  void append(const ArgWriter& other) {
+    out_->append(other.view());
+    buffer_->refs.insert(buffer_->refs.end(), other.refs().begin(), other.refs().end());
+  }
   /// A dict key: `k: ` printed, `'k': ` in Python.
   void key(std::string_view k) {
     if (python_) *out_ += '\'';
@@ -311,22 +325,15 @@ class ArgWriter {
   }
   [[nodiscard]] std::string_view view() const noexcept { return *out_; }
   [[nodiscard]] bool python() const noexcept { return python_; }
+  [[nodiscard]] const std::vector<std::uint32_t>& refs() const noexcept { return buffer_->refs; }
 
  private:
   Graph& graph_;
+  ArgBuffer* buffer_;
   std::string* out_;
   bool python_;
+  bool bare_;
 };
-
-/// Reads the index after a node marker at `s[i]` (which holds the marker).
-[[nodiscard]] inline std::uint32_t marker_index(std::string_view s, std::size_t i) {
-  std::uint32_t v = 0;
-  for (std::size_t k = i + 1; k < i + 9; ++k) {
-    const char c = s[k];
-    v = (v << 4) | static_cast<std::uint32_t>(c <= '9' ? c - '0' : c - 'a' + 10);
-  }
-  return v;
-}
 
 /// One FX graph under construction.
 class Graph {
@@ -354,7 +361,10 @@ class Graph {
     n.name = names.create_sanitized(target.candidate);
     n.args = store(args.view());
     n.kwargs = store(kwargs.view());
-    return static_cast<std::uint32_t>(nodes.size() - 1);
+    const auto index = static_cast<std::uint32_t>(nodes.size() - 1);
+    count_uses(args.refs(), index);
+    count_uses(kwargs.refs(), index);
+    return index;
   }
   /// As above with no keyword arguments.
   std::uint32_t call_function(const Target& target, const ArgWriter& args) {
@@ -381,50 +391,14 @@ class Graph {
   void set_output(const ArgWriter& value) {
     output = store(value.view());
     has_output = true;
+    count_uses(value.refs(), output_user);
   }
 
   [[nodiscard]] std::string_view text(Span s) const noexcept { return std::string_view(arena).substr(s.begin, s.size); }
 
-  /// Counts each node's users (distinct nodes, the output included), as
-  /// torch.fx's `len(node.users)`.
-  void count_users() {
-    for (Node& n : nodes) n.users = 0;
-    std::vector<std::uint32_t> seen(nodes.size(), UINT32_MAX);
-    auto scan = [&](std::string_view s, std::uint32_t user) {
-      for (std::size_t i = s.find(node_marker); i != std::string_view::npos; i = s.find(node_marker, i + 9)) {
-        const std::uint32_t used = marker_index(s, i);
-        if (used < nodes.size() && seen[used] != user) {
-          seen[used] = user;
-          ++nodes[used].users;
-        }
-      }
-    };
-    for (std::uint32_t u = 0; u < nodes.size(); ++u) {
-      scan(text(nodes[u].args), u);
-      scan(text(nodes[u].kwargs), u);
-    }
-    if (has_output) scan(text(output), static_cast<std::uint32_t>(nodes.size()));
-  }
-
-  /// Appends `s` with each node marker replaced by `name_of(out, index)`.
-  template <class Name>
-  static void substitute(std::string& out, std::string_view s, Name&& name_of) {
-    std::size_t from = 0;
-    for (std::size_t i = s.find(node_marker); i != std::string_view::npos; i = s.find(node_marker, from)) {
-      out.append(s.data() + from, i - from);
-      name_of(out, marker_index(s, i));
-      from = i + 9;
-    }
-    out.append(s.data() + from, s.size() - from);
-  }
-
   /// The graph as `str(graph)` prints it, without a final newline.
   void print(std::string& out) const {
     out += "graph():";
-    auto name = [&](std::string& o, std::uint32_t i) {
-      o += '%';
-      o += nodes[i].name;
-    };
     char digits[16];
     for (const Node& n : nodes) {
       out += "\n    %";
@@ -449,9 +423,9 @@ class Graph {
           out += "call_function[target=";
           out += n.target->printed;
           out += "](args = ";
-          substitute(out, text(n.args), name);
+          out += text(n.args);
           out += ", kwargs = ";
-          substitute(out, text(n.kwargs), name);
+          out += text(n.kwargs);
           out += ')';
           break;
         case Op::output: break;
@@ -459,12 +433,25 @@ class Graph {
     }
     if (has_output) {
       out += "\n    return ";
-      substitute(out, text(output), [&](std::string& o, std::uint32_t i) { o += nodes[i].name; });
+      out += text(output);
     }
   }
 
  private:
   friend class ArgWriter;
+
+  static constexpr std::uint32_t output_user = UINT32_MAX - 1;
+
+  /// Each distinct node of `refs` gains `user` as a user (torch.fx's
+  /// `len(node.users)` counts user nodes, not uses).
+  void count_uses(const std::vector<std::uint32_t>& refs, std::uint32_t user) {
+    for (const std::uint32_t r : refs) {
+      Node& used = nodes[r];
+      if (used.last_user == user) continue;
+      used.last_user = user;
+      ++used.users;
+    }
+  }
 
   Node& push(Op op) {
     nodes.emplace_back();
@@ -484,25 +471,41 @@ class Graph {
     arena.append(s);
     return span;
   }
-  std::string* lend() {
+  ArgBuffer* lend() {
     if (free_.empty()) {
-      buffers_.push_back(std::make_unique<std::string>());
+      buffers_.push_back(std::make_unique<ArgBuffer>());
       return buffers_.back().get();
     }
-    std::string* b = free_.back();
+    ArgBuffer* b = free_.back();
     free_.pop_back();
-    b->clear();
+    b->out.clear();
+    b->refs.clear();
     return b;
   }
-  void give_back(std::string* b) { free_.push_back(b); }
+  void give_back(ArgBuffer* b) { free_.push_back(b); }
 
-  std::vector<std::unique_ptr<std::string>> buffers_;
-  std::vector<std::string*> free_;
+  std::vector<std::unique_ptr<ArgBuffer>> buffers_;
+  std::vector<ArgBuffer*> free_;
   std::vector<std::unique_ptr<Target>> owned_;
   boost::unordered_flat_map<std::string_view, const Target*, NameHash, NameEqual> interned_;
 };
 
-inline ArgWriter::ArgWriter(Graph& g) : graph_(g), out_(g.lend()), python_(g.python) {}
-inline ArgWriter::~ArgWriter() { graph_.give_back(out_); }
+inline ArgWriter::ArgWriter(Graph& g, bool bare)
+    : graph_(g), buffer_(g.lend()), out_(&buffer_->out), python_(g.python), bare_(bare) {}
+inline ArgWriter::~ArgWriter() { graph_.give_back(buffer_); }
+
+inline void ArgWriter::node(std::uint32_t index) {
+  buffer_->refs.push_back(index);
+  if (python_) {
+    char digits[16];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, index);
+    (void)ec;
+    *out_ += 'n';
+    out_->append(digits, end);
+  } else {
+    if (!bare_) *out_ += '%';
+    out_->append(graph_.nodes[index].name);
+  }
+}
 
 }  // namespace wrapir::fx::detail

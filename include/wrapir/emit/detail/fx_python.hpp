@@ -69,10 +69,6 @@ inline std::size_t print_builder(const Module& m, std::string& out, std::size_t&
   out += "    g = torch.fx.Graph()\n";
   const Graph& g = m.graph;
   out.reserve(out.size() + g.arena.size() + g.nodes.size() * 64);
-  auto var = [](std::string& o, std::uint32_t i) {
-    o += 'n';
-    o += std::to_string(i);
-  };
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (!n.reserved.empty()) {
@@ -97,9 +93,9 @@ inline std::size_t print_builder(const Module& m, std::string& out, std::size_t&
         out += " = g.call_function(";
         out += n.target->python;
         out += ", ";
-        Graph::substitute(out, g.text(n.args), var);
+        out += g.text(n.args);
         out += ", ";
-        Graph::substitute(out, g.text(n.kwargs), var);
+        out += g.text(n.kwargs);
         out += ")\n";
     }
     if (!n.reserved.empty()) {
@@ -115,7 +111,7 @@ inline std::size_t print_builder(const Module& m, std::string& out, std::size_t&
     }
   }
   out += "    g.output(";
-  Graph::substitute(out, g.text(g.output), var);
+  out += g.text(g.output);
   out += ")\n    return torch.fx.GraphModule(root, g)\n";
   return id;
 }
