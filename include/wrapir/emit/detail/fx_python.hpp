@@ -8,6 +8,7 @@
 #include <wrapir/emit/detail/fx_convert.hpp>
 #include <wrapir/emit/detail/python_literals.hpp>
 
+#include <charconv>
 #include <string>
 #include <string_view>
 
@@ -69,24 +70,35 @@ inline std::size_t print_builder(const Module& m, std::string& out, std::size_t&
   out += "    g = torch.fx.Graph()\n";
   const Graph& g = m.graph;
   out.reserve(out.size() + g.arena.size() + g.nodes.size() * 64);
+  // Names and labels are identifiers (checked or made by the namespace):
+  // quoted as they are, with no escaping to do.
+  auto quoted = [&](std::string_view name) {
+    out += '\'';
+    out += name;
+    out += '\'';
+  };
+  char digits[16];
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, i);
+    (void)ec;
+    const std::string_view var(digits, static_cast<std::size_t>(end - digits));
     if (!n.reserved.empty()) {
       out += "    name = g._graph_namespace.create_name(";
-      append_python_literal(out, n.reserved);
+      quoted(n.reserved);
       out += ", None)\n";
     }
     out += "    n";
-    out += std::to_string(i);
+    out += var;
     switch (n.op) {
       case Op::placeholder:
         out += " = g.placeholder(";
-        append_python_literal(out, n.label);
+        quoted(n.label);
         out += ")\n";
         break;
       case Op::get_attr:
         out += " = g.get_attr(";
-        append_python_literal(out, n.label);
+        quoted(n.label);
         out += ")\n";
         break;
       default:
@@ -100,13 +112,13 @@ inline std::size_t print_builder(const Module& m, std::string& out, std::size_t&
     }
     if (!n.reserved.empty()) {
       out += "    n";
-      out += std::to_string(i);
+      out += var;
       out += ".name = name\n";
     } else if (n.renamed) {
       out += "    n";
-      out += std::to_string(i);
+      out += var;
       out += ".name = ";
-      append_python_literal(out, n.name);
+      quoted(n.name);
       out += '\n';
     }
   }
