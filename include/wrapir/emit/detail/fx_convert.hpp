@@ -90,6 +90,7 @@ class GraphConverter {
     // About one node and a hundred bytes of arguments per line.
     g_.nodes.reserve(program.body.size() + program.inputs.size() + 8);
     g_.arena.reserve(program.body.size() * 112);
+    g_.names.reserve(program.body.size() + program.inputs.size() + 8);
   }
 
   void run() {

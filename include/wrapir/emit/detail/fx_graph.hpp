@@ -186,6 +186,9 @@ class Namespace {
     return kept;
   }
 
+  /// Room for about `n` names without rehashing.
+  void reserve(std::size_t n) { used_.reserve(n); }
+
   /// A copy of `s` that lives as long as the namespace.
   std::string_view keep(std::string_view s) { return arena_.keep(s); }
 
