@@ -95,9 +95,9 @@ TEST_CASE("emit/registry: a name is registered once, and an empty function is re
 TEST_CASE("emit/registry: an unknown target lists the known ones") {
   EmitterRegistry r;
   REQUIRE(wrapir::register_builtin_targets(r).has_value());
-  auto missing = r.emit("fx", small());
+  auto missing = r.emit("onnx", small());
   REQUIRE_FALSE(missing.has_value());
-  CHECK(missing.error().message == "unknown emit target 'fx'; known targets: cpp, dot, python, text");
+  CHECK(missing.error().message == "unknown emit target 'onnx'; known targets: cpp, dot, fx, fx-python, python, text");
   CHECK(EmitterRegistry{}.lookup("x").error().message == "unknown emit target 'x'; known targets: none");
 }
 

@@ -8,7 +8,7 @@
 //   wrapir verify FILE                          findings of the verifier
 //   wrapir dump FILE                            the program's text form
 //   wrapir stats FILE                           counts, bytes, a naive peak
-//   wrapir emit --target python|text|dot|cpp FILE [-o OUT]
+//   wrapir emit --target python|text|dot|cpp|fx|fx-python FILE [-o OUT]
 //                                               the program as a Python module,
 //                                               its text form or a Graphviz graph
 //   wrapir plan --strategy reuse|pools|arena FILE [-o OUT] [--timeline SVG]
@@ -62,7 +62,7 @@ constexpr std::string_view usage =
     "       wrapir verify FILE.json\n"
     "       wrapir dump [--no-verify] FILE.json\n"
     "       wrapir stats [--no-verify] FILE.json\n"
-    "       wrapir emit --target python|text|dot|cpp [--options KEY=VALUE,...] [--no-verify]\n"
+    "       wrapir emit --target python|text|dot|cpp|fx|fx-python [--options KEY=VALUE,...] [--no-verify]\n"
     "                   FILE.json [-o OUT]\n"
     "                   python: [--no-device-guard] [--no-benchmark-harness]\n"
     "                   [--size-asserts none|eager|deferred] [--debug-level 0-3]\n"

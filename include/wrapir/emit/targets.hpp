@@ -8,6 +8,8 @@
 /// | `text` | the text form (emit/text.hpp) | none |
 /// | `dot` | the dataflow as Graphviz (emit/dot.hpp) | `legend`, `subgraphs` (true/false), `direction` (TB, LR) |
 /// | `cpp` | a standalone C++ unit with a C entry point, CPU programs (emit/cpp.hpp) | `entry_prefix` (a C identifier), `input_asserts` (true/false), `max_loop_iterations` |
+/// | `fx` | the FX graph text, as torch prints `gm.graph` (emit/fx.hpp) | `asserts` (true/false) |
+/// | `fx-python` | a Python module building that FX GraphModule (emit/fx.hpp) | `asserts` (true/false) |
 ///
 /// Each is a function returning its `EmitTarget`, so that a consumer can
 /// register one under a name of its own; `register_builtin_targets` adds
@@ -16,6 +18,7 @@
 
 #include <wrapir/emit/cpp.hpp>
 #include <wrapir/emit/dot.hpp>
+#include <wrapir/emit/fx.hpp>
 #include <wrapir/emit/python.hpp>
 #include <wrapir/emit/registry.hpp>
 #include <wrapir/emit/text.hpp>
@@ -120,10 +123,43 @@ namespace wrapir {
       }};
 }
 
+/// The FX targets' options.
+inline Result<fx::FxOptions> fx_options(const EmitOptions& o) {
+  fx::FxOptions options;
+  Result<bool> asserts = o.flag("asserts", true);
+  if (!asserts) return std::move(asserts).error();
+  options.asserts = asserts.value();
+  return options;
+}
+
+/// `fx`: the FX graph text.
+[[nodiscard]] inline EmitTarget fx_target() {
+  return EmitTarget{"fx",
+                    "the program as the FX graph Inductor's FX backend makes, printed as torch prints gm.graph",
+                    {{"asserts", "size and scalar asserts as aten._assert_tensor_metadata/_assert_scalar (true)"}},
+                    [](const ir::Program& p, const EmitOptions& o, std::string& out) -> Result<void> {
+                      Result<fx::FxOptions> options = fx_options(o);
+                      if (!options) return std::move(options).error();
+                      return fx::to_fx(p, out, options.value());
+                    }};
+}
+
+/// `fx-python`: a Python module whose build() returns the FX GraphModule.
+[[nodiscard]] inline EmitTarget fx_python_target() {
+  return EmitTarget{"fx-python",
+                    "a Python module whose build() makes the FX GraphModule with the torch.fx API",
+                    {{"asserts", "size and scalar asserts as aten._assert_tensor_metadata/_assert_scalar (true)"}},
+                    [](const ir::Program& p, const EmitOptions& o, std::string& out) -> Result<void> {
+                      Result<fx::FxOptions> options = fx_options(o);
+                      if (!options) return std::move(options).error();
+                      return fx::to_fx_python(p, out, options.value());
+                    }};
+}
+
 /// Registers every built-in target; fails (registering none after it) on
 /// the first whose name is taken.
 inline Result<void> register_builtin_targets(EmitterRegistry& registry) {
-  for (EmitTarget (*make)() : {&python_target, &text_target, &dot_target, &cpp_target})
+  for (EmitTarget (*make)() : {&python_target, &text_target, &dot_target, &cpp_target, &fx_target, &fx_python_target})
     if (Result<void> done = registry.add(make()); !done) return done;
   return {};
 }

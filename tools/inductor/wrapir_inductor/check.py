@@ -582,6 +582,11 @@ def check(spec: Spec, device: str, wrapir: str, out: Path | None, dynamic, confi
                 result.why = f"no {path.name}"
             print(result.line())
             results.append(result)
+    if device in ("cpu", "cuda"):
+        from .fx_path import run_fx  # the program as an FX graph (emit::fx)
+
+        results.append(run_fx(program, exported, wrapir, work, scales, device))
+        print(results[-1].line())
     summary["paths"] = [r.as_dict() for r in results]
     (work / "check.json").write_text(json.dumps(summary, indent=1) + "\n")
     return 0 if all(r.ok for r in results) else 1

@@ -1,0 +1,514 @@
+#pragma once
+/// \file
+/// The FX emitter's graph (emit/fx.hpp): nodes as torch.fx holds them, the
+/// names torch.fx would give them, and the two renderings of a node's
+/// arguments — as `str(gm.graph)` prints them and as Python that passes
+/// them to `graph.call_function`.
+///
+/// Names. torch.fx names a node from its target through a namespace
+/// (`empty_strided`, `empty_strided_1`, ...; `mm.out` becomes `mm_out`; a
+/// builtin such as `pow` becomes `pow_1`), and Inductor then renames some
+/// nodes by assigning `node.name`, which leaves the namespace's record of
+/// the first name in place. `Namespace` follows torch.fx 2.11's rules
+/// exactly (its `_Namespace.create_name`), so that the text printed here
+/// equals what torch prints for the graph the Python rendering builds; the
+/// bridge's `fx` check compares the two with real torch.fx.
+///
+/// Arguments are rendered once, when the node is made, in the one form the
+/// emission prints (the text, or Python for `graph.call_function`), into
+/// one arena; a node's name is final by the time anything refers to it
+/// (Inductor renames a node right after making it), and the nodes each
+/// argument list refers to are counted as it is stored, which gives
+/// torch.fx's `num_users` without a second pass.
+
+#include <wrapir/detail/escape.hpp>
+#include <wrapir/emit/detail/python_literals.hpp>
+#include <wrapir/emit/detail/shortest_double.hpp>
+
+#include <boost/unordered/unordered_flat_map.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <memory>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace wrapir::fx::detail {
+
+/// Python's keywords and builtins, and the names torch.fx reserves for its
+/// generated code (`torch`, `device`, `inf`, ...): a node named after one of
+/// these gets a numeric suffix (torch.fx's `_illegal_names`, Python 3.11).
+[[nodiscard]] inline bool is_fx_illegal_name(std::string_view name) {
+  static const boost::unordered_flat_set<std::string_view> names{
+      "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "BaseExceptionGroup",
+      "BlockingIOError", "BrokenPipeError", "BufferError", "BytesWarning", "ChildProcessError",
+      "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError", "ConnectionResetError",
+      "DeprecationWarning", "EOFError", "Ellipsis", "EncodingWarning", "EnvironmentError", "Exception",
+      "ExceptionGroup", "False", "FileExistsError", "FileNotFoundError", "FloatingPointError", "FutureWarning",
+      "GeneratorExit", "IOError", "ImportError", "ImportWarning", "IndentationError", "IndexError",
+      "InterruptedError", "IsADirectoryError", "KeyError", "KeyboardInterrupt", "LookupError", "MemoryError",
+      "ModuleNotFoundError", "NameError", "None", "NoneType", "NotADirectoryError", "NotImplemented",
+      "NotImplementedError", "OSError", "OverflowError", "PendingDeprecationWarning", "PermissionError",
+      "ProcessLookupError", "RecursionError", "ReferenceError", "ResourceWarning", "RuntimeError",
+      "RuntimeWarning", "StopAsyncIteration", "StopIteration", "SyntaxError", "SyntaxWarning", "SystemError",
+      "SystemExit", "TabError", "TimeoutError", "True", "TypeError", "UnboundLocalError", "UnicodeDecodeError",
+      "UnicodeEncodeError", "UnicodeError", "UnicodeTranslateError", "UnicodeWarning", "UserWarning",
+      "ValueError", "Warning", "ZeroDivisionError", "__build_class__", "__debug__", "__doc__", "__import__",
+      "__loader__", "__name__", "__package__", "__spec__", "abs", "aiter", "all", "and", "anext", "any", "as",
+      "ascii", "assert", "async", "await", "bin", "bool", "break", "breakpoint", "bytearray", "bytes",
+      "callable", "chr", "class", "classmethod", "compile", "complex", "continue", "copyright", "credits",
+      "def", "del", "delattr", "device", "dict", "dir", "divmod", "elif", "else", "enumerate", "eval",
+      "except", "exec", "exit", "filter", "finally", "float", "for", "format", "from", "frozenset",
+      "fx_pytree", "getattr", "global", "globals", "hasattr", "hash", "help", "hex", "id", "if", "import",
+      "in", "inf", "input", "int", "is", "isinstance", "issubclass", "iter", "lambda", "len", "license",
+      "list", "locals", "map", "max", "memoryview", "min", "nan", "next", "nonlocal", "not", "object", "oct",
+      "open", "or", "ord", "pass", "pow", "print", "property", "pytree", "quit", "raise", "range", "repr",
+      "return", "reversed", "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum",
+      "super", "torch", "try", "tuple", "type", "vars", "while", "with", "yield", "zip"};
+  return names.contains(name);
+}
+
+/// Hashes strings and views alike, so that lookups build no string.
+struct NameHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+struct NameEqual {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
+};
+
+/// torch.fx's `sanitize` step of `create_name`: `[^0-9a-zA-Z_]+` → `_`,
+/// `_unnamed` for nothing, `_` before a leading digit.
+[[nodiscard]] inline std::string sanitize_name(std::string_view raw) {
+  std::string s;
+  s.reserve(raw.size() + 1);
+  bool in_run = false;
+  for (char c : raw) {
+    const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (ok) {
+      s += c;
+      in_run = false;
+    } else if (!in_run) {
+      s += '_';
+      in_run = true;
+    }
+  }
+  if (s.empty()) s = "_unnamed";
+  if (s[0] >= '0' && s[0] <= '9') s.insert(s.begin(), '_');
+  return s;
+}
+
+/// torch.fx's `_snake_case`: `_` before an upper-case letter that follows a
+/// lower-case one, then everything lower-case.
+[[nodiscard]] inline std::string snake_case(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 4);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const bool upper = c >= 'A' && c <= 'Z';
+    if (upper && i > 0 && s[i - 1] >= 'a' && s[i - 1] <= 'z') out += '_';
+    out += upper ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  return out;
+}
+
+/// Stable storage for names: views into it stay valid while it lives.
+class NameArena {
+ public:
+  std::string_view keep(std::string_view s) {
+    if (chunks_.empty() || used_ + s.size() > chunk_size_) {
+      chunk_size_ = std::max<std::size_t>(s.size(), 64 * 1024);
+      chunks_.push_back(std::make_unique<char[]>(chunk_size_));
+      used_ = 0;
+    }
+    char* at = chunks_.back().get() + used_;
+    std::copy(s.begin(), s.end(), at);
+    used_ += s.size();
+    return {at, s.size()};
+  }
+  /// Gives back the last `n` bytes kept (a name that turned out taken).
+  void drop(std::size_t n) noexcept { used_ -= n; }
+
+ private:
+  std::vector<std::unique_ptr<char[]>> chunks_;
+  std::size_t chunk_size_ = 0;
+  std::size_t used_ = 0;
+};
+
+/// torch.fx's `_Namespace`: unique names made from candidates.
+class Namespace {
+ public:
+  /// `create_name(candidate, None)`.
+  std::string_view create_name(std::string_view raw) { return create_sanitized(sanitize_name(raw)); }
+
+  /// `create_name` for a candidate that is sanitized already. The name
+  /// lives as long as the namespace.
+  std::string_view create_sanitized(std::string_view candidate) {
+    // Split `base_N` (torch.fx: `^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$`).
+    std::string_view base = candidate;
+    std::string_view digits;
+    if (const std::size_t us = candidate.rfind('_'); us != std::string_view::npos && us > 0 && us + 1 < candidate.size()) {
+      const std::string_view tail = candidate.substr(us + 1);
+      if (std::all_of(tail.begin(), tail.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        base = candidate.substr(0, us);
+        digits = tail;
+      }
+    }
+    std::uint64_t num = 0;
+    std::string_view result = candidate;
+    // The common case, a target's name asked for again (`empty_strided`):
+    // one lookup of its count, one insertion per name tried.
+    decltype(count_)::iterator counted = count_.end();
+    if (digits.empty() || used_.contains(candidate)) {
+      counted = count_.find(candidate);
+      num = counted == count_.end() ? 0 : counted->second;
+      if (is_fx_illegal_name(candidate)) result = suffixed(base, ++num);
+    } else {
+      num = parse_digits(digits);
+    }
+    std::string_view kept;
+    while (true) {
+      kept = arena_.keep(result);
+      if (used_.insert(kept).second) break;
+      arena_.drop(kept.size());
+      result = suffixed(base, ++num);
+    }
+    if (counted != count_.end() && base == candidate) counted->second = num;
+    else if (const auto it = count_.find(base); it != count_.end()) it->second = num;
+    else count_.emplace(arena_.keep(base), num);
+    return kept;
+  }
+
+  /// Room for about `n` names without rehashing.
+  void reserve(std::size_t n) { used_.reserve(n); }
+
+  /// A copy of `s` that lives as long as the namespace.
+  std::string_view keep(std::string_view s) { return arena_.keep(s); }
+
+ private:
+  /// `base_num`, in a scratch buffer valid until the next call.
+  std::string_view suffixed(std::string_view base, std::uint64_t num) {
+    char digits[24];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, num);
+    (void)ec;
+    scratch_.assign(base);
+    scratch_ += '_';
+    scratch_.append(digits, end);
+    return scratch_;
+  }
+  static std::uint64_t parse_digits(std::string_view d) {
+    std::uint64_t v = 0;
+    const auto [p, ec] = std::from_chars(d.data(), d.data() + d.size(), v);
+    (void)p;
+    // Python's int() is unbounded; a suffix past 2^64 is not a name any
+    // program here makes, and saturating keeps the loop finite.
+    return ec == std::errc{} ? v : UINT64_MAX / 2;
+  }
+  NameArena arena_;
+  std::string scratch_;
+  boost::unordered_flat_set<std::string_view, NameHash, NameEqual> used_;
+  boost::unordered_flat_map<std::string_view, std::uint64_t, NameHash, NameEqual> count_;
+};
+
+/// A callable a node calls: how `str(graph)` prints it, the Python
+/// expression that names it, and the candidate torch.fx makes the node's
+/// first name from (its `__name__`, snake-cased and sanitized).
+struct Target {
+  std::string printed;
+  std::string python;
+  std::string candidate;
+
+  Target() = default;
+  /// `name`: the callable's `__name__` (`mm.out`, `empty_strided`).
+  Target(std::string printed_as, std::string python_as, std::string_view name)
+      : printed(std::move(printed_as)), python(std::move(python_as)), candidate(sanitize_name(snake_case(name))) {}
+};
+
+enum class Op : std::uint8_t { placeholder, get_attr, call_function, output };
+
+/// A piece of one of the graph's arenas.
+struct Span {
+  std::uint32_t begin = 0;
+  std::uint32_t size = 0;
+};
+
+struct Node {
+  Op op = Op::call_function;
+  /// Inductor renamed the node (`node.name = ...`) after torch.fx named it.
+  bool renamed = false;
+  std::uint32_t users = 0;
+  /// The last node counted as a user (see Graph::count_uses).
+  std::uint32_t last_user = UINT32_MAX;
+  /// call_function: what it calls (owned by the graph or static).
+  const Target* target = nullptr;
+  /// Views of the namespace's or the program's strings.
+  std::string_view name;
+  /// Placeholder / get_attr: the target string.
+  std::string_view label;
+  /// Set when the name was made by `create_name(reserved)` before the node
+  /// (Inductor's `<buffer>_view` names).
+  std::string_view reserved;
+  Span args, kwargs;
+};
+
+class Graph;
+
+/// The storage an ArgWriter borrows from its graph.
+struct ArgBuffer {
+  std::string out;
+  std::vector<std::uint32_t> refs;
+};
+
+/// Writes one argument structure in the graph's rendering (the text
+/// `str(graph)` prints, or Python for `graph.call_function`), into buffers
+/// the graph lends and takes back (no allocation per node once they have
+/// grown).
+class ArgWriter {
+ public:
+  /// `bare`: references print without `%` (the output node's value).
+  explicit ArgWriter(Graph& g, bool bare = false);
+  ~ArgWriter();
+  ArgWriter(const ArgWriter&) = delete;
+  ArgWriter& operator=(const ArgWriter&) = delete;
+
+  /// A reference to node `index`: `%name` printed (`name` in a
+  /// `return`), `nINDEX` in Python. Recorded, so that the node's users are
+  /// counted when the node that takes these arguments is made.
+  void node(std::uint32_t index);
+  void integer(std::int64_t v) {
+    char digits[24];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
+    (void)ec;
+    out_->append(digits, end);
+  }
+  void floating(double v) {
+    if (std::isnan(v)) raw("nan", "float('nan')");
+    else if (std::isinf(v)) raw(v < 0 ? "-inf" : "inf", v < 0 ? "float('-inf')" : "float('inf')");
+    else wrapir::detail::append_shortest_double(*out_, v);
+  }
+  void boolean(bool b) { both(b ? "True" : "False"); }
+  void none() { both("None"); }
+  /// A Python `str` value: printed bare by torch.fx, quoted in Python.
+  /// Escaped in the text (control characters as `\xNN`) so that one
+  /// printed node stays one line. False when `s` is not UTF-8.
+  [[nodiscard]] bool string(std::string_view s) {
+    if (python_) return python::detail::append_string_literal(*out_, s);
+    for (char c : s) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+        static constexpr char hex[] = "0123456789abcdef";
+        *out_ += "\\x";
+        *out_ += hex[(static_cast<unsigned char>(c) >> 4) & 0xF];
+        *out_ += hex[static_cast<unsigned char>(c) & 0xF];
+      } else {
+        *out_ += c;
+      }
+    }
+    return true;
+  }
+  /// The same text in both renderings (`torch.float32`, `[`, `, `).
+  void both(std::string_view s) { out_->append(s); }
+  void raw(std::string_view text, std::string_view python) { out_->append(python_ ? python : text); }
+  /// Appends what `other` wrote, and the nodes it refers to.
+  void append(const ArgWriter& other) {
+    out_->append(other.view());
+    buffer_->refs.insert(buffer_->refs.end(), other.refs().begin(), other.refs().end());
+  }
+  /// A dict key: `k: ` printed, `'k': ` in Python.
+  void key(std::string_view k) {
+    if (python_) *out_ += '\'';
+    out_->append(k);
+    out_->append(python_ ? "': " : ": ");
+  }
+  [[nodiscard]] std::string_view view() const noexcept { return *out_; }
+  [[nodiscard]] bool python() const noexcept { return python_; }
+  [[nodiscard]] const std::vector<std::uint32_t>& refs() const noexcept { return buffer_->refs; }
+
+ private:
+  Graph& graph_;
+  ArgBuffer* buffer_;
+  std::string* out_;
+  bool python_;
+  bool bare_;
+};
+
+/// One FX graph under construction.
+class Graph {
+ public:
+  /// Which rendering the arguments are written in: Python (fx-python) or
+  /// the printed text (fx).
+  bool python = false;
+  std::vector<Node> nodes;
+  Namespace names;
+  /// The rendered arguments of every node.
+  std::string arena;
+  /// The output node's value (`return ...`), rendered like arguments; the
+  /// text form as Python's `str` of a Node or list of Nodes (no `%`).
+  Span output;
+  bool has_output = false;
+
+  std::uint32_t placeholder(std::string_view target) { return labelled(Op::placeholder, target); }
+  std::uint32_t get_attr(std::string_view target) { return labelled(Op::get_attr, target); }
+
+  /// A node calling `target`, which must outlive the graph (a static
+  /// target or one from `intern`).
+  std::uint32_t call_function(const Target& target, const ArgWriter& args, const ArgWriter& kwargs) {
+    Node& n = push(Op::call_function);
+    n.target = &target;
+    n.name = names.create_sanitized(target.candidate);
+    n.args = store(args.view());
+    n.kwargs = store(kwargs.view());
+    const auto index = static_cast<std::uint32_t>(nodes.size() - 1);
+    count_uses(args.refs(), index);
+    count_uses(kwargs.refs(), index);
+    return index;
+  }
+  /// As above with no keyword arguments.
+  std::uint32_t call_function(const Target& target, const ArgWriter& args) {
+    ArgWriter none(*this);
+    none.both("{}");
+    return call_function(target, args, none);
+  }
+
+  /// A graph-owned copy of `t` (one per distinct printed target).
+  const Target& intern(Target t) {
+    if (const auto it = interned_.find(t.printed); it != interned_.end()) return *it->second;
+    owned_.push_back(std::make_unique<Target>(std::move(t)));
+    const Target& stored = *owned_.back();
+    interned_.emplace(stored.printed, &stored);
+    return stored;
+  }
+
+  /// `node.name = name`, as Inductor renames (the namespace keeps the old name).
+  void rename(std::uint32_t index, std::string_view name) {
+    nodes[index].name = name;
+    nodes[index].renamed = true;
+  }
+
+  void set_output(const ArgWriter& value) {
+    output = store(value.view());
+    has_output = true;
+    count_uses(value.refs(), output_user);
+  }
+
+  [[nodiscard]] std::string_view text(Span s) const noexcept { return std::string_view(arena).substr(s.begin, s.size); }
+
+  /// The graph as `str(graph)` prints it, without a final newline.
+  void print(std::string& out) const {
+    out += "graph():";
+    char digits[16];
+    for (const Node& n : nodes) {
+      out += "\n    %";
+      out += n.name;
+      out += " : [num_users=";
+      const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n.users);
+      (void)ec;
+      out.append(digits, end);
+      out += "] = ";
+      switch (n.op) {
+        case Op::placeholder:
+          out += "placeholder[target=";
+          out += n.label;
+          out += ']';
+          break;
+        case Op::get_attr:
+          out += "get_attr[target=";
+          out += n.label;
+          out += ']';
+          break;
+        case Op::call_function:
+          out += "call_function[target=";
+          out += n.target->printed;
+          out += "](args = ";
+          out += text(n.args);
+          out += ", kwargs = ";
+          out += text(n.kwargs);
+          out += ')';
+          break;
+        case Op::output: break;
+      }
+    }
+    if (has_output) {
+      out += "\n    return ";
+      out += text(output);
+    }
+  }
+
+ private:
+  friend class ArgWriter;
+
+  static constexpr std::uint32_t output_user = UINT32_MAX - 1;
+
+  /// Each distinct node of `refs` gains `user` as a user (torch.fx's
+  /// `len(node.users)` counts user nodes, not uses).
+  void count_uses(const std::vector<std::uint32_t>& refs, std::uint32_t user) {
+    for (const std::uint32_t r : refs) {
+      Node& used = nodes[r];
+      if (used.last_user == user) continue;
+      used.last_user = user;
+      ++used.users;
+    }
+  }
+
+  Node& push(Op op) {
+    nodes.emplace_back();
+    nodes.back().op = op;
+    return nodes.back();
+  }
+  /// `target` must outlive the graph (a program's or a module's name).
+  std::uint32_t labelled(Op op, std::string_view target) {
+    Node& n = push(op);
+    n.label = target;
+    n.name = names.create_name(snake_case(target));
+    return static_cast<std::uint32_t>(nodes.size() - 1);
+  }
+  Span store(std::string_view s) {
+    if (arena.size() + s.size() > UINT32_MAX) wrapir::detail::fail("the FX graph's text exceeds 4 GiB");
+    const Span span{static_cast<std::uint32_t>(arena.size()), static_cast<std::uint32_t>(s.size())};
+    arena.append(s);
+    return span;
+  }
+  ArgBuffer* lend() {
+    if (free_.empty()) {
+      buffers_.push_back(std::make_unique<ArgBuffer>());
+      return buffers_.back().get();
+    }
+    ArgBuffer* b = free_.back();
+    free_.pop_back();
+    b->out.clear();
+    b->refs.clear();
+    return b;
+  }
+  void give_back(ArgBuffer* b) { free_.push_back(b); }
+
+  std::vector<std::unique_ptr<ArgBuffer>> buffers_;
+  std::vector<ArgBuffer*> free_;
+  std::vector<std::unique_ptr<Target>> owned_;
+  boost::unordered_flat_map<std::string_view, const Target*, NameHash, NameEqual> interned_;
+};
+
+inline ArgWriter::ArgWriter(Graph& g, bool bare)
+    : graph_(g), buffer_(g.lend()), out_(&buffer_->out), python_(g.python), bare_(bare) {}
+inline ArgWriter::~ArgWriter() { graph_.give_back(buffer_); }
+
+inline void ArgWriter::node(std::uint32_t index) {
+  buffer_->refs.push_back(index);
+  if (python_) {
+    char digits[16];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, index);
+    (void)ec;
+    *out_ += 'n';
+    out_->append(digits, end);
+  } else {
+    if (!bare_) *out_ += '%';
+    out_->append(graph_.nodes[index].name);
+  }
+}
+
+}  // namespace wrapir::fx::detail

@@ -1,0 +1,233 @@
+#pragma once
+/// \file
+/// The FX emitter's renderings (emit/fx.hpp): the graphs as `str(graph)`
+/// prints them, and a Python module that builds the same graphs with the
+/// torch.fx API, in the same order of calls, so that torch names every node
+/// as the text does.
+
+#include <wrapir/emit/detail/fx_convert.hpp>
+#include <wrapir/emit/detail/python_literals.hpp>
+
+#include <charconv>
+#include <string>
+#include <string_view>
+
+namespace wrapir::fx::detail {
+
+/// Submodules first (depth first, each under `# <path>`), then the graph.
+inline void print_text(const Module& m, const std::string& path, std::string& out) {
+  out.reserve(out.size() + m.graph.arena.size() + m.graph.nodes.size() * 72);
+  for (const auto& c : m.children) {
+    const std::string child = path.empty() ? c->name : path + "." + c->name;
+    print_text(*c, child, out);
+  }
+  if (!path.empty()) {
+    out += "# ";
+    out += path;
+    out += '\n';
+  }
+  m.graph.print(out);
+  out += path.empty() ? "\n" : "\n\n";
+}
+
+inline void append_python_literal(std::string& out, std::string_view s) {
+  if (!python::detail::append_string_literal(out, s)) wrapir::detail::fail("a name is not valid UTF-8");
+}
+
+inline void append_source(std::string& out, std::string_view source, std::string_view kernel) {
+  if (!python::detail::append_source_literal(out, source))
+    wrapir::detail::fail("the source of kernel '" + std::string(kernel) + "' is not valid UTF-8");
+}
+
+/// `def _build_N(_triton_kernels, _cpp_kernels):` for `m`, after its children's.
+inline std::size_t print_builder(const Module& m, std::string& out, std::size_t& counter) {
+  std::vector<std::size_t> children;
+  for (const auto& c : m.children) children.push_back(print_builder(*c, out, counter));
+  const std::size_t id = counter++;
+  out += "\n\ndef _build_";
+  out += std::to_string(id);
+  out += "(_triton_kernels, _cpp_kernels):\n";
+  if (!m.name.empty()) {
+    out += "    # ";
+    out += m.name;
+    out += '\n';
+  }
+  for (std::size_t i = 0; i < m.children.size(); ++i) {
+    out += "    sub";
+    out += std::to_string(i);
+    out += " = _build_";
+    out += std::to_string(children[i]);
+    out += "(_triton_kernels, _cpp_kernels)\n";
+  }
+  out += "    root = torch.nn.Module()\n";
+  for (std::size_t i = 0; i < m.children.size(); ++i) {
+    out += "    root.add_module(";
+    append_python_literal(out, m.children[i]->name);
+    out += ", sub";
+    out += std::to_string(i);
+    out += ")\n";
+  }
+  out += "    g = torch.fx.Graph()\n";
+  const Graph& g = m.graph;
+  out.reserve(out.size() + g.arena.size() + g.nodes.size() * 64);
+  // Names and labels are identifiers (checked or made by the namespace):
+  // quoted as they are, with no escaping to do.
+  auto quoted = [&](std::string_view name) {
+    out += '\'';
+    out += name;
+    out += '\'';
+  };
+  char digits[16];
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, i);
+    (void)ec;
+    const std::string_view var(digits, static_cast<std::size_t>(end - digits));
+    if (!n.reserved.empty()) {
+      out += "    name = g._graph_namespace.create_name(";
+      quoted(n.reserved);
+      out += ", None)\n";
+    }
+    out += "    n";
+    out += var;
+    switch (n.op) {
+      case Op::placeholder:
+        out += " = g.placeholder(";
+        quoted(n.label);
+        out += ")\n";
+        break;
+      case Op::get_attr:
+        out += " = g.get_attr(";
+        quoted(n.label);
+        out += ")\n";
+        break;
+      default:
+        out += " = g.call_function(";
+        out += n.target->python;
+        out += ", ";
+        out += g.text(n.args);
+        out += ", ";
+        out += g.text(n.kwargs);
+        out += ")\n";
+    }
+    if (!n.reserved.empty()) {
+      out += "    n";
+      out += var;
+      out += ".name = name\n";
+    } else if (n.renamed) {
+      out += "    n";
+      out += var;
+      out += ".name = ";
+      quoted(n.name);
+      out += '\n';
+    }
+  }
+  out += "    g.output(";
+  out += g.text(g.output);
+  out += ")\n    return torch.fx.GraphModule(root, g)\n";
+  return id;
+}
+
+inline constexpr std::string_view python_prologue = R"(import operator
+
+import torch
+import torch.fx
+from torch._higher_order_ops.triton_kernel_wrap import kernel_side_table
+
+
+def _load_triton(name, source, device):
+    # The kernel as Inductor loads it (a CachingAutotuner), unwrapped to the
+    # @triton.jit function the kernel side table holds.
+    from torch._inductor.async_compile import AsyncCompile
+
+    kernel = AsyncCompile().triton(name, source, device_str=device)
+    if hasattr(kernel, "result"):
+        kernel = kernel.result()
+    return kernel.fn
+
+
+class _CppKernel:
+    """A C++ kernel, compiled by Inductor's cpp_pybinding on its first call."""
+
+    def __init__(self, name, argtypes, source):
+        self.name, self.argtypes, self.source, self.fn = name, argtypes, source, None
+
+    def __call__(self, *args):
+        if self.fn is None:
+            from torch._inductor.async_compile import AsyncCompile
+
+            fn = AsyncCompile().cpp_pybinding(self.argtypes, self.source)
+            self.fn = fn.result() if hasattr(fn, "result") else fn
+        self.fn(*args)
+
+
+def cpp_kernel_mutation(kernel_idx, kwargs):
+    """Launches C++ kernel `kernel_idx` of this module with the arguments in
+    signature order (FX's kernel side table holds Triton kernels only)."""
+    _CPP_KERNELS[kernel_idx](*kwargs.values())
+
+
+cpp_kernel_mutation.__module__ = "wrapir.fx"
+)";
+
+inline constexpr std::string_view python_epilogue = R"(
+
+def build():
+    """The program as a torch.fx.GraphModule. Its Triton kernels are added to
+    torch's kernel side table (kernel_idx); each launch adds its constant
+    arguments (constant_args_idx)."""
+    triton_kernels = [kernel_side_table.add_kernel(_load_triton(*s)) for s in _TRITON_SOURCES]
+    return _build_root(triton_kernels, list(range(len(_CPP_KERNELS))))
+
+
+def graph_text(gm, path=""):
+    """The graphs of `gm` as wrapir's `fx` target prints them: submodules
+    first, each under `# <path>`, then the graph."""
+    text = ""
+    for name, child in gm.named_children():
+        if isinstance(child, torch.fx.GraphModule):
+            text += graph_text(child, f"{path}.{name}" if path else name)
+    if path:
+        return text + f"# {path}\n{gm.graph}\n\n"
+    return text + f"{gm.graph}\n"
+)";
+
+inline void print_python(const Conversion& c, std::string_view program_name, std::string& out) {
+  out += "# The FX graph of wrapir program ";
+  append_python_literal(out, program_name);
+  out += ", built with the torch.fx API (wrapir fx-python).\n";
+  out += python_prologue;
+  out += "\n\n_TRITON_SOURCES = [";
+  for (const KernelEntry& k : c.triton) {
+    out += "\n    (";
+    append_python_literal(out, k.name);
+    out += ", ";
+    append_source(out, k.source, k.name);
+    out += ", ";
+    append_python_literal(out, k.device_type);
+    out += "),";
+  }
+  out += c.triton.empty() ? "]\n" : "\n]\n";
+  out += "_CPP_KERNELS = [";
+  for (const KernelEntry& k : c.cpp) {
+    out += "\n    _CppKernel(";
+    append_python_literal(out, k.name);
+    out += ", [";
+    for (std::size_t i = 0; i < k.cpp_param_types.size(); ++i) {
+      if (i) out += ", ";
+      append_python_literal(out, k.cpp_param_types[i]);
+    }
+    out += "], ";
+    append_source(out, k.source, k.name);
+    out += "),";
+  }
+  out += c.cpp.empty() ? "]\n" : "\n]\n";
+  std::size_t counter = 0;
+  const std::size_t root = print_builder(c.root, out, counter);
+  out += "\n\n_build_root = _build_";
+  out += std::to_string(root);
+  out += '\n';
+  out += python_epilogue;
+}
+
+}  // namespace wrapir::fx::detail

@@ -1,0 +1,112 @@
+# The FX graph of wrapir program 'mlp', built with the torch.fx API (wrapir fx-python).
+import operator
+
+import torch
+import torch.fx
+from torch._higher_order_ops.triton_kernel_wrap import kernel_side_table
+
+
+def _load_triton(name, source, device):
+    # The kernel as Inductor loads it (a CachingAutotuner), unwrapped to the
+    # @triton.jit function the kernel side table holds.
+    from torch._inductor.async_compile import AsyncCompile
+
+    kernel = AsyncCompile().triton(name, source, device_str=device)
+    if hasattr(kernel, "result"):
+        kernel = kernel.result()
+    return kernel.fn
+
+
+class _CppKernel:
+    """A C++ kernel, compiled by Inductor's cpp_pybinding on its first call."""
+
+    def __init__(self, name, argtypes, source):
+        self.name, self.argtypes, self.source, self.fn = name, argtypes, source, None
+
+    def __call__(self, *args):
+        if self.fn is None:
+            from torch._inductor.async_compile import AsyncCompile
+
+            fn = AsyncCompile().cpp_pybinding(self.argtypes, self.source)
+            self.fn = fn.result() if hasattr(fn, "result") else fn
+        self.fn(*args)
+
+
+def cpp_kernel_mutation(kernel_idx, kwargs):
+    """Launches C++ kernel `kernel_idx` of this module with the arguments in
+    signature order (FX's kernel side table holds Triton kernels only)."""
+    _CPP_KERNELS[kernel_idx](*kwargs.values())
+
+
+cpp_kernel_mutation.__module__ = "wrapir.fx"
+
+
+_TRITON_SOURCES = [
+    ('triton_per_fused_0', '''@triton.jit
+def triton_per_fused_0():
+    pass
+''', 'cuda'),
+    ('triton_poi_fused_1', '''@triton.jit
+def triton_poi_fused_1():
+    pass
+''', 'cuda'),
+    ('triton_poi_fused_2', '''@triton.jit
+def triton_poi_fused_2():
+    pass
+''', 'cuda'),
+]
+_CPP_KERNELS = []
+
+
+def _build_0(_triton_kernels, _cpp_kernels):
+    root = torch.nn.Module()
+    g = torch.fx.Graph()
+    n0 = g.placeholder('arg0_1')
+    n1 = g.placeholder('arg1_1')
+    n2 = g.placeholder('arg2_1')
+    n3 = g.placeholder('arg3_1')
+    n4 = g.placeholder('arg4_1')
+    n5 = g.placeholder('arg5_1')
+    n6 = g.placeholder('arg6_1')
+    n7 = g.call_function(torch.empty_strided, ([32, 256], [256, 1]), {'dtype': torch.float32, 'device': 'cuda'})
+    n7.name = 'buf0'
+    n8 = g.call_function(torch.ops.higher_order.triton_kernel_wrapper_mutation, (), {'kernel_idx': _triton_kernels[0], 'constant_args_idx': kernel_side_table.add_constant_args({}), 'grid': [(32, 1, 1)], 'tma_descriptor_metadata': {}, 'kwargs': {'in_ptr0': n2, 'in_ptr1': n0, 'in_ptr2': n1, 'out_ptr2': n7, 'xnumel': 32, 'r0_numel': 256, 'XBLOCK': 1}})
+    n9 = g.call_function(torch.empty_strided, ([32, 1024], [1024, 1]), {'dtype': torch.float32, 'device': 'cuda'})
+    n9.name = 'buf1'
+    name = g._graph_namespace.create_name('arg3_1_view', None)
+    n10 = g.call_function(torch.as_strided, (n3, [256, 1024], [1, 256], 0), {})
+    n10.name = name
+    n11 = g.call_function(torch.ops.aten.mm.out, (n7, n10), {'out': n9})
+    n12 = g.call_function(torch.ops.higher_order.triton_kernel_wrapper_mutation, (), {'kernel_idx': _triton_kernels[1], 'constant_args_idx': kernel_side_table.add_constant_args({}), 'grid': [(128, 1, 1)], 'tma_descriptor_metadata': {}, 'kwargs': {'in_out_ptr0': n9, 'in_ptr0': n4, 'xnumel': 32768, 'XBLOCK': 256}})
+    n13 = g.call_function(torch.empty_strided, ([32, 256], [256, 1]), {'dtype': torch.float32, 'device': 'cuda'})
+    n13.name = 'buf2'
+    name = g._graph_namespace.create_name('arg5_1_view', None)
+    n14 = g.call_function(torch.as_strided, (n5, [1024, 256], [1, 1024], 0), {})
+    n14.name = name
+    n15 = g.call_function(torch.ops.aten.mm.out, (n9, n14), {'out': n13})
+    n16 = g.call_function(torch.ops.higher_order.triton_kernel_wrapper_mutation, (), {'kernel_idx': _triton_kernels[2], 'constant_args_idx': kernel_side_table.add_constant_args({}), 'grid': [(32, 1, 1)], 'tma_descriptor_metadata': {}, 'kwargs': {'in_out_ptr0': n13, 'in_ptr0': n2, 'in_ptr1': n6, 'xnumel': 8192, 'XBLOCK': 256}})
+    g.output(n13)
+    return torch.fx.GraphModule(root, g)
+
+
+_build_root = _build_0
+
+
+def build():
+    """The program as a torch.fx.GraphModule. Its Triton kernels are added to
+    torch's kernel side table (kernel_idx); each launch adds its constant
+    arguments (constant_args_idx)."""
+    triton_kernels = [kernel_side_table.add_kernel(_load_triton(*s)) for s in _TRITON_SOURCES]
+    return _build_root(triton_kernels, list(range(len(_CPP_KERNELS))))
+
+
+def graph_text(gm, path=""):
+    """The graphs of `gm` as wrapir's `fx` target prints them: submodules
+    first, each under `# <path>`, then the graph."""
+    text = ""
+    for name, child in gm.named_children():
+        if isinstance(child, torch.fx.GraphModule):
+            text += graph_text(child, f"{path}.{name}" if path else name)
+    if path:
+        return text + f"# {path}\n{gm.graph}\n\n"
+    return text + f"{gm.graph}\n"

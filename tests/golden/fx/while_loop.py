@@ -1,0 +1,107 @@
+# The FX graph of wrapir program 'loop', built with the torch.fx API (wrapir fx-python).
+import operator
+
+import torch
+import torch.fx
+from torch._higher_order_ops.triton_kernel_wrap import kernel_side_table
+
+
+def _load_triton(name, source, device):
+    # The kernel as Inductor loads it (a CachingAutotuner), unwrapped to the
+    # @triton.jit function the kernel side table holds.
+    from torch._inductor.async_compile import AsyncCompile
+
+    kernel = AsyncCompile().triton(name, source, device_str=device)
+    if hasattr(kernel, "result"):
+        kernel = kernel.result()
+    return kernel.fn
+
+
+class _CppKernel:
+    """A C++ kernel, compiled by Inductor's cpp_pybinding on its first call."""
+
+    def __init__(self, name, argtypes, source):
+        self.name, self.argtypes, self.source, self.fn = name, argtypes, source, None
+
+    def __call__(self, *args):
+        if self.fn is None:
+            from torch._inductor.async_compile import AsyncCompile
+
+            fn = AsyncCompile().cpp_pybinding(self.argtypes, self.source)
+            self.fn = fn.result() if hasattr(fn, "result") else fn
+        self.fn(*args)
+
+
+def cpp_kernel_mutation(kernel_idx, kwargs):
+    """Launches C++ kernel `kernel_idx` of this module with the arguments in
+    signature order (FX's kernel side table holds Triton kernels only)."""
+    _CPP_KERNELS[kernel_idx](*kwargs.values())
+
+
+cpp_kernel_mutation.__module__ = "wrapir.fx"
+
+
+_TRITON_SOURCES = []
+_CPP_KERNELS = []
+
+
+def _build_0(_triton_kernels, _cpp_kernels):
+    # cond_fn_0
+    root = torch.nn.Module()
+    g = torch.fx.Graph()
+    n0 = g.placeholder('arg0_1')
+    n1 = g.call_function(torch.ops.aten.any.default, (n0,), {})
+    n1.name = 'buf0'
+    g.output([n1])
+    return torch.fx.GraphModule(root, g)
+
+
+def _build_1(_triton_kernels, _cpp_kernels):
+    # body_fn_0
+    root = torch.nn.Module()
+    g = torch.fx.Graph()
+    n0 = g.placeholder('arg0_1')
+    n1 = g.call_function(torch.ops.aten.sub.Scalar, (n0, 1), {})
+    n1.name = 'buf0'
+    g.output([n1])
+    return torch.fx.GraphModule(root, g)
+
+
+def _build_2(_triton_kernels, _cpp_kernels):
+    sub0 = _build_0(_triton_kernels, _cpp_kernels)
+    sub1 = _build_1(_triton_kernels, _cpp_kernels)
+    root = torch.nn.Module()
+    root.add_module('cond_fn_0', sub0)
+    root.add_module('body_fn_0', sub1)
+    g = torch.fx.Graph()
+    n0 = g.placeholder('arg0_1')
+    n1 = g.get_attr('cond_fn_0')
+    n2 = g.get_attr('body_fn_0')
+    n3 = g.call_function(torch.ops.higher_order.while_loop, (n1, n2, (n0,), ()), {})
+    n4 = g.call_function(operator.getitem, (n3, 0), {})
+    n4.name = 'buf0'
+    g.output(n4)
+    return torch.fx.GraphModule(root, g)
+
+
+_build_root = _build_2
+
+
+def build():
+    """The program as a torch.fx.GraphModule. Its Triton kernels are added to
+    torch's kernel side table (kernel_idx); each launch adds its constant
+    arguments (constant_args_idx)."""
+    triton_kernels = [kernel_side_table.add_kernel(_load_triton(*s)) for s in _TRITON_SOURCES]
+    return _build_root(triton_kernels, list(range(len(_CPP_KERNELS))))
+
+
+def graph_text(gm, path=""):
+    """The graphs of `gm` as wrapir's `fx` target prints them: submodules
+    first, each under `# <path>`, then the graph."""
+    text = ""
+    for name, child in gm.named_children():
+        if isinstance(child, torch.fx.GraphModule):
+            text += graph_text(child, f"{path}.{name}" if path else name)
+    if path:
+        return text + f"# {path}\n{gm.graph}\n\n"
+    return text + f"{gm.graph}\n"

@@ -1,0 +1,92 @@
+"""The `fx` path of `check`: the program as an FX graph (wrapir's emit::fx).
+
+`wrapir emit --target fx` prints the graph text, `--target fx-python` a
+module whose `build()` makes the GraphModule with real torch.fx. On every
+device the module's graph, printed by torch (`graph_text`), must equal the
+emitted text; on CUDA the GraphModule also runs on the same fresh inputs as
+eager and its outputs are compared with eager's."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import torch
+
+from .check import Inputs, Result, _compare, _load_module, _run_eager, _run_tool, _snapshot, _aliases, _user_sizes
+
+# Constructs the FX emitter reports as having no FX form (docs/emitters.md,
+# "FX"): a program holding one is not a failure of this path, but skipped
+# with the emitter's reason.
+UNSUPPORTED = ("multi-kernels have no FX form",)
+
+
+def _graph_text_matches(module, text: str) -> tuple[bool, str]:
+    from torch._higher_order_ops.triton_kernel_wrap import kernel_side_table
+
+    # The emitted text numbers the side table from 0, as a fresh process does.
+    kernel_side_table.reset_table()
+    gm = module.build()
+    got = module.graph_text(gm)
+    if got == text:
+        return True, ""
+    for i, (a, b) in enumerate(zip(got.splitlines(), text.splitlines())):
+        if a != b:
+            return False, f"graph line {i + 1}: torch.fx prints {a.strip()[:160]!r}, wrapir {b.strip()[:160]!r}"
+    return False, f"graph: torch.fx prints {len(got.splitlines())} lines, wrapir {len(text.splitlines())}"
+
+
+def run_fx(program: Path, exported, wrapir: str, work: Path, size_scales: list[int], device: str,
+           peak: str = "n/a") -> Result:
+    result = Result("fx")
+    result.peak = peak
+    text_path, module_path = work / "fx.txt", work / "fx_module.py"
+    for target, path in (("fx", text_path), ("fx-python", module_path)):
+        ok, message, _ = _run_tool(wrapir, "emit", "--target", target, str(program), "-o", str(path))
+        if not ok:
+            if any(u in message for u in UNSUPPORTED):
+                result.ok = True
+                result.why = f"skipped, no FX form: {message}"
+                return result
+            result.why = f"emit {target}: {message}"
+            return result
+    try:
+        module = _load_module(module_path)
+        same, why = _graph_text_matches(module, text_path.read_text())
+    except Exception as e:
+        result.why = f"build: {type(e).__name__}: {' '.join(str(e).split())[:300]}"
+        return result
+    if not same:
+        result.why = why
+        return result
+    if device != "cuda" and not os.environ.get("WRAPIR_FX_RUN"):
+        result.ok = True
+        result.why = "graph only (runs on CUDA)"
+        return result
+    worst = 0.0
+    for scale in size_scales:
+        where = "" if scale == 1 else f" at {scale}x the symbolic sizes"
+        try:
+            from torch._higher_order_ops.triton_kernel_wrap import kernel_side_table
+
+            kernel_side_table.reset_table()
+            gm = module.build()
+            inputs = Inputs(exported, torch.Generator().manual_seed(1234 + scale), _user_sizes(exported, scale))
+            want, want_after, want_alias = _run_eager(exported, inputs)
+            graph = inputs.for_module()
+            with torch.no_grad():
+                out = gm(*graph)
+            got = list(out) if isinstance(out, (list, tuple)) else [out]
+            got_after, got_alias = _snapshot(graph), _aliases(got, graph)
+            inputs.restore()
+        except Exception as e:
+            result.why = f"run{where}: {type(e).__name__}: {' '.join(str(e).split())[:300]}"
+            return result
+        ok, err, why = _compare(got, want, got_after, want_after, got_alias, want_alias)
+        worst = max(worst, err)
+        result.err = worst
+        if not ok:
+            result.why = why + where
+            return result
+    result.ok = True
+    return result
