@@ -26,11 +26,21 @@
 /// threads that run executors at once is safe only for programs that do not
 /// depend on each other's results.
 ///
+/// Graph mode (`ExecutorOptions::graph`, docs/runtime.md): `begin_capture`
+/// puts the backend's stream in capture mode (`cuStreamBeginCapture`,
+/// thread-local: this thread may make no call a replay would not repeat,
+/// such as `cuMemAlloc`, while other threads may), `end_capture` ends it and
+/// instantiates the graph (`cuda::GraphExec`), and `DeviceGraph::update`
+/// is `cuGraphExecUpdate` (a new instantiation where the driver lacks it or
+/// refuses the update). The executor never allocates from this backend
+/// while it captures: graph mode plans the graph's memory beforehand.
+///
 /// The driver keeps the current context per thread: `create` makes the
 /// backend's current on the creating thread; any other thread that runs an
 /// executor on it calls `make_current()` first.
 #include <wrapir/cuda/context.hpp>
 #include <wrapir/cuda/driver.hpp>
+#include <wrapir/cuda/graph.hpp>
 #include <wrapir/cuda/memory.hpp>
 #include <wrapir/cuda/stream.hpp>
 #include <wrapir/diagnostic.hpp>
@@ -131,6 +141,34 @@ class CudaBackend final : public DeviceBackend {
 
   [[nodiscard]] Result<void> synchronize() const override { return state_->stream.synchronize(); }
 
+  [[nodiscard]] Result<void> can_capture() const override { return {}; }
+  [[nodiscard]] Result<void> begin_capture() const override {
+    auto d = drv::driver();
+    if (!d) return d.error();
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (const CUresult r = (*d)->cuStreamIsCapturing(stream(), &status); r != CUDA_SUCCESS)
+      return drv::driver_error("cuStreamIsCapturing", r);
+    if (status != CU_STREAM_CAPTURE_STATUS_NONE)
+      return Diagnostic{"the backend's stream is already being captured (captures do not nest)"};
+    return drv::check((*d)->cuStreamBeginCapture(stream(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+  }
+  [[nodiscard]] Result<std::unique_ptr<DeviceGraph>> end_capture(bool executable) const override {
+    CUgraph captured = nullptr;
+    const CUresult r = drv::loaded_driver().cuStreamEndCapture(stream(), &captured);
+    drv::Graph graph(captured);
+    if (r != CUDA_SUCCESS) return drv::driver_error("cuStreamEndCapture", r);
+    if (!graph) return Diagnostic{"cuStreamEndCapture returned no graph"};
+    auto out = std::make_unique<Graph>(state_);
+    if (!executable) {
+      out->captured = std::move(graph);
+      return std::unique_ptr<DeviceGraph>(std::move(out));
+    }
+    auto exec = drv::GraphExec::instantiate(std::move(graph));
+    if (!exec) return exec.error();
+    out->exec.emplace(*std::move(exec));
+    return std::unique_ptr<DeviceGraph>(std::move(out));
+  }
+
   /// Allocator counters (tests, benchmarks).
   struct Stats {
     std::int64_t driver_allocations = 0, reused = 0, cached_bytes = 0;
@@ -221,6 +259,37 @@ class CudaBackend final : public DeviceBackend {
         for (CUdeviceptr a : blocks) (void)drv::loaded_driver().cuMemFree(a);
       free.clear();
       stats.cached_bytes = 0;
+    }
+  };
+
+  /// A captured graph; holds the backend's state so that the context
+  /// outlives it (members are destroyed last to first).
+  struct Graph final : DeviceGraph {
+    std::shared_ptr<const State> state;
+    std::optional<drv::Graph> captured;     // not executable: update's argument
+    std::optional<drv::GraphExec> exec;     // executable
+
+    explicit Graph(std::shared_ptr<const State> s) : state(std::move(s)) {}
+    Result<void> launch() override {
+      if (!exec) return Diagnostic{"the graph was captured to update another, it cannot be launched"};
+      return exec->launch(state->stream.get());
+    }
+    Result<void> update(DeviceGraph& recaptured) override {
+      auto* other = dynamic_cast<Graph*>(&recaptured);
+      if (other == nullptr || !exec) return Diagnostic{"only an executable CUDA graph is updated, from a CUDA capture"};
+      drv::Graph from = other->captured ? std::move(*other->captured) : drv::Graph{};
+      if (!from) return Diagnostic{"the recaptured graph is empty"};
+      const drv::Driver& d = drv::loaded_driver();
+      if (d.cuGraphExecUpdate != nullptr) {
+        CUgraphExecUpdateResultInfo info{};
+        if (d.cuGraphExecUpdate(exec->get(), from.get(), &info) == CUDA_SUCCESS) return {};
+      }
+      // No in-place update (an old driver, or one that refuses it): a new
+      // executable graph, at the cost of an instantiation.
+      auto fresh = drv::GraphExec::instantiate(std::move(from));
+      if (!fresh) return fresh.error();
+      exec.emplace(*std::move(fresh));
+      return {};
     }
   };
 
