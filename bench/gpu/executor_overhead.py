@@ -127,6 +127,7 @@ def main() -> int:
             row["reduce_overhead_error"] = f"{type(e).__name__}: {e}"[:200]
         row["executor"] = cpp.get(name, {}).get("Executor")
         row["graph"] = cpp.get(name, {}).get("Graph")
+        row["stubbed"] = cpp.get(name, {}).get("Stubbed")
         row["raw"] = cpp.get(name, {}).get("RawLaunch")
         row["raw_launches"] = sum(1 for line in json.loads((export / "program.json").read_text())["program"]["body"]
                                   if line["kind"] == "KernelCall")
@@ -141,8 +142,8 @@ def main() -> int:
              "",
              "| model | launches (Triton + extern) | Inductor `call()` µs/call | µs/launch | executor µs/call | µs/launch "
              "| executor / Inductor | raw cuLaunchKernel µs/launch (Triton launches) | executor / raw per launch "
-             "| graph mode µs/call | reduce-overhead µs/call |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| executor, externs stubbed, µs/Triton launch | stubbed / raw | graph mode µs/call | reduce-overhead µs/call |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         n = r["launches"]
         ind, exe, raw, graph = r.get("inductor"), r.get("executor"), r.get("raw"), r.get("graph")
@@ -151,10 +152,13 @@ def main() -> int:
         ratio = f"{(exe / n) / raw_per:.2f}" if exe and raw_per else "—"
         if externs:
             ratio += " (with externs)"
+        stub = r.get("stubbed")
+        stub_per = stub / r["raw_launches"] if stub and r["raw_launches"] else None
+        stub_ratio = f"{stub_per / raw_per:.2f}" if stub_per and raw_per else "—"
         lines.append(
             f"| `{r['model']}` | {n} ({r['raw_launches']} + {externs}) | {us(ind)} | {us(ind / n if ind else None)} | "
             f"{us(exe)} | {us(exe / n if exe else None)} | {f'{exe / ind:.2f}' if exe and ind else '—'} | "
-            f"{us(raw_per)} | {ratio} | {us(graph)} | {us(r.get('reduce_overhead'))} |")
+            f"{us(raw_per)} | {ratio} | {us(stub_per)} | {stub_ratio} | {us(graph)} | {us(r.get('reduce_overhead'))} |")
     for r in rows:
         for k in ("inductor_error", "reduce_overhead_error"):
             if k in r:

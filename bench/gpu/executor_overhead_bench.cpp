@@ -20,6 +20,11 @@
 //   compares its input addresses and launches the cached graph. Items are
 //   the program's launches too, but the figure to read is µs per call
 //   (fixed cost: one cuGraphLaunch whatever the launch count).
+// * Stubbed/NAME — the executor with every extern replaced by a function
+//   that returns at once: the same Triton launches, allocations and line
+//   dispatch, no cuBLAS. Divided by the Triton launches, this is the
+//   figure to compare with RawLaunch per launch (the GPU computes garbage
+//   where a GEMM result would be; the host's work is the same).
 // * RawLaunch/NAME — the program's Triton launches only, with their grids,
 //   blocks and shared memory, as one loop of cuLaunchKernel calls on
 //   argument arrays packed beforehand (pointers into one scratch buffer):
@@ -159,6 +164,7 @@ struct Program {
   ir::Program program;
   std::optional<run::Executor> executor;
   std::optional<run::Executor> graphed;  // graph mode
+  std::optional<run::Executor> stubbed;  // externs that do nothing
   std::vector<run::Tensor> inputs;
   std::vector<std::int64_t> scalars;
   std::int64_t launches = 0, triton_launches = 0;
@@ -208,6 +214,16 @@ std::unique_ptr<Program> load(const fs::path& dir) {
     return nullptr;
   }
   p->executor.emplace(*std::move(exe));
+  {
+    auto stubs = std::make_shared<run::ExternRegistry>();
+    for (const ir::Line& line : p->program.body)
+      if (const auto* e = std::get_if<ir::ExternKernelOut>(&line))
+        (void)stubs->add(e->kernel.text, [](const run::ExternCall&) -> wrapir::Result<run::Value> { return run::Value{}; });
+    run::ExecutorOptions stubbed = options;
+    stubbed.externs = stubs;
+    if (auto s = run::Executor::prepare(p->program, stubbed)) p->stubbed.emplace(*std::move(s));
+    else std::fprintf(stderr, "%s: no stubbed executor: %s\n", p->name.c_str(), s.error().message.c_str());
+  }
   options.graph.enabled = true;
   if (auto graphed = run::Executor::prepare(p->program, options)) p->graphed.emplace(*std::move(graphed));
   else std::fprintf(stderr, "%s: no graph mode: %s\n", p->name.c_str(), graphed.error().message.c_str());
@@ -240,8 +256,11 @@ std::unique_ptr<Program> load(const fs::path& dir) {
   return p;
 }
 
-void executor_call(benchmark::State& state, Program* p, bool graph) {
-  const run::Executor& exe = graph ? *p->graphed : *p->executor;
+enum class Mode { plain, graph, stubbed };
+
+void executor_call(benchmark::State& state, Program* p, Mode mode) {
+  const bool graph = mode == Mode::graph;
+  const run::Executor& exe = graph ? *p->graphed : mode == Mode::stubbed ? *p->stubbed : *p->executor;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
     auto out = exe.run(p->inputs, p->scalars);
@@ -324,11 +343,17 @@ int main(int argc, char** argv) {
       (void)fixture->backend->synchronize();
     }
     Program* raw = p.get();
-    benchmark::RegisterBenchmark(("Executor/" + p->name).c_str(), executor_call, raw, false)
+    if (p->stubbed && !p->stubbed->run(p->inputs, p->scalars)) p->stubbed.reset();
+    (void)fixture->backend->synchronize();
+    benchmark::RegisterBenchmark(("Executor/" + p->name).c_str(), executor_call, raw, Mode::plain)
         ->UseManualTime()
         ->Iterations(2000);
+    if (p->stubbed)
+      benchmark::RegisterBenchmark(("Stubbed/" + p->name).c_str(), executor_call, raw, Mode::stubbed)
+          ->UseManualTime()
+          ->Iterations(2000);
     if (p->graphed)
-      benchmark::RegisterBenchmark(("Graph/" + p->name).c_str(), executor_call, raw, true)
+      benchmark::RegisterBenchmark(("Graph/" + p->name).c_str(), executor_call, raw, Mode::graph)
           ->UseManualTime()
           ->Iterations(2000);
     if (p->raw)

@@ -21,32 +21,33 @@ export WRAPIR_CUBLAS=${WRAPIR_CUBLAS:-$(ls /opt/torch/.venv/lib/python3.12/site-
 say "cuBLAS: $WRAPIR_CUBLAS"
 MODELS=${MODELS:-deep_mlp mlp_layernorm_gelu rnn_unrolled add_relu}
 EXPORTS=build/gpu-graph/exports
-mkdir -p "$EXPORTS"
+B=build/gpu-graph/logs   # build and export logs: their errors go to graph_gpu.log
+mkdir -p "$EXPORTS" "$B"
 
 (cmake -S . -B build/gpu-exec -G Ninja -DCMAKE_BUILD_TYPE=Release -DWRAPIR_ENABLE_CUDA=ON -DWRAPIR_BUILD_TESTS=ON \
    -DWRAPIR_BUILD_BENCHMARKS=ON -DWRAPIR_BUILD_EXAMPLES=OFF -DWRAPIR_BUILD_TOOLS=OFF -DWRAPIR_BUILD_FUZZERS=OFF \
-   -DWRAPIR_GPU_ONLY=ON -DCMAKE_CUDA_ARCHITECTURES=90 > "$R/gpu_build.log" 2>&1 &&
- cmake --build build/gpu-exec -j 8 --target executor_test cuda_host_tests executor_overhead_bench >> "$R/gpu_build.log" 2>&1
- echo "gpu build exit $?" >> "$R/gpu_build.log") &
+   -DWRAPIR_GPU_ONLY=ON -DCMAKE_CUDA_ARCHITECTURES=90 > "$B/gpu_build.log" 2>&1 &&
+ cmake --build build/gpu-exec -j 8 --target executor_test cuda_host_tests executor_overhead_bench >> "$B/gpu_build.log" 2>&1
+ echo "gpu build exit $?" >> "$B/gpu_build.log") &
 gpu_pid=$!
 (cmake -S . -B build/gpu-tools -G Ninja -DCMAKE_BUILD_TYPE=Release -DWRAPIR_BUILD_TOOLS=ON -DWRAPIR_BUILD_TESTS=OFF \
-   -DWRAPIR_BUILD_BENCHMARKS=OFF -DWRAPIR_BUILD_EXAMPLES=OFF -DWRAPIR_BUILD_FUZZERS=OFF > "$R/tool_build.log" 2>&1 &&
- cmake --build build/gpu-tools -j 6 --target wrapir_tool >> "$R/tool_build.log" 2>&1
- echo "tool build exit $?" >> "$R/tool_build.log") &
+   -DWRAPIR_BUILD_BENCHMARKS=OFF -DWRAPIR_BUILD_EXAMPLES=OFF -DWRAPIR_BUILD_FUZZERS=OFF > "$B/tool_build.log" 2>&1 &&
+ cmake --build build/gpu-tools -j 6 --target wrapir_tool >> "$B/tool_build.log" 2>&1
+ echo "tool build exit $?" >> "$B/tool_build.log") &
 tool_pid=$!
 for m in $MODELS; do
   (PYTHONPATH="$PWD/tools/inductor" timeout ${EXPORT_S:-150} python3 -m wrapir_inductor export "tests/models/$m.py:model" \
-     --device cuda --out "$EXPORTS/$m" > "$R/export_$m.log" 2>&1; echo "export $m exit $?" >> "$R/export_$m.log") &
+     --device cuda --out "$EXPORTS/$m" > "$B/export_$m.log" 2>&1; echo "export $m exit $?" >> "$B/export_$m.log") &
 done
-wait $gpu_pid; say "$(tail -1 "$R/gpu_build.log")"; grep -E "error" "$R/gpu_build.log" | head -20 >> "$R/graph_gpu.log"
-wait $tool_pid; say "$(tail -1 "$R/tool_build.log")"; grep -E "error" "$R/tool_build.log" | head -20 >> "$R/graph_gpu.log"
-wait; for m in $MODELS; do tail -1 "$R/export_$m.log" >> "$R/graph_gpu.log"; done
+wait $gpu_pid; say "$(tail -1 "$B/gpu_build.log")"; grep -E "error" "$B/gpu_build.log" | head -20 | tee -a "$R/graph_gpu.log"
+wait $tool_pid; say "$(tail -1 "$B/tool_build.log")"; grep -E "error" "$B/tool_build.log" | head -20 | tee -a "$R/graph_gpu.log"
+wait; for m in $MODELS; do tail -2 "$B/export_$m.log" | tee -a "$R/graph_gpu.log"; done
 
 say "GPU tests"
 timeout 60 ctest --test-dir build/gpu-exec -R '^(gpu\.executor_test|unit\.cuda\.)' --output-on-failure --timeout 50 > "$R/gpu_tests.log" 2>&1
-say "GPU tests exit $?"; tail -6 "$R/gpu_tests.log" >> "$R/graph_gpu.log"
-timeout 30 "$(find build/gpu-exec -name executor_test -type f -perm -u+x | head -1)" -s -tc='graph*' > "$R/executor_graph_test.log" 2>&1
-say "graph test exit $?"; grep -E "MESSAGE|largest|ERROR|test cases" "$R/executor_graph_test.log" | head -20 >> "$R/graph_gpu.log"
+say "GPU tests exit $?"; grep -E "tests passed|Passed|Failed|Skipped|Not Run" "$R/gpu_tests.log" | tail -24 | tee -a "$R/graph_gpu.log"
+timeout 30 "$(find build/gpu-exec -name executor_test -type f -perm -u+x | head -1)" -tc='graph*' > "$R/executor_graph_test.log" 2>&1
+say "graph test exit $?"; grep -E "MESSAGE|largest|ERROR|test cases|assertions" "$R/executor_graph_test.log" | head -20 | tee -a "$R/graph_gpu.log"
 
 say "wrapir run --graph on the exports"
 tool=build/gpu-tools/tools/wrapir/wrapir
@@ -60,7 +61,7 @@ for d in sorted(p for p in exports.iterdir() if (p / "program.json").is_file()):
     for graph in ([], ["--graph"]):
         out = Path("/tmp") / f"{d.name}.{len(graph)}.out.safetensors"
         r = subprocess.run([tool, "run", str(d / "program.json"), "--inputs", str(d / "inputs.safetensors"), "--device", "cuda",
-                            "--kernels", str(d), "--repeat", "20", "-o", str(out)] + graph, capture_output=True, text=True, timeout=60)
+                            "--repeat", "20", "-o", str(out)] + graph, capture_output=True, text=True, timeout=60)
         if r.returncode != 0:
             print(d.name, graph, "FAIL", " ".join((r.stderr or r.stdout).split())[:400]); continue
         got, want = load_file(str(out)), load_file(str(d / "outputs.safetensors"))
@@ -73,7 +74,7 @@ if [ "${BENCH:-1}" = 1 ]; then
   PYTHONPATH="$PWD/tools/inductor" timeout ${BENCH_S:-150} python3 bench/gpu/executor_overhead.py --exports "$EXPORTS" \
     --bench build/gpu-exec/bench/executor_overhead_bench --models "$(echo $MODELS | tr ' ' ,)" \
     --iterations ${ITER:-300} --out "$R/executor_overhead.md" > "$R/bench.log" 2>&1
-  say "bench exit $?"; tail -12 "$R/bench.log" >> "$R/graph_gpu.log"
+  say "bench exit $?"; cat "$R/executor_overhead.md" 2>/dev/null | tee -a "$R/graph_gpu.log"
 fi
 if [ "${PERF:-1}" = 1 ] && command -v perf > /dev/null; then
   say "perf of Executor/deep_mlp"

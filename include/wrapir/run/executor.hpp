@@ -41,7 +41,9 @@
 /// argument scratch) lives in the call. So one executor may `run` on many
 /// threads at once, provided the kernels and externs it was given may be
 /// called concurrently and the calls do not share input tensors they
-/// mutate. Copies of an `Executor` share the prepared state. `prepare`
+/// mutate. In graph mode (`ExecutorOptions::graph`, CUDA) calls of one
+/// executor are serialised: the cache of captured graphs is locked for the
+/// whole call. Copies of an `Executor` share the prepared state. `prepare`
 /// interns expressions in the program's expression context (solving input
 /// dimensions), so it must not run concurrently with other users of that
 /// context.

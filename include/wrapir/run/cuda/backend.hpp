@@ -101,20 +101,21 @@ class CudaBackend final : public DeviceBackend {
     if (device.type != ir::DeviceType::cuda || device.index.value_or(ordinal_) != ordinal_)
       return Diagnostic{"the CUDA backend holds device " + std::to_string(ordinal_) + ", not " + ir::to_string(device)};
     if (bytes < 0) return Diagnostic{"cannot allocate " + std::to_string(bytes) + " bytes"};
-    auto storage = std::make_shared<Storage>();
-    storage->device = ir::Device{ir::DeviceType::cuda, ordinal_};
-    storage->nbytes = bytes;
-    if (bytes == 0) return storage;
+    if (bytes == 0) {
+      auto storage = std::make_shared<Storage>();
+      storage->device = ir::Device{ir::DeviceType::cuda, ordinal_};
+      return storage;
+    }
     const std::size_t rounded = round_up(static_cast<std::size_t>(bytes));
     auto address = state_->take(rounded);
     if (!address) return address.error();
-    storage->data = reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(*address));
-    // The block returns to the free list when the last tensor on it goes;
-    // the state outlives every block it handed out.
-    storage->owner = std::shared_ptr<void>(storage->data, [state = state_, rounded, a = *address](void*) noexcept {
-      state->give_back(a, rounded);
-    });
-    return storage;
+    // One heap allocation per storage (this runs for every buffer of every
+    // call): the storage and what gives its block back live together.
+    auto block = std::make_shared<Block>(state_, *address, rounded);
+    block->storage.device = ir::Device{ir::DeviceType::cuda, ordinal_};
+    block->storage.nbytes = bytes;
+    block->storage.data = reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(*address));
+    return std::shared_ptr<Storage>(block, &block->storage);
   }
 
   [[nodiscard]] Result<void> zero(std::byte* data, std::int64_t bytes) const override {
@@ -260,6 +261,19 @@ class CudaBackend final : public DeviceBackend {
       free.clear();
       stats.cached_bytes = 0;
     }
+  };
+
+  /// A storage whose block returns to the free list when the last tensor
+  /// on it goes; the state outlives every block it handed out.
+  struct Block {
+    Storage storage;
+    std::shared_ptr<State> state;
+    CUdeviceptr address;
+    std::size_t rounded;
+    Block(std::shared_ptr<State> s, CUdeviceptr a, std::size_t r) noexcept : state(std::move(s)), address(a), rounded(r) {}
+    Block(const Block&) = delete;
+    Block& operator=(const Block&) = delete;
+    ~Block() { state->give_back(address, rounded); }
   };
 
   /// A captured graph; holds the backend's state so that the context

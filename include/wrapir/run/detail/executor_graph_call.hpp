@@ -67,20 +67,23 @@ class GraphCalls {
     std::size_t index = 0;  // scalar: position among the scalars; else among the tensors
     std::size_t dim = 0;
   };
-  /// What a tensor input was captured with.
+  /// What a tensor input was captured with; its sizes and strides are
+  /// `Entry::dims[first .. first + 2*rank)`, flat, so that the check a
+  /// replay makes reads one array and calls nothing.
   struct InputSignature {
-    const std::byte* data = nullptr;
+    const void* data = nullptr;
     ir::DType dtype{};
     ir::Device device{};
-    std::vector<std::int64_t> sizes, strides;
     std::int64_t offset = 0;
     std::int64_t reach = 0;  // bytes of storage the layout needs
+    std::size_t first = 0, rank = 0;
   };
   struct Entry {
     std::vector<std::int64_t> key;
     std::unique_ptr<DeviceGraph> graph;
     std::shared_ptr<const GraphMemory::Record> memory;
     std::vector<InputSignature> inputs;
+    std::vector<std::int64_t> dims;
     std::vector<Value> outputs;
     std::vector<std::int32_t> alias;  // per output: the tensor input whose storage it shares, or -1
   };
@@ -196,27 +199,39 @@ inline bool fast_key(GraphCalls& calls, std::span<const Tensor> inputs, std::spa
   return true;
 }
 
+/// Whether `inputs` are exactly what `e` was captured with (addresses,
+/// dtypes, devices, offsets, sizes, strides, storage large enough). This
+/// is the whole per-input cost of a replay: hand-written loops, no calls.
 inline bool same_inputs(const GraphCalls::Entry& e, std::span<const Tensor> inputs) {
   if (inputs.size() != e.inputs.size()) return false;
+  const std::int64_t* dims = e.dims.data();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = inputs[i];
     const GraphCalls::InputSignature& s = e.inputs[i];
-    if (!t.storage || t.data() != s.data || t.dtype != s.dtype || t.offset != s.offset || !(t.device() == s.device) ||
-        t.storage->nbytes < s.reach || t.sizes != s.sizes || t.strides != s.strides)
+    const Storage* storage = t.storage.get();
+    if (storage == nullptr || t.data() != s.data || t.dtype != s.dtype ||
+        t.offset != s.offset || storage->nbytes < s.reach || storage->device.type != s.device.type ||
+        storage->device.index != s.device.index || t.sizes.size() != s.rank || t.strides.size() != s.rank)
       return false;
+    const std::int64_t* sizes = dims + s.first;
+    const std::int64_t* strides = sizes + s.rank;
+    for (std::size_t d = 0; d < s.rank; ++d)
+      if (t.sizes[d] != sizes[d] || t.strides[d] != strides[d]) return false;
   }
   return true;
 }
 
-inline std::vector<GraphCalls::InputSignature> signatures(std::span<const Tensor> inputs) {
-  std::vector<GraphCalls::InputSignature> out;
-  out.reserve(inputs.size());
+inline void keep_signatures(GraphCalls::Entry& e, std::span<const Tensor> inputs) {
+  e.inputs.clear();
+  e.dims.clear();
   for (const Tensor& t : inputs) {
     Result<std::int64_t> reach = bytes_spanned(t.sizes, t.strides, t.offset, t.dtype);
-    out.push_back({static_cast<const std::byte*>(t.data()), t.dtype, t.device(), t.sizes, t.strides, t.offset,
-                   reach ? *reach : 0});
+    const void* data = t.data();
+    e.inputs.push_back({data, t.dtype, t.device(), t.offset, reach ? *reach : 0, e.dims.size(), t.sizes.size()});
+    e.dims.insert(e.dims.end(), t.sizes.begin(), t.sizes.end());
+    e.dims.insert(e.dims.end(), t.strides.begin(), t.strides.end());
+    if (t.strides.size() != t.sizes.size()) e.inputs.back().rank = static_cast<std::size_t>(-1);  // never matches
   }
-  return out;
 }
 
 /// The outputs to hand back: the captured ones, those aliasing an input
@@ -248,7 +263,7 @@ inline void keep_outputs(GraphCalls::Entry& e, std::vector<Value> outputs, std::
       }
   }
   e.outputs = std::move(outputs);
-  e.inputs = signatures(inputs);
+  keep_signatures(e, inputs);
 }
 
 inline std::vector<Value> all_inputs(const Prepared& prep, std::span<const Tensor> inputs,

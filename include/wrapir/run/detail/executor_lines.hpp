@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <new>
 #include <string>
 #include <vector>
@@ -155,6 +156,8 @@ class Frame {
   // ---- kernels -----------------------------------------------------------
   void operator()(const ir::KernelDefinition&) {}  // resolved when prepared
   void operator()(const ir::KernelCall& l) {
+    if (const FastLaunch& fast = g_.launches[line_]; fast.usable) [[likely]]
+      if (launch_fast(l, fast)) return;
     const ir::KernelDecl& k = p_.kernel(l.kernel);
     const CpuKernelFn& fn = g_.kernels.at(l.kernel.index);
     if (!fn) fail("kernel " + ir::quote_for_diagnostic(k.name) + " is called but was never defined");
@@ -494,6 +497,52 @@ class Frame {
     return arg_tensors_[i];
   }
 
+  /// A kernel call whose arguments were resolved when prepared: packs them
+  /// without lookups and calls the kernel. False (nothing done) when the
+  /// general path must run instead, to give its diagnostic.
+  bool launch_fast(const ir::KernelCall& l, const FastLaunch& fast) {
+    const CpuKernelFn& fn = g_.kernels[l.kernel.index];
+    if (!fn) return false;
+    const std::size_t n = fast.args.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const FastArg& a = fast.args[i];
+      ArgSlot& slot = slots_[i];
+      params_[i] = &slot;
+      switch (a.kind) {
+        case FastArg::Kind::buffer: {
+          if (!live_[a.index]) [[unlikely]]
+            return false;
+          const Tensor* t = buffers_[a.index].get_if<Tensor>();
+          if (t == nullptr) [[unlikely]]
+            return false;
+          store(slot, t->data());
+          break;
+        }
+        case FastArg::Kind::constant: slot = a.value; break;
+        case FastArg::Kind::slot_i64:
+          if (!bound_[a.index]) [[unlikely]]
+            return false;
+          store(slot, values_[a.index]);
+          break;
+        case FastArg::Kind::slot_i32: {
+          if (!bound_[a.index]) [[unlikely]]
+            return false;
+          const std::int64_t v = values_[a.index];
+          if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) [[unlikely]]
+            return false;
+          store(slot, static_cast<std::int32_t>(v));
+          break;
+        }
+        case FastArg::Kind::expression:
+          store_integer(slot, eval(a.expression), a.dtype, [i] { return "argument " + std::to_string(i); });
+          break;
+      }
+    }
+    if (Result<void> r = fn(std::span<void* const>(params_.data(), n)); !r)
+      fail("kernel " + ir::quote_for_diagnostic(p_.kernel(l.kernel).name) + ": " + r.error().message);
+    return true;
+  }
+
   /// Packs argument `i` as a parameter of `type` into the scratch slots;
   /// returns the tensor of a buffer argument (else null). Messages are
   /// built only on failure: this runs for every argument of every launch.
@@ -521,11 +570,11 @@ class Frame {
     if (const expr::Expr* e = a.get_if<expr::Expr>()) {
       const std::int64_t v = eval(*e);
       if (type.dtype == ir::DType::int64) [[likely]] store(slot, v);
-      else store_integer(slot, v, type.dtype, what().c_str());
+      else store_integer(slot, v, type.dtype, what);
     } else if (const std::int64_t* n = a.get_if<std::int64_t>()) {
-      store_integer(slot, *n, type.dtype, what().c_str());
+      store_integer(slot, *n, type.dtype, what);
     } else if (const bool* x = a.get_if<bool>()) {
-      store_integer(slot, *x ? 1 : 0, type.dtype, what().c_str());
+      store_integer(slot, *x ? 1 : 0, type.dtype, what);
     } else if (const double* d = a.get_if<double>()) {
       store_float(slot, *d, type.dtype);
     } else {
