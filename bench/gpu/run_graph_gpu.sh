@@ -35,6 +35,13 @@ gpu_pid=$!
  cmake --build build/gpu-tools -j 6 --target wrapir_tool >> "$B/tool_build.log" 2>&1
  echo "tool build exit $?" >> "$B/tool_build.log") &
 tool_pid=$!
+if [ -d "${OLD_TREE:-/nonexistent}" ]; then  # a baseline tree: its executor_overhead_bench, built side by side
+  (cmake -S "$OLD_TREE" -B build/gpu-old -G Ninja -DCMAKE_BUILD_TYPE=Release -DWRAPIR_ENABLE_CUDA=ON -DWRAPIR_BUILD_TESTS=OFF \
+     -DWRAPIR_BUILD_BENCHMARKS=ON -DWRAPIR_BUILD_EXAMPLES=OFF -DWRAPIR_BUILD_TOOLS=OFF -DWRAPIR_BUILD_FUZZERS=OFF \
+     -DWRAPIR_GPU_ONLY=ON -DCMAKE_CUDA_ARCHITECTURES=90 > "$B/old_build.log" 2>&1 &&
+   cmake --build build/gpu-old -j 3 --target executor_overhead_bench >> "$B/old_build.log" 2>&1
+   echo "old build exit $?" >> "$B/old_build.log") &
+fi
 for m in $MODELS; do
   (PYTHONPATH="$PWD/tools/inductor" timeout ${EXPORT_S:-150} python3 -m wrapir_inductor export "tests/models/$m.py:model" \
      --device cuda --out "$EXPORTS/$m" > "$B/export_$m.log" 2>&1; echo "export $m exit $?" >> "$B/export_$m.log") &
@@ -75,6 +82,17 @@ if [ "${BENCH:-1}" = 1 ]; then
     --bench build/gpu-exec/bench/executor_overhead_bench --models "$(echo $MODELS | tr ' ' ,)" \
     --iterations ${ITER:-300} --out "$R/executor_overhead.md" > "$R/bench.log" 2>&1
   say "bench exit $?"; cat "$R/executor_overhead.md" 2>/dev/null | tee -a "$R/graph_gpu.log"
+fi
+if [ -d "${OLD_TREE:-/nonexistent}" ]; then
+  wait; say "$(tail -1 "$B/old_build.log")"
+  say "baseline executor (OLD_TREE), same machine, same exports"
+  WRAPIR_BENCH_EXPORTS=$(for m in $MODELS; do printf '%s:' "$EXPORTS/$m"; done) timeout ${OLD_S:-40} \
+    build/gpu-old/bench/executor_overhead_bench --benchmark_filter='^(Executor|RawLaunch)/' --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true 2>&1 | grep -E "median|gpu" | tee -a "$R/graph_gpu.log"
+  say "this tree's executor again, right after"
+  WRAPIR_BENCH_EXPORTS=$(for m in $MODELS; do printf '%s:' "$EXPORTS/$m"; done) timeout ${OLD_S:-40} \
+    build/gpu-exec/bench/executor_overhead_bench --benchmark_filter='^(Executor|Stubbed|Graph|RawLaunch)/' --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true 2>&1 | grep -E "median|gpu" | tee -a "$R/graph_gpu.log"
 fi
 if [ "${PERF:-1}" = 1 ] && command -v perf > /dev/null; then
   say "perf of Executor/deep_mlp"
