@@ -8,6 +8,7 @@
 // (no allocation while capturing, none on replay), address updates, output
 // aliasing and the prepare-time refusals, all in CI.
 
+#include <wrapir/expr/ops.hpp>
 #include <wrapir/ir/builder.hpp>
 #include <wrapir/run/executor.hpp>
 
@@ -384,4 +385,33 @@ TEST_CASE("graph mode: what cannot be captured is refused when prepared, naming 
     m = refused(triple(), std::move(o));
     CHECK_MESSAGE(m.find("no backend") != std::string::npos, m);
   }
+}
+
+TEST_CASE("graph mode: a key from a solved dimension replays too, and scalar outputs come back") {
+  Setup s;
+  ir::Program p{"solved"};
+  ir::Builder b{p, gpu};
+  // x has 2*s0 elements; s0 is solved from x's size, so the key needs a bound frame.
+  Expr s0 = b.ctx().symbol("s0");
+  const Expr two_s0 = wrapir::expr::mul(b.ctx().integer(2), s0);
+  auto x = b.input("x", ir::Layout::contiguous(b.ctx(), {two_s0}, ir::DType::float32, gpu));
+  p.symbols.push_back(ir::SymbolDecl{s0, ir::SymbolOrigin::input_shape, x, {ir::KeyStep{ir::KeyStepKind::size, 0}}, 2});
+  auto add = b.kernel("add", ir::KernelLanguage::triton, ir::SourceText{"#"}, "a: *fp32, b: *fp32, out: *fp32, n: i64");
+  auto out = b.empty({two_s0}, ir::DType::float32);
+  b.call(add, {x, x, out, two_s0});
+  b.output(out);
+  b.output(s0);
+  auto exe = run::Executor::prepare(p, s.options());
+  REQUIRE_MESSAGE(exe, exe.error().message);
+  const std::vector<run::Tensor> in{s.input({1, 2, 3, 4})};
+  for (int call = 0; call < 3; ++call) {
+    auto r = exe->run(in);
+    REQUIRE_MESSAGE(r, r.error().message);
+    CHECK(read((*r)[0]) == std::vector<float>{2, 4, 6, 8});
+    REQUIRE((*r)[1].get_if<std::int64_t>() != nullptr);
+    CHECK(*(*r)[1].get_if<std::int64_t>() == 2);
+  }
+  CHECK(exe->graph_stats().captured == 1);
+  CHECK(exe->graph_stats().replayed == 2);
+  CHECK(exe->graph_stats().updated == 0);
 }
