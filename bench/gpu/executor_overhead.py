@@ -2,8 +2,9 @@
 
 * Inductor's own generated `call()` (the export's inductor_module.py, its
   Triton kernels compiled by this torch);
-* wrapir's executor on the CUDA backend, and a raw cuLaunchKernel loop over
-  the same program's Triton launches (executor_overhead_bench, C++);
+* wrapir's executor on the CUDA backend, the same in CUDA Graph mode
+  (`--graph`), and a raw cuLaunchKernel loop over the same program's
+  Triton launches (executor_overhead_bench, C++);
 * torch.compile(mode="reduce-overhead") of the model (CUDA graphs), whose
   cost is fixed per call.
 
@@ -15,7 +16,11 @@ cuda` (program.json, kernels.json, kernels/, inputs.safetensors,
 inductor_module.py); tests/models/NAME.py is the model. Every figure is host
 time: the GPU is waited for before each timed call, never inside it. Prints
 and writes one markdown table; the per-launch columns divide a call's host
-time by the program's launches (Triton kernels and extern calls).
+time by the program's launches (Triton kernels and extern calls). Rows of
+programs with extern calls (cuBLAS GEMMs, their allocations) are marked:
+their executor / raw ratio compares the executor's Triton launches *and*
+GEMMs with the raw loop's Triton launches alone, so only the Triton-only
+rows measure the launch path itself.
 """
 
 from __future__ import annotations
@@ -121,6 +126,8 @@ def main() -> int:
         except Exception as e:
             row["reduce_overhead_error"] = f"{type(e).__name__}: {e}"[:200]
         row["executor"] = cpp.get(name, {}).get("Executor")
+        row["graph"] = cpp.get(name, {}).get("Graph")
+        row["stubbed"] = cpp.get(name, {}).get("Stubbed")
         row["raw"] = cpp.get(name, {}).get("RawLaunch")
         row["raw_launches"] = sum(1 for line in json.loads((export / "program.json").read_text())["program"]["body"]
                                   if line["kind"] == "KernelCall")
@@ -133,17 +140,25 @@ def main() -> int:
     gpu = torch.cuda.get_device_name(0)
     lines = [f"GPU: {gpu}; torch {torch.__version__}; {datetime.date.today()}; median host µs, GPU idle at each call's start",
              "",
-             "| model | launches | Inductor `call()` µs/call | µs/launch | executor µs/call | µs/launch | executor / Inductor "
-             "| raw cuLaunchKernel µs/launch (Triton launches) | executor / raw per launch | reduce-overhead µs/call |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| model | launches (Triton + extern) | Inductor `call()` µs/call | µs/launch | executor µs/call | µs/launch "
+             "| executor / Inductor | raw cuLaunchKernel µs/launch (Triton launches) | executor / raw per launch "
+             "| executor, externs stubbed, µs/Triton launch | stubbed / raw | graph mode µs/call | reduce-overhead µs/call |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         n = r["launches"]
-        ind, exe, raw = r.get("inductor"), r.get("executor"), r.get("raw")
+        ind, exe, raw, graph = r.get("inductor"), r.get("executor"), r.get("raw"), r.get("graph")
         raw_per = raw / r["raw_launches"] if raw and r["raw_launches"] else None
+        externs = n - r["raw_launches"]
+        ratio = f"{(exe / n) / raw_per:.2f}" if exe and raw_per else "—"
+        if externs:
+            ratio += " (with externs)"
+        stub = r.get("stubbed")
+        stub_per = stub / r["raw_launches"] if stub and r["raw_launches"] else None
+        stub_ratio = f"{stub_per / raw_per:.2f}" if stub_per and raw_per else "—"
         lines.append(
-            f"| `{r['model']}` | {n} | {us(ind)} | {us(ind / n if ind else None)} | {us(exe)} | "
-            f"{us(exe / n if exe else None)} | {f'{exe / ind:.2f}' if exe and ind else '—'} | {us(raw_per)} | "
-            f"{f'{(exe / n) / raw_per:.2f}' if exe and raw_per else '—'} | {us(r.get('reduce_overhead'))} |")
+            f"| `{r['model']}` | {n} ({r['raw_launches']} + {externs}) | {us(ind)} | {us(ind / n if ind else None)} | "
+            f"{us(exe)} | {us(exe / n if exe else None)} | {f'{exe / ind:.2f}' if exe and ind else '—'} | "
+            f"{us(raw_per)} | {ratio} | {us(stub_per)} | {stub_ratio} | {us(graph)} | {us(r.get('reduce_overhead'))} |")
     for r in rows:
         for k in ("inductor_error", "reduce_overhead_error"):
             if k in r:

@@ -15,6 +15,16 @@
 //   return (manual time), then the GPU is waited for, untimed, so the queue
 //   never blocks the host. Items are the program's launches (kernels and
 //   externs): ns per item is host time per launch.
+// * Graph/NAME — the same executor in CUDA Graph mode
+//   (`ExecutorOptions::graph`): after the capturing first call, each call
+//   compares its input addresses and launches the cached graph. Items are
+//   the program's launches too, but the figure to read is µs per call
+//   (fixed cost: one cuGraphLaunch whatever the launch count).
+// * Stubbed/NAME — the executor with every extern replaced by a function
+//   that returns at once: the same Triton launches, allocations and line
+//   dispatch, no cuBLAS. Divided by the Triton launches, this is the
+//   figure to compare with RawLaunch per launch (the GPU computes garbage
+//   where a GEMM result would be; the host's work is the same).
 // * RawLaunch/NAME — the program's Triton launches only, with their grids,
 //   blocks and shared memory, as one loop of cuLaunchKernel calls on
 //   argument arrays packed beforehand (pointers into one scratch buffer):
@@ -153,6 +163,8 @@ struct Program {
   std::string name;
   ir::Program program;
   std::optional<run::Executor> executor;
+  std::optional<run::Executor> graphed;  // graph mode
+  std::optional<run::Executor> stubbed;  // externs that do nothing
   std::vector<run::Tensor> inputs;
   std::vector<std::int64_t> scalars;
   std::int64_t launches = 0, triton_launches = 0;
@@ -194,13 +206,27 @@ std::unique_ptr<Program> load(const fs::path& dir) {
     std::fprintf(stderr, "%s: %s\n", p->name.c_str(), kernels.error().message.c_str());
     return nullptr;
   }
-  auto exe = run::Executor::prepare(
-      p->program, {.device = fixture->backend, .kernels = *kernels, .externs = rc::cublas_externs(fixture->backend)});
+  run::ExecutorOptions options{.device = fixture->backend, .kernels = *kernels,
+                               .externs = rc::cublas_externs(fixture->backend)};
+  auto exe = run::Executor::prepare(p->program, options);
   if (!exe) {
     std::fprintf(stderr, "%s: skipped: %s\n", p->name.c_str(), exe.error().message.c_str());
     return nullptr;
   }
   p->executor.emplace(*std::move(exe));
+  {
+    auto stubs = std::make_shared<run::ExternRegistry>();
+    for (const ir::Line& line : p->program.body)
+      if (const auto* e = std::get_if<ir::ExternKernelOut>(&line))
+        (void)stubs->add(e->kernel.text, [](const run::ExternCall&) -> wrapir::Result<run::Value> { return run::Value{}; });
+    run::ExecutorOptions stubbed = options;
+    stubbed.externs = stubs;
+    if (auto s = run::Executor::prepare(p->program, stubbed)) p->stubbed.emplace(*std::move(s));
+    else std::fprintf(stderr, "%s: no stubbed executor: %s\n", p->name.c_str(), s.error().message.c_str());
+  }
+  options.graph.enabled = true;
+  if (auto graphed = run::Executor::prepare(p->program, options)) p->graphed.emplace(*std::move(graphed));
+  else std::fprintf(stderr, "%s: no graph mode: %s\n", p->name.c_str(), graphed.error().message.c_str());
   auto file = wrapir::io::read_safetensors(dir / "inputs.safetensors");
   if (!file) {
     std::fprintf(stderr, "%s: %s\n", p->name.c_str(), file.error().message.c_str());
@@ -230,10 +256,14 @@ std::unique_ptr<Program> load(const fs::path& dir) {
   return p;
 }
 
-void executor_call(benchmark::State& state, Program* p) {
+enum class Mode { plain, graph, stubbed };
+
+void executor_call(benchmark::State& state, Program* p, Mode mode) {
+  const bool graph = mode == Mode::graph;
+  const run::Executor& exe = graph ? *p->graphed : mode == Mode::stubbed ? *p->stubbed : *p->executor;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
-    auto out = p->executor->run(p->inputs, p->scalars);
+    auto out = exe.run(p->inputs, p->scalars);
     state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (!out) {
       state.SkipWithError(out.error().message.c_str());
@@ -247,6 +277,11 @@ void executor_call(benchmark::State& state, Program* p) {
   }
   state.SetItemsProcessed(state.iterations() * p->launches);
   state.counters["launches"] = static_cast<double>(p->launches);
+  if (graph) {
+    const run::GraphModeStats g = exe.graph_stats();
+    state.counters["captured"] = static_cast<double>(g.captured);
+    state.counters["updated"] = static_cast<double>(g.updated);
+  }
 }
 
 void raw_loop(benchmark::State& state, Program* p) {
@@ -298,8 +333,29 @@ int main(int argc, char** argv) {
       continue;
     }
     (void)fixture->backend->synchronize();
+    if (p->graphed) {
+      // Two unmeasured calls: the first captures, the second replays once.
+      for (int i = 0; i < 2 && p->graphed; ++i)
+        if (auto r = p->graphed->run(p->inputs, p->scalars); !r) {
+          std::fprintf(stderr, "%s: graph mode: %s\n", p->name.c_str(), r.error().message.c_str());
+          p->graphed.reset();
+        }
+      (void)fixture->backend->synchronize();
+    }
     Program* raw = p.get();
-    benchmark::RegisterBenchmark(("Executor/" + p->name).c_str(), executor_call, raw)->UseManualTime()->Iterations(2000);
+    if (p->stubbed && !p->stubbed->run(p->inputs, p->scalars)) p->stubbed.reset();
+    (void)fixture->backend->synchronize();
+    benchmark::RegisterBenchmark(("Executor/" + p->name).c_str(), executor_call, raw, Mode::plain)
+        ->UseManualTime()
+        ->Iterations(2000);
+    if (p->stubbed)
+      benchmark::RegisterBenchmark(("Stubbed/" + p->name).c_str(), executor_call, raw, Mode::stubbed)
+          ->UseManualTime()
+          ->Iterations(2000);
+    if (p->graphed)
+      benchmark::RegisterBenchmark(("Graph/" + p->name).c_str(), executor_call, raw, Mode::graph)
+          ->UseManualTime()
+          ->Iterations(2000);
     if (p->raw)
       benchmark::RegisterBenchmark(("RawLaunch/" + p->name).c_str(), raw_loop, raw)->UseManualTime()->Iterations(2000);
     fixture->programs.push_back(std::move(p));

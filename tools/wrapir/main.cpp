@@ -70,7 +70,7 @@ constexpr std::string_view usage =
     "                   subgraphs=false, direction=LR\n"
     "       wrapir plan --strategy reuse|pools|arena [--pool-policy none|intermediates|outputs|combined]\n"
     "                   [--no-spill] [--no-verify] FILE.json [-o OUT.json] [--timeline OUT.svg]\n"
-    "       wrapir run FILE.json --inputs IN.safetensors [--device cpu] [--repeat N]\n"
+    "       wrapir run FILE.json --inputs IN.safetensors [--device cpu|cuda [--kernels DIR] [--graph]] [--repeat N]\n"
     "                  [--no-verify] [-o OUT.safetensors]\n"
     "       wrapir autotune FILE.json [--inputs IN.safetensors] [--device cpu|cuda] [--kernels DIR]\n"
     "                  [--symbols NAME=VALUE,...] [--warmup N] [--repetitions N]\n"

@@ -1,4 +1,4 @@
-// wrapir run PROGRAM --inputs FILE [--device cpu|cuda] [--kernels DIR] [--repeat N] [-o FILE]:
+// wrapir run PROGRAM --inputs FILE [--device cpu|cuda] [--kernels DIR] [--graph] [--repeat N] [-o FILE]:
 // runs a program on the executor (include/wrapir/run/executor.hpp), on the
 // CPU or, with --device cuda, on GPU 0 through the CUDA backend
 // (run/cuda/: the exporter's Triton cubins from DIR/kernels.json — DIR
@@ -21,6 +21,15 @@
 // entry `scalars` under the same names. Without -o one line per output is
 // printed. `--repeat N` runs the program N more times after the first run
 // and prints the per-call time (mean and best) on stdout.
+//
+// `--graph` (with --device cuda) runs in CUDA Graph mode
+// (`ExecutorOptions::graph`, docs/runtime.md): the first call runs and
+// captures the program, the repeats replay the graph (their inputs are one
+// set of device tensors refilled from the file before each call, so that
+// the addresses stay and the graph replays); the outputs written
+// are then the last repeat's (the replayed graph's), and a line
+// `graph: captured=... replayed=... updated=...` says what happened. A
+// program graph mode cannot capture is refused naming the line.
 //
 // Where the CPU backend is built in (wrapir::cpu, OpenBLAS), C++ kernels are
 // compiled and cached (run/cpu/backend.hpp; torch's headers from
@@ -96,6 +105,20 @@ struct Placement {
     return c;
   }
 
+  /// Copies `t`'s values again into `placed`, a result of `place(t, b)`
+  /// (graph mode: the same addresses every call, so that calls replay).
+  void refill(const run::Tensor& placed, const run::Tensor& t) const {
+    if (!placed.storage || placed.storage->nbytes == 0 || !t.storage) return;
+    if (placed.device().type == ir::DeviceType::cpu) {
+      std::memcpy(placed.data(), t.data(), static_cast<std::size_t>(placed.storage->nbytes));
+      return;
+    }
+    if (auto r = device->copy(placed.storage->data, placed.storage->device, t.storage->data, t.device(),
+                              t.storage->nbytes);
+        !r)
+      throw Failure{"run: copying an input to the device: " + one_line(r.error().message, 400)};
+  }
+
   /// `t` on the host, dense.
   run::Tensor to_host(const run::Tensor& t) const {
     if (t.device().type == ir::DeviceType::cpu) return t;
@@ -115,11 +138,13 @@ struct Placement {
 };
 
 int cmd_run(const Arguments& a) {
-  a.allow_only({"--inputs", "--device", "--kernels", "--repeat", "-o", "--no-verify", "--max-input-bytes"});
+  a.allow_only({"--inputs", "--device", "--kernels", "--repeat", "-o", "--no-verify", "--max-input-bytes", "--graph"});
   const std::string_view device = a.value("--device").value_or("cpu");
   if (device != "cpu" && device != "cuda")
     throw Failure{"run: --device must be cpu or cuda, got '" + one_line(device, 40) + "'"};
   if (a.value("--kernels") && device != "cuda") throw Failure{"run: --kernels DIR is for --device cuda"};
+  const bool graph = a.flag("--graph");
+  if (graph && device != "cuda") throw Failure{"run: --graph (CUDA Graph mode) is for --device cuda"};
 #ifndef WRAPIR_TOOL_CUDA_BACKEND
   if (device == "cuda")
     throw Failure{"run: this wrapir was built without the CUDA backend (no CUDA Toolkit headers at build time); "
@@ -204,6 +229,7 @@ int cmd_run(const Arguments& a) {
 #endif
   }
   options.verify = !a.flag("--no-verify");
+  options.graph.enabled = graph;
   auto executor = run::Executor::prepare(program, std::move(options));
   if (!executor) throw Failure{"run: " + one_line(executor.error().message, 600)};
   // Inputs are copied per run: a program that updates an input in place
@@ -223,14 +249,25 @@ int cmd_run(const Arguments& a) {
     std::vector<double> samples, done;
     samples.reserve(repeat);
     done.reserve(repeat);
+    std::vector<run::Tensor> kept;  // graph mode: one set of input tensors, refilled before each call
     for (std::size_t i = 0; i < repeat; ++i) {
-      std::vector<run::Tensor> in = fresh_inputs();
+      std::vector<run::Tensor> in;
+      if (!graph) {
+        in = fresh_inputs();
+      } else if (kept.empty()) {
+        in = kept = fresh_inputs();
+      } else {
+        for (std::size_t k = 0; k < kept.size(); ++k) placement.refill(kept[k], tensors[k]);
+        in = kept;
+      }
       placement.synchronize();  // each call starts with the device idle
       const auto start = std::chrono::steady_clock::now();
       auto r = executor->run(in, values);
       const auto stop = std::chrono::steady_clock::now();
       if (!r) throw Failure{"run (repeat " + std::to_string(i) + "): " + one_line(r.error().message, 600)};
       placement.synchronize();
+      // In graph mode the repeats replay the graph: write what they gave.
+      if (graph && i + 1 == repeat) outputs = std::move(r);
       const auto finished = std::chrono::steady_clock::now();
       samples.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
       done.push_back(std::chrono::duration<double, std::micro>(finished - start).count());
@@ -245,6 +282,12 @@ int cmd_run(const Arguments& a) {
     if (placement.device)
       std::printf(" done_mean_us=%.2f done_best_us=%.2f", mean(done), *std::min_element(done.begin(), done.end()));
     std::printf("\n");
+  }
+  if (graph) {
+    const run::GraphModeStats g = executor->graph_stats();
+    std::printf("graph: captured=%llu replayed=%llu updated=%llu evicted=%llu\n",
+                static_cast<unsigned long long>(g.captured), static_cast<unsigned long long>(g.replayed),
+                static_cast<unsigned long long>(g.updated), static_cast<unsigned long long>(g.evicted));
   }
 
   io::TensorFile out;

@@ -107,9 +107,11 @@ using Status = Result<void>;
 
 /// Functions wrapir uses when the driver has them, and does without on
 /// older drivers (their pointer stays null): checking a kernel's parameter
-/// sizes needs 12.4.
+/// sizes needs 12.4; updating a whole executable graph in place
+/// (`cuGraphExecUpdate`'s 12.0 ABI) falls back to instantiating anew.
 #define WRAPIR_CUDA_OPTIONAL_DRIVER_FUNCTIONS(X) \
-  X(cuFuncGetParamInfo, 12040)
+  X(cuFuncGetParamInfo, 12040)                   \
+  X(cuGraphExecUpdate, 12000)
 
 /// The loaded driver: one function pointer per entry of
 /// `WRAPIR_CUDA_DRIVER_FUNCTIONS`, plus the driver's CUDA version

@@ -41,7 +41,9 @@
 /// argument scratch) lives in the call. So one executor may `run` on many
 /// threads at once, provided the kernels and externs it was given may be
 /// called concurrently and the calls do not share input tensors they
-/// mutate. Copies of an `Executor` share the prepared state. `prepare`
+/// mutate. In graph mode (`ExecutorOptions::graph`, CUDA) calls of one
+/// executor are serialised: the cache of captured graphs is locked for the
+/// whole call. Copies of an `Executor` share the prepared state. `prepare`
 /// interns expressions in the program's expression context (solving input
 /// dimensions), so it must not run concurrently with other users of that
 /// context.
@@ -80,6 +82,27 @@ namespace wrapir::run {
   return std::make_shared<const ExternRegistry>();
 }
 
+/// CUDA Graph mode (docs/runtime.md, "CUDA Graph mode"): the first call
+/// for a tuple of input-bound symbol values runs the program and then
+/// captures it on the device backend into a graph; later calls with the
+/// same tuple replay the graph with one driver call.
+struct GraphModeOptions {
+  bool enabled = false;
+  /// Graphs kept at most, least recently used evicted first. Each holds
+  /// its own device memory for the program's intermediates and outputs,
+  /// so a program called with ever new sizes must not keep them all.
+  std::size_t max_graphs = 8;
+};
+
+/// What graph mode did so far (`Executor::graph_stats`).
+struct GraphModeStats {
+  std::uint64_t captured = 0;  ///< first calls of a tuple: run, then captured
+  std::uint64_t replayed = 0;  ///< calls that launched a cached graph as it was
+  std::uint64_t updated = 0;   ///< calls whose input addresses moved: recaptured, graph updated in place, launched
+  std::uint64_t evicted = 0;   ///< graphs dropped for the cap
+  std::size_t cached = 0;      ///< graphs held now
+};
+
 struct ExecutorOptions {
   /// The device the program's non-CPU buffers, pools and launches are on;
   /// null: CPU programs only. Its kernels and externs come from `kernels`
@@ -102,11 +125,17 @@ struct ExecutorOptions {
   /// A WhileLoop that runs more iterations than this is stopped with a
   /// diagnostic (a runaway loop must not hang the caller).
   std::size_t max_loop_iterations = std::size_t{1} << 24;
+  /// CUDA Graph mode; off by default. `prepare` refuses a program graph
+  /// mode cannot capture, naming the line (host reads of device values,
+  /// data-dependent control flow, host copies, CPU kernels, externs that
+  /// allocate their results).
+  GraphModeOptions graph{};
 };
 
 namespace executor_detail {
 struct Prepared;
 struct Dispatchers;
+class GraphCalls;
 }  // namespace executor_detail
 
 class Executor {
@@ -127,13 +156,17 @@ class Executor {
   /// The number of tensor and scalar inputs `run` expects.
   [[nodiscard]] std::size_t tensor_input_count() const noexcept;
   [[nodiscard]] std::size_t scalar_input_count() const noexcept;
+  /// Graph mode's counters (all zero when it is off).
+  [[nodiscard]] GraphModeStats graph_stats() const;
 
  private:
   std::shared_ptr<const executor_detail::Prepared> prepared_;
   std::shared_ptr<executor_detail::Dispatchers> dispatchers_;
+  std::shared_ptr<executor_detail::GraphCalls> graphs_;  // null unless graph mode is on
 };
 
 }  // namespace wrapir::run
 
 #include <wrapir/run/detail/executor_prepare.hpp>
 #include <wrapir/run/detail/executor_lines.hpp>
+#include <wrapir/run/detail/executor_graph_call.hpp>

@@ -30,6 +30,21 @@
 
 namespace wrapir::run {
 
+/// Device work recorded once and replayed (CUDA Graph mode,
+/// docs/runtime.md "CUDA Graph mode"): what `DeviceBackend::end_capture`
+/// returns. Not thread-safe: the executor serialises its graph calls.
+class DeviceGraph {
+ public:
+  virtual ~DeviceGraph() = default;
+  /// Enqueues the recorded work once, in order with the work around it.
+  /// Only a graph ended with `executable` true can be launched.
+  [[nodiscard]] virtual Result<void> launch() = 0;
+  /// Makes this executable graph run `recaptured`'s work from now on: the
+  /// same program captured again with other addresses (the nodes and their
+  /// order are the same; their arguments differ). `recaptured` is consumed.
+  [[nodiscard]] virtual Result<void> update(DeviceGraph& recaptured) = 0;
+};
+
 class DeviceBackend {
  public:
   virtual ~DeviceBackend() = default;
@@ -53,6 +68,26 @@ class DeviceBackend {
   /// Waits until all work queued so far has finished (before host timing,
   /// and before results are handed back).
   [[nodiscard]] virtual Result<void> synchronize() const = 0;
+
+  // ---- graph mode (optional; the default backend refuses) -----------------
+  /// Whether `begin_capture` can work here; the reason when not.
+  [[nodiscard]] virtual Result<void> can_capture() const {
+    return Diagnostic{describe() + " cannot capture device graphs (graph mode needs a backend that records its work, "
+                                   "such as run::cuda::CudaBackend)"};
+  }
+  /// From now until `end_capture`, the work this thread enqueues (launches,
+  /// fills, device-to-device copies) is recorded instead of run. Nothing
+  /// that waits for the device, allocates from the driver or copies to the
+  /// host may happen in between.
+  [[nodiscard]] virtual Result<void> begin_capture() const { return can_capture(); }
+  /// Ends the capture: the recorded work, made launchable when `executable`
+  /// (else only good as `DeviceGraph::update`'s argument). A capture that
+  /// failed is ended here too, and its partial graph dropped.
+  [[nodiscard]] virtual Result<std::unique_ptr<DeviceGraph>> end_capture(bool executable) const {
+    (void)executable;
+    if (Result<void> r = can_capture(); !r) return r.error();
+    return Diagnostic{"end_capture: no capture is in progress"};
+  }
 };
 
 using DeviceBackendPtr = std::shared_ptr<const DeviceBackend>;

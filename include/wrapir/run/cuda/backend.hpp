@@ -26,11 +26,21 @@
 /// threads that run executors at once is safe only for programs that do not
 /// depend on each other's results.
 ///
+/// Graph mode (`ExecutorOptions::graph`, docs/runtime.md): `begin_capture`
+/// puts the backend's stream in capture mode (`cuStreamBeginCapture`,
+/// thread-local: this thread may make no call a replay would not repeat,
+/// such as `cuMemAlloc`, while other threads may), `end_capture` ends it and
+/// instantiates the graph (`cuda::GraphExec`), and `DeviceGraph::update`
+/// is `cuGraphExecUpdate` (a new instantiation where the driver lacks it or
+/// refuses the update). The executor never allocates from this backend
+/// while it captures: graph mode plans the graph's memory beforehand.
+///
 /// The driver keeps the current context per thread: `create` makes the
 /// backend's current on the creating thread; any other thread that runs an
 /// executor on it calls `make_current()` first.
 #include <wrapir/cuda/context.hpp>
 #include <wrapir/cuda/driver.hpp>
+#include <wrapir/cuda/graph.hpp>
 #include <wrapir/cuda/memory.hpp>
 #include <wrapir/cuda/stream.hpp>
 #include <wrapir/diagnostic.hpp>
@@ -91,20 +101,21 @@ class CudaBackend final : public DeviceBackend {
     if (device.type != ir::DeviceType::cuda || device.index.value_or(ordinal_) != ordinal_)
       return Diagnostic{"the CUDA backend holds device " + std::to_string(ordinal_) + ", not " + ir::to_string(device)};
     if (bytes < 0) return Diagnostic{"cannot allocate " + std::to_string(bytes) + " bytes"};
-    auto storage = std::make_shared<Storage>();
-    storage->device = ir::Device{ir::DeviceType::cuda, ordinal_};
-    storage->nbytes = bytes;
-    if (bytes == 0) return storage;
+    if (bytes == 0) {
+      auto storage = std::make_shared<Storage>();
+      storage->device = ir::Device{ir::DeviceType::cuda, ordinal_};
+      return storage;
+    }
     const std::size_t rounded = round_up(static_cast<std::size_t>(bytes));
     auto address = state_->take(rounded);
     if (!address) return address.error();
-    storage->data = reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(*address));
-    // The block returns to the free list when the last tensor on it goes;
-    // the state outlives every block it handed out.
-    storage->owner = std::shared_ptr<void>(storage->data, [state = state_, rounded, a = *address](void*) noexcept {
-      state->give_back(a, rounded);
-    });
-    return storage;
+    // One heap allocation per storage (this runs for every buffer of every
+    // call): the storage and what gives its block back live together.
+    auto block = std::make_shared<Block>(state_, *address, rounded);
+    block->storage.device = ir::Device{ir::DeviceType::cuda, ordinal_};
+    block->storage.nbytes = bytes;
+    block->storage.data = reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(*address));
+    return std::shared_ptr<Storage>(block, &block->storage);
   }
 
   [[nodiscard]] Result<void> zero(std::byte* data, std::int64_t bytes) const override {
@@ -130,6 +141,34 @@ class CudaBackend final : public DeviceBackend {
   }
 
   [[nodiscard]] Result<void> synchronize() const override { return state_->stream.synchronize(); }
+
+  [[nodiscard]] Result<void> can_capture() const override { return {}; }
+  [[nodiscard]] Result<void> begin_capture() const override {
+    auto d = drv::driver();
+    if (!d) return d.error();
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (const CUresult r = (*d)->cuStreamIsCapturing(stream(), &status); r != CUDA_SUCCESS)
+      return drv::driver_error("cuStreamIsCapturing", r);
+    if (status != CU_STREAM_CAPTURE_STATUS_NONE)
+      return Diagnostic{"the backend's stream is already being captured (captures do not nest)"};
+    return drv::check((*d)->cuStreamBeginCapture(stream(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+  }
+  [[nodiscard]] Result<std::unique_ptr<DeviceGraph>> end_capture(bool executable) const override {
+    CUgraph captured = nullptr;
+    const CUresult r = drv::loaded_driver().cuStreamEndCapture(stream(), &captured);
+    drv::Graph graph(captured);
+    if (r != CUDA_SUCCESS) return drv::driver_error("cuStreamEndCapture", r);
+    if (!graph) return Diagnostic{"cuStreamEndCapture returned no graph"};
+    auto out = std::make_unique<Graph>(state_);
+    if (!executable) {
+      out->captured = std::move(graph);
+      return std::unique_ptr<DeviceGraph>(std::move(out));
+    }
+    auto exec = drv::GraphExec::instantiate(std::move(graph));
+    if (!exec) return exec.error();
+    out->exec.emplace(*std::move(exec));
+    return std::unique_ptr<DeviceGraph>(std::move(out));
+  }
 
   /// Allocator counters (tests, benchmarks).
   struct Stats {
@@ -221,6 +260,50 @@ class CudaBackend final : public DeviceBackend {
         for (CUdeviceptr a : blocks) (void)drv::loaded_driver().cuMemFree(a);
       free.clear();
       stats.cached_bytes = 0;
+    }
+  };
+
+  /// A storage whose block returns to the free list when the last tensor
+  /// on it goes; the state outlives every block it handed out.
+  struct Block {
+    Storage storage;
+    std::shared_ptr<State> state;
+    CUdeviceptr address;
+    std::size_t rounded;
+    Block(std::shared_ptr<State> s, CUdeviceptr a, std::size_t r) noexcept : state(std::move(s)), address(a), rounded(r) {}
+    Block(const Block&) = delete;
+    Block& operator=(const Block&) = delete;
+    ~Block() { state->give_back(address, rounded); }
+  };
+
+  /// A captured graph; holds the backend's state so that the context
+  /// outlives it (members are destroyed last to first).
+  struct Graph final : DeviceGraph {
+    std::shared_ptr<const State> state;
+    std::optional<drv::Graph> captured;     // not executable: update's argument
+    std::optional<drv::GraphExec> exec;     // executable
+
+    explicit Graph(std::shared_ptr<const State> s) : state(std::move(s)) {}
+    Result<void> launch() override {
+      if (!exec) return Diagnostic{"the graph was captured to update another, it cannot be launched"};
+      return exec->launch(state->stream.get());
+    }
+    Result<void> update(DeviceGraph& recaptured) override {
+      auto* other = dynamic_cast<Graph*>(&recaptured);
+      if (other == nullptr || !exec) return Diagnostic{"only an executable CUDA graph is updated, from a CUDA capture"};
+      drv::Graph from = other->captured ? std::move(*other->captured) : drv::Graph{};
+      if (!from) return Diagnostic{"the recaptured graph is empty"};
+      const drv::Driver& d = drv::loaded_driver();
+      if (d.cuGraphExecUpdate != nullptr) {
+        CUgraphExecUpdateResultInfo info{};
+        if (d.cuGraphExecUpdate(exec->get(), from.get(), &info) == CUDA_SUCCESS) return {};
+      }
+      // No in-place update (an old driver, or one that refuses it): a new
+      // executable graph, at the cost of an instantiation.
+      auto fresh = drv::GraphExec::instantiate(std::move(from));
+      if (!fresh) return fresh.error();
+      exec.emplace(*std::move(fresh));
+      return {};
     }
   };
 

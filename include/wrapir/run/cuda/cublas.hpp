@@ -24,6 +24,12 @@
 /// `out` first (a copy for a full bias; for a row or column bias, a rank-1
 /// GEMM with a vector of ones), then `out = beta*out + alpha*a@b`.
 /// Launches go to the backend's stream.
+///
+/// Workspace: the handle gets a workspace of its own (32 MiB, what PyTorch
+/// gives a Hopper handle) from the backend, set after the stream
+/// (`cublasSetStream` resets it). cuBLAS then never allocates a workspace
+/// inside a call, so its GEMMs can be captured into a CUDA graph (graph
+/// mode), as PyTorch sets one for the same reason.
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/ir/dtype.hpp>
 #include <wrapir/run/cuda/backend.hpp>
@@ -63,6 +69,7 @@ struct CublasLibrary {
                                     cublasComputeType_t, cublasGemmAlgo_t);
   GemmFn gemm = nullptr;
   decltype(&::cublasGetStatusString) status_string = nullptr;  // may be absent
+  decltype(&::cublasSetWorkspace_v2) set_workspace = nullptr;  // may be absent
   std::string path;
 };
 
@@ -103,6 +110,7 @@ inline Result<const CublasLibrary*> load_from(const std::vector<std::string>& na
       continue;  // the handle stays open: harmless, and closing could unload what others use
     }
     (void)sym(lib->status_string, "cublasGetStatusString");
+    (void)sym(lib->set_workspace, "cublasSetWorkspace_v2");
     return lib.release();  // kept for the life of the process, as the library
   }
   return Diagnostic{"cuBLAS is not available: tried " + tried +
@@ -246,6 +254,19 @@ class Gemm {
 
   [[nodiscard]] const DeviceBackend& backend() const noexcept { return *backend_; }
 
+  /// Gives the handle a workspace of `bytes` of the backend's memory (see
+  /// the file comment); nothing when cuBLAS has no cublasSetWorkspace.
+  Result<void> set_workspace(std::int64_t bytes) {
+    if (lib_.set_workspace == nullptr) return {};
+    auto storage = backend_->allocate(device_, bytes);
+    if (!storage) return storage.error();
+    if (const cublasStatus_t s = lib_.set_workspace(handle_, (*storage)->data, static_cast<std::size_t>(bytes));
+        s != CUBLAS_STATUS_SUCCESS)
+      return Diagnostic{"cublasSetWorkspace: " + status_text(lib_, s)};
+    workspace_ = *std::move(storage);
+    return {};
+  }
+
  private:
   const CublasLibrary& lib_;
   std::shared_ptr<const DeviceBackend> backend_;
@@ -253,6 +274,7 @@ class Gemm {
   cublasHandle_t handle_;
   std::mutex mutex_;
   std::map<ir::DType, Tensor> ones_;
+  std::shared_ptr<Storage> workspace_;
 };
 
 inline Result<const Tensor*> tensor_arg(const ExternCall& call, std::size_t i, const char* name, const char* what) {
@@ -376,6 +398,8 @@ inline Result<Value> gemm_call(Gemm& g, const ExternCall& call, bool batched, bo
                                                    handle);
       if (const cublasStatus_t st2 = (*lib)->set_stream(handle, backend->stream()); st2 != CUBLAS_STATUS_SUCCESS)
         unavailable = "cublasSetStream: " + cublas_detail::status_text(**lib, st2);
+      else if (auto w = gemm->set_workspace(std::int64_t{32} << 20); !w)
+        unavailable = w.error().message;
     }
   }
   auto add = [&](const char* name, bool batched, bool bias) {

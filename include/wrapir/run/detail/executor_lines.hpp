@@ -8,6 +8,7 @@
 #include <wrapir/expr/print_python.hpp>
 #include <wrapir/ir/line.hpp>
 #include <wrapir/ir/lines.hpp>
+#include <wrapir/run/detail/executor_graph.hpp>
 #include <wrapir/run/detail/executor_prepare.hpp>
 #include <wrapir/run/detail/executor_values.hpp>
 #include <wrapir/run/executor.hpp>
@@ -16,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <new>
 #include <string>
 #include <vector>
@@ -40,14 +42,16 @@ struct EvaluatedLayout {
 };
 
 inline std::vector<Value> run_graph(const Prepared& prep, Dispatchers& disp, const Graph& g,
-                                    std::span<const Value> inputs);
+                                    std::span<const Value> inputs, GraphMemory* memory = nullptr);
 
 /// The state of one run of one graph. Handlers throw `Failure`; `run`
 /// adds the line.
 class Frame {
  public:
-  Frame(const Prepared& prep, Dispatchers& disp, const Graph& g)
-      : prep_(prep), disp_(disp), g_(g), p_(*g.program) {
+  /// `memory`: graph mode's device memory (executor_graph.hpp), else null:
+  /// device allocations come from the backend.
+  Frame(const Prepared& prep, Dispatchers& disp, const Graph& g, GraphMemory* memory = nullptr)
+      : prep_(prep), disp_(disp), g_(g), p_(*g.program), memory_(memory) {
     buffers_.resize(p_.buffers.size());
     live_.assign(p_.buffers.size(), 0);
     values_.assign(g.slot_symbols.size(), 0);
@@ -61,6 +65,11 @@ class Frame {
   void bind_inputs(std::span<const Value> inputs);
   void run_body();
   std::vector<Value> outputs();
+  /// The value of symbol slot `slot` once bound (graph mode's key).
+  [[nodiscard]] std::int64_t slot_value(std::uint32_t slot) const {
+    if (!bound_.at(slot)) unbound(slot);
+    return values_[slot];
+  }
 
   // ---- memory ------------------------------------------------------------
   void operator()(const ir::Allocate& l) { define(l.buffer, allocate(l.buffer)); }
@@ -82,7 +91,7 @@ class Frame {
     const ir::PoolDecl& pool = p_.pool(l.pool);
     const std::int64_t bytes = eval(pool.size_bytes);
     if (bytes < 0) fail("pool " + ir::quote_for_diagnostic(pool.name) + " has negative size " + std::to_string(bytes));
-    pools_[l.pool.index] = allocate_on(backend(), pool.device, {bytes}, {1}, 0, ir::DType::uint8).storage;
+    pools_[l.pool.index] = allocate_tensor(pool.device, {bytes}, {1}, 0, ir::DType::uint8).storage;
   }
   void operator()(const ir::AllocFromPool& l) {
     const ir::PoolDecl& pool = p_.pool(l.pool);
@@ -147,6 +156,8 @@ class Frame {
   // ---- kernels -----------------------------------------------------------
   void operator()(const ir::KernelDefinition&) {}  // resolved when prepared
   void operator()(const ir::KernelCall& l) {
+    if (const FastLaunch& fast = g_.launches[line_]; fast.usable) [[likely]]
+      if (launch_fast(l, fast)) return;
     const ir::KernelDecl& k = p_.kernel(l.kernel);
     const CpuKernelFn& fn = g_.kernels.at(l.kernel.index);
     if (!fn) fail("kernel " + ir::quote_for_diagnostic(k.name) + " is called but was never defined");
@@ -264,7 +275,7 @@ class Frame {
     }
     const ir::GraphId graph = taken ? l.true_graph : l.false_graph;
     std::vector<Value> results =
-        run_graph(prep_, disp_, g_.subgraphs.at(graph.index), values_of(l.operands));
+        run_graph(prep_, disp_, g_.subgraphs.at(graph.index), values_of(l.operands), memory_);
     bind_outputs(l.outputs, results, p_.subgraph(graph).name);
   }
   void operator()(const ir::WhileLoop& l) {
@@ -275,7 +286,7 @@ class Frame {
     for (std::size_t iteration = 0;; ++iteration) {
       std::vector<Value> in = carried;
       in.insert(in.end(), additional.begin(), additional.end());
-      const std::vector<Value> test = run_graph(prep_, disp_, cond, in);
+      const std::vector<Value> test = run_graph(prep_, disp_, cond, in, memory_);
       if (test.size() != 1) fail("the loop condition returned " + std::to_string(test.size()) + " values, not one");
       bool go = false;
       if (test[0].holds<Tensor>())
@@ -286,7 +297,7 @@ class Frame {
       if (iteration >= prep_.options.max_loop_iterations)
         fail("the loop ran " + std::to_string(iteration) + " iterations, the executor's limit " +
              "(ExecutorOptions::max_loop_iterations)");
-      std::vector<Value> next = run_graph(prep_, disp_, body, in);
+      std::vector<Value> next = run_graph(prep_, disp_, body, in, memory_);
       if (next.size() != carried.size())
         fail("the loop body returned " + std::to_string(next.size()) + " values for " +
              std::to_string(carried.size()) + " carried ones");
@@ -374,11 +385,24 @@ class Frame {
   [[nodiscard]] Tensor allocate(ir::BufferId b) const {
     EvaluatedLayout lay = layout(b);
     try {
-      return allocate_on(backend(), decl(b).layout.device, std::move(lay.sizes), std::move(lay.strides), lay.offset,
-                         decl(b).layout.dtype);
+      return allocate_tensor(decl(b).layout.device, std::move(lay.sizes), std::move(lay.strides), lay.offset,
+                             decl(b).layout.dtype);
     } catch (wrapir::detail::Failure& f) {
       fail("cannot allocate " + name(b) + ": " + f.diagnostic.message);
     }
+  }
+
+  /// A new tensor on `device`: from graph mode's memory when the frame has
+  /// one and the device is not the host, else as `allocate_on`.
+  [[nodiscard]] Tensor allocate_tensor(const ir::Device& device, std::vector<std::int64_t> sizes,
+                                       std::vector<std::int64_t> strides, std::int64_t offset, ir::DType dtype) const {
+    if (memory_ == nullptr || device.type == ir::DeviceType::cpu)
+      return allocate_on(backend(), device, std::move(sizes), std::move(strides), offset, dtype);
+    if (backend() == nullptr || backend()->device_type() != device.type)
+      fail("no backend for " + ir::to_string(device) + " (ExecutorOptions::device)");
+    Result<std::int64_t> bytes = bytes_spanned(sizes, strides, offset, dtype);
+    if (!bytes) fail(bytes.error().message);
+    return Tensor{memory_->allocate(*backend(), device, *bytes), dtype, std::move(sizes), std::move(strides), offset};
   }
 
   /// Sizes must match; strides too, except where the size is 0 or 1 (any
@@ -473,6 +497,52 @@ class Frame {
     return arg_tensors_[i];
   }
 
+  /// A kernel call whose arguments were resolved when prepared: packs them
+  /// without lookups and calls the kernel. False (nothing done) when the
+  /// general path must run instead, to give its diagnostic.
+  bool launch_fast(const ir::KernelCall& l, const FastLaunch& fast) {
+    const CpuKernelFn& fn = g_.kernels[l.kernel.index];
+    if (!fn) return false;
+    const std::size_t n = fast.args.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const FastArg& a = fast.args[i];
+      ArgSlot& slot = slots_[i];
+      params_[i] = &slot;
+      switch (a.kind) {
+        case FastArg::Kind::buffer: {
+          if (!live_[a.index]) [[unlikely]]
+            return false;
+          const Tensor* t = buffers_[a.index].get_if<Tensor>();
+          if (t == nullptr) [[unlikely]]
+            return false;
+          store(slot, t->data());
+          break;
+        }
+        case FastArg::Kind::constant: slot = a.value; break;
+        case FastArg::Kind::slot_i64:
+          if (!bound_[a.index]) [[unlikely]]
+            return false;
+          store(slot, values_[a.index]);
+          break;
+        case FastArg::Kind::slot_i32: {
+          if (!bound_[a.index]) [[unlikely]]
+            return false;
+          const std::int64_t v = values_[a.index];
+          if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) [[unlikely]]
+            return false;
+          store(slot, static_cast<std::int32_t>(v));
+          break;
+        }
+        case FastArg::Kind::expression:
+          store_integer(slot, eval(a.expression), a.dtype, [i] { return "argument " + std::to_string(i); });
+          break;
+      }
+    }
+    if (Result<void> r = fn(std::span<void* const>(params_.data(), n)); !r)
+      fail("kernel " + ir::quote_for_diagnostic(p_.kernel(l.kernel).name) + ": " + r.error().message);
+    return true;
+  }
+
   /// Packs argument `i` as a parameter of `type` into the scratch slots;
   /// returns the tensor of a buffer argument (else null). Messages are
   /// built only on failure: this runs for every argument of every launch.
@@ -500,11 +570,11 @@ class Frame {
     if (const expr::Expr* e = a.get_if<expr::Expr>()) {
       const std::int64_t v = eval(*e);
       if (type.dtype == ir::DType::int64) [[likely]] store(slot, v);
-      else store_integer(slot, v, type.dtype, what().c_str());
+      else store_integer(slot, v, type.dtype, what);
     } else if (const std::int64_t* n = a.get_if<std::int64_t>()) {
-      store_integer(slot, *n, type.dtype, what().c_str());
+      store_integer(slot, *n, type.dtype, what);
     } else if (const bool* x = a.get_if<bool>()) {
-      store_integer(slot, *x ? 1 : 0, type.dtype, what().c_str());
+      store_integer(slot, *x ? 1 : 0, type.dtype, what);
     } else if (const double* d = a.get_if<double>()) {
       store_float(slot, *d, type.dtype);
     } else {
@@ -592,6 +662,7 @@ class Frame {
   std::vector<Tensor> arg_tensors_;
   std::vector<Scope> scopes_;
   std::size_t line_ = 0;
+  GraphMemory* memory_ = nullptr;
 };
 
 inline void Frame::bind_inputs(std::span<const Value> inputs) {
@@ -697,8 +768,8 @@ inline std::vector<Value> Frame::outputs() {
 }
 
 inline std::vector<Value> run_graph(const Prepared& prep, Dispatchers& disp, const Graph& g,
-                                    std::span<const Value> inputs) {
-  Frame frame(prep, disp, g);
+                                    std::span<const Value> inputs, GraphMemory* memory) {
+  Frame frame(prep, disp, g, memory);
   try {
     frame.bind_inputs(inputs);
   } catch (wrapir::detail::Failure& f) {
@@ -707,6 +778,11 @@ inline std::vector<Value> run_graph(const Prepared& prep, Dispatchers& disp, con
   frame.run_body();
   return frame.outputs();
 }
+
+/// Graph mode (executor_graph_call.hpp).
+inline std::shared_ptr<GraphCalls> make_graph_calls(const Prepared& prep);
+inline std::vector<Value> run_graph_mode(const Prepared& prep, Dispatchers& disp, GraphCalls& calls,
+                                         std::span<const Tensor> inputs, std::span<const std::int64_t> scalars);
 
 }  // namespace wrapir::run::executor_detail
 
@@ -744,6 +820,7 @@ inline Result<Executor> Executor::prepare(const ir::Program& program, ExecutorOp
       preparer.prepare(prepared->top, p, "");
       prepared->options = std::move(options);
       Executor e;
+      if (prepared->options.graph.enabled) e.graphs_ = executor_detail::make_graph_calls(*prepared);
       e.prepared_ = std::move(prepared);
       e.dispatchers_ = std::move(dispatchers);
       return e;
@@ -760,6 +837,16 @@ inline Result<std::vector<Value>> Executor::run(std::span<const Tensor> inputs,
     return Diagnostic{"the program takes " + std::to_string(prep.tensor_inputs) + " tensor and " +
                       std::to_string(prep.scalar_inputs) + " scalar inputs, got " + std::to_string(inputs.size()) +
                       " and " + std::to_string(scalars.size())};
+  if (graphs_) {
+    try {
+      return wrapir::detail::catch_failure(
+          [&] { return executor_detail::run_graph_mode(prep, *dispatchers_, *graphs_, inputs, scalars); });
+    } catch (const std::bad_alloc&) {
+      return Diagnostic{"out of memory"};
+    } catch (const std::exception& e) {
+      return Diagnostic{e.what()};
+    }
+  }
   std::vector<Value> all;
   all.reserve(inputs.size() + scalars.size());
   std::size_t t = 0, s = 0;

@@ -53,6 +53,24 @@ struct Solver {
   expr::Expr symbol, dimension, value, condition;
 };
 
+/// One argument of a kernel launch, resolved when the program is prepared
+/// so that a launch packs it without looking anything up: a plain buffer
+/// (its data pointer), a value packed beforehand, or a symbol's slot.
+struct FastArg {
+  enum class Kind : std::uint8_t { buffer, constant, slot_i64, slot_i32, expression } kind = Kind::constant;
+  std::uint32_t index = 0;  // buffer: buffer index; slot_*: symbol slot
+  ArgSlot value{};          // constant
+  expr::Expr expression{};  // expression: evaluated per launch, packed as `dtype`
+  ir::DType dtype = ir::DType::int64;
+};
+
+/// A kernel call's arguments, all resolved (`usable`), else the call packs
+/// through the general path (which gives the diagnostics).
+struct FastLaunch {
+  bool usable = false;
+  std::vector<FastArg> args;
+};
+
 struct Graph {
   const ir::Program* program = nullptr;
   std::string prefix;  // "" for the top level, "name: " for a subgraph
@@ -66,6 +84,7 @@ struct Graph {
   std::vector<const ExternFn*> line_externs;  // by line index (extern lines)
   std::vector<Graph> subgraphs;              // by graph id
   std::size_t max_args = 0;
+  std::vector<FastLaunch> launches;          // by line index (KernelCall lines)
 };
 
 // ---------------------------------------------------------------------------
@@ -224,6 +243,7 @@ class GraphPreparer {
     g.kernels.assign(p.kernels.size(), CpuKernelFn{});
     g.multi.assign(p.kernels.size(), -1);
     g.line_externs.assign(p.body.size(), nullptr);
+    g.launches.assign(p.body.size(), FastLaunch{});
     for (const ir::SymbolDecl& s : p.symbols) slot(g, s.symbol);
     for (const ir::BufferDecl& b : p.buffers) {
       if (b.multi_output) continue;
@@ -378,7 +398,67 @@ class GraphPreparer {
     g.kernels[l.kernel.index] = *std::move(fn);
   }
 
-  void prepare_line(Graph& g, const ir::KernelCall& l, std::size_t) {
+  /// The launch's arguments resolved, or none usable (a view, a
+  /// multi-output buffer, a dtype mismatch, a value out of range: the
+  /// general path then says what is wrong).
+  static FastLaunch fast_launch(Graph& g, const ir::KernelCall& l) {
+    const ir::Program& p = *g.program;
+    FastLaunch out;
+    if (!p.contains(l.kernel)) return out;
+    const ir::KernelDecl& k = p.kernel(l.kernel);
+    if (l.args.size() != k.signature.size()) return out;
+    for (std::size_t i = 0; i < l.args.size(); ++i) {
+      const ir::ParamType type = k.signature[i].type;
+      const ir::Arg& a = l.args[i];
+      FastArg f;
+      if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) {
+        if (b->view || !type.pointer || !p.contains(b->buffer)) return out;
+        const ir::BufferDecl& d = p.buffer(b->buffer);
+        if (d.multi_output || d.layout.dtype != type.dtype) return out;
+        f.kind = FastArg::Kind::buffer;
+        f.index = b->buffer.index;
+      } else if (type.pointer) {
+        if (!a.holds<ir::None>()) return out;
+        store(f.value, static_cast<void*>(nullptr));
+      } else if (const expr::Expr* e = a.get_if<expr::Expr>()) {
+        if (!*e) return out;
+        if (e->is_integer()) {
+          if (!packs(f.value, e->value(), type.dtype)) return out;
+        } else if (e->is_symbol() && (type.dtype == ir::DType::int64 || type.dtype == ir::DType::int32)) {
+          f.kind = type.dtype == ir::DType::int64 ? FastArg::Kind::slot_i64 : FastArg::Kind::slot_i32;
+          f.index = slot(g, *e);
+        } else {
+          f.kind = FastArg::Kind::expression;
+          f.expression = *e;
+          f.dtype = type.dtype;
+        }
+      } else if (const std::int64_t* n = a.get_if<std::int64_t>()) {
+        if (!packs(f.value, *n, type.dtype)) return out;
+      } else if (const bool* x = a.get_if<bool>()) {
+        if (!packs(f.value, *x ? 1 : 0, type.dtype)) return out;
+      } else if (const double* v = a.get_if<double>()) {
+        if (type.dtype != ir::DType::float32 && type.dtype != ir::DType::float64) return out;
+        store_float(f.value, *v, type.dtype);
+      } else {
+        return out;
+      }
+      out.args.push_back(std::move(f));
+    }
+    out.usable = true;
+    return out;
+  }
+  /// Packs `v` as `dtype` when it fits (no diagnostic: the general path
+  /// gives it).
+  static bool packs(ArgSlot& slot, std::int64_t v, ir::DType dtype) {
+    try {
+      store_integer(slot, v, dtype, "");
+      return true;
+    } catch (wrapir::detail::Failure&) {
+      return false;
+    }
+  }
+
+  void prepare_line(Graph& g, const ir::KernelCall& l, std::size_t line) {
     check_device(l.device, "the launch");
     // A device kernel computes its grid from its launcher metadata and its
     // numel arguments (what Inductor's launchers do); grids written at the
@@ -388,6 +468,7 @@ class GraphPreparer {
            "only");
     collect(g, l.args);
     g.max_args = std::max(g.max_args, l.args.size());
+    g.launches[line] = fast_launch(g, l);
   }
 
   void prepare_line(Graph& g, const ir::MultiKernelCall& l, std::size_t) {

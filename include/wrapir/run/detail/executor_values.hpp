@@ -18,6 +18,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace wrapir::run::executor_detail {
@@ -35,16 +36,27 @@ void store(ArgSlot& slot, T v) noexcept {
   std::memcpy(slot.bytes, &v, sizeof v);
 }
 
-template <class T>
-T checked_integer(std::int64_t v, const char* what) {
+/// The text of a diagnostic's subject: a string, or a callable that makes
+/// it (built only when a diagnostic is).
+template <class What>
+std::string text_of(const What& what) {
+  if constexpr (std::is_invocable_v<const What&>) return std::string(what());
+  else return std::string(what);
+}
+
+template <class T, class What>
+T checked_integer(std::int64_t v, const What& what) {
   if (v < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
       (v > 0 && static_cast<std::uint64_t>(v) > static_cast<std::uint64_t>(std::numeric_limits<T>::max())))
-    fail(std::string(what) + " " + std::to_string(v) + " does not fit the parameter's type");
+    [[unlikely]]
+    fail(text_of(what) + " " + std::to_string(v) + " does not fit the parameter's type");
   return static_cast<T>(v);
 }
 
-/// Writes integer `v` as a scalar of `dtype` (range-checked).
-inline void store_integer(ArgSlot& slot, std::int64_t v, ir::DType dtype, const char* what) {
+/// Writes integer `v` as a scalar of `dtype` (range-checked). `what` names
+/// the value in a diagnostic: a string, or a callable returning one.
+template <class What>
+void store_integer(ArgSlot& slot, std::int64_t v, ir::DType dtype, const What& what) {
   switch (dtype) {
     case ir::DType::bool_: store(slot, v != 0); return;
     case ir::DType::uint8: store(slot, checked_integer<std::uint8_t>(v, what)); return;
@@ -55,7 +67,7 @@ inline void store_integer(ArgSlot& slot, std::int64_t v, ir::DType dtype, const 
     case ir::DType::uint16: store(slot, checked_integer<std::uint16_t>(v, what)); return;
     case ir::DType::uint32: store(slot, checked_integer<std::uint32_t>(v, what)); return;
     case ir::DType::uint64:
-      if (v < 0) fail(std::string(what) + " " + std::to_string(v) + " does not fit the parameter's type");
+      if (v < 0) fail(text_of(what) + " " + std::to_string(v) + " does not fit the parameter's type");
       store(slot, static_cast<std::uint64_t>(v));
       return;
     case ir::DType::float32: store(slot, static_cast<float>(v)); return;
