@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -129,7 +130,25 @@ TEST_CASE("pools: laws on random traces under every policy") {
       const auto bad = check_placement(t, plan.placement);
       CHECK_MESSAGE(!bad, *bad);
       CHECK(plan.placement.total_bytes() >= max_live_bytes(t));
-      if (policy == PoolPolicy::combined) CHECK(plan.placement.arenas.size() <= 2);
+      if (policy != PoolPolicy::combined) continue;
+      // Inductor's law: under `combined` the last pool of a device always
+      // grows, so each device has one pool; a second one opens only where
+      // the first reached the depth bound (`PoolForest::max_tree_depth`).
+      using Forest = wrapir::pass::detail::PoolForest;
+      std::vector<PoolBlock> blocks;
+      for (const TracedAllocation& a : t.allocations)
+        blocks.push_back(
+            {a.bytes, static_cast<std::int64_t>(a.begin), static_cast<std::int64_t>(a.end), a.device, a.is_output});
+      Forest forest(blocks, policy);
+      forest.allocate_all();
+      CHECK(forest.pools().size() == plan.placement.arenas.size());
+      std::map<std::int32_t, std::size_t> previous;
+      for (std::size_t k = 0; k < forest.pools().size(); ++k) {
+        const Forest::Pool& pool = forest.pools()[k];
+        if (const auto it = previous.find(pool.device); it != previous.end())
+          CHECK(forest.pools()[it->second].height + 2 > Forest::max_tree_depth);
+        previous[pool.device] = k;
+      }
     }
   }
 }

@@ -17,6 +17,7 @@
 #include <wrapir/expr/ops.hpp>
 #include <wrapir/pass/detail/pool_finder.hpp>
 #include <wrapir/pass/detail/pool_live_ranges.hpp>
+#include <wrapir/pass/detail/sorted_chunks.hpp>
 #include <wrapir/pass/pool_policy.hpp>
 #include <wrapir/pass/trace.hpp>
 
@@ -74,12 +75,24 @@ class PoolForest {
   /// old one could not grow). Inductor has no such bound: a trace whose
   /// blocks all overlap appends every block at the end, nesting the tree
   /// one level deeper each time, so each block descended through all the
-  /// others (20k blocks took 86 s) and 200k overflowed the stack. Plans
-  /// differ from Inductor's only where its tree would be deeper than this
-  /// (the deepest corpus tree has 272 levels, random_long_lived under
-  /// `combined`; 192 changed its plan); recursion stays a few hundred
-  /// kilobytes of stack.
-  static constexpr std::size_t max_tree_depth = 1024;
+  /// others (20k blocks took 86 s) and 200k overflowed the stack; chains
+  /// and fan-outs nest padded SpatialSplits and grow "at the end" too (a
+  /// 250k-block chain reached 346 levels, and every block descends its
+  /// pool's tree and adds its range to every node on the way). A block's
+  /// work is at most the nodes on its paths to the blocks it overlaps, so
+  /// the bound caps it. 64 levels: a 1M-block chain took 5.9 s of CPU time
+  /// at 64, 13.3 s at 128, and a 250k one 18.7 s at 1,024 (2026-11-26);
+  /// 32 changed five corpus traces' plans (transformer_train under
+  /// `outputs` +3.6 %). Plans differ from Inductor's only
+  /// where its tree would be deeper than this: on the corpus,
+  /// random_long_lived under `intermediates` (+0.01 % peak) and `outputs`
+  /// (-2.6 %) and random_small_sizes under `outputs` and `combined`
+  /// (-0.6 %, -0.03 %); docs/memory-planning.md, "Depth bound".
+  static constexpr std::size_t max_tree_depth = 64;
+
+  /// Nodes visited while placing blocks so far: the work measure that the
+  /// tests bound (a visit costs O(log n)).
+  [[nodiscard]] std::size_t visits() const noexcept { return visits_; }
 
   /// How a block finds its place: `indexed` (the planner's) or `linear`,
   /// Inductor's plain scans over every pool and every child, which the
@@ -177,6 +190,7 @@ class PoolForest {
 
   /// Places block `b` into node `n` of pool `pool`, at depth `depth`.
   bool allocate_in(std::size_t n, std::size_t b, bool is_last, std::size_t pool, std::size_t depth) {
+    ++visits_;
     if (depth >= max_tree_depth) return false;
     switch (nodes_[n].kind) {
       case Kind::block:
@@ -253,9 +267,19 @@ class PoolForest {
   /// (begins at or before it and ends after it) or one of its ranges begins
   /// strictly inside `(b, e)`: what `PoolLiveRanges::overlaps` answers for a
   /// child with merged ranges.
+  struct IndexedRange {
+    std::int64_t begin, end;
+    std::size_t child;
+  };
+  struct BeginOf {
+    std::int64_t operator()(const IndexedRange& r) const noexcept { return r.begin; }
+  };
+  /// Sorted chunks rather than `std::map`s: a root on a chain trace indexes
+  /// hundreds of thousands of ranges (see pass/detail/sorted_chunks.hpp).
+  using IndexedRanges = SortedChunks<IndexedRange, BeginOf>;
   struct ChildIndex {
-    std::map<std::int64_t, std::pair<std::int64_t, std::size_t>> spans;  // begin -> {end, child}
-    std::multimap<std::int64_t, std::size_t> points;                     // [t, t] -> child
+    IndexedRanges spans;   // by begin; non-empty ranges, no two with one begin
+    IndexedRanges points;  // [t, t], by t
   };
   /// Below this many children a scan is cheaper than an index.
   static constexpr std::size_t indexed_children = 16;
@@ -284,11 +308,16 @@ class PoolForest {
       return count;
     }
     const ChildIndex& ix = indexes_[nodes_[n].index];
-    auto it = ix.spans.upper_bound(range.begin);
-    if (it != ix.spans.begin() && std::prev(it)->second.first > range.begin) note(std::prev(it)->second.second);
-    for (; count < 2 && it != ix.spans.end() && it->first < range.end; ++it) note(it->second.second);
-    for (auto p = ix.points.upper_bound(range.begin); count < 2 && p != ix.points.end() && p->first < range.end; ++p)
-      note(p->second);
+    IndexedRanges::Pos it = ix.spans.upper_bound(range.begin);
+    if (it != ix.spans.begin_pos()) {
+      const IndexedRange& before = ix.spans.at(ix.spans.prev(it));
+      if (before.end > range.begin) note(before.child);
+    }
+    for (; count < 2 && !ix.spans.is_end(it) && ix.spans.at(it).begin < range.end; it = ix.spans.next(it))
+      note(ix.spans.at(it).child);
+    for (IndexedRanges::Pos p = ix.points.upper_bound(range.begin);
+         count < 2 && !ix.points.is_end(p) && ix.points.at(p).begin < range.end; p = ix.points.next(p))
+      note(ix.points.at(p).child);
     return count;
   }
 
@@ -320,21 +349,25 @@ class PoolForest {
   void index_range(std::size_t n, PoolLiveRange r, std::size_t child) {
     ChildIndex& ix = indexes_[nodes_[n].index];
     if (r.begin == r.end) {
-      ix.points.emplace(r.begin, child);
-    } else if (!ix.spans.try_emplace(r.begin, r.end, child).second) {
+      ix.points.insert(ix.points.upper_bound(r.begin), {r.begin, r.end, child});
+      return;
+    }
+    const IndexedRanges::Pos at = ix.spans.lower_bound(r.begin);
+    if (!ix.spans.is_end(at) && ix.spans.at(at).begin == r.begin) {
       drop_index(n);
       nodes_[n].index = broken_index;
+      return;
     }
+    ix.spans.insert(at, {r.begin, r.end, child});
   }
   /// `child` of `n` took a block live over `r`: its ranges that merged with
   /// `r` are replaced by the merged one.
   void reindex_child(std::size_t n, std::size_t child, PoolLiveRange r) {
     const PoolLiveRange merged = nodes_[child].ranges.first_ending_from(r.begin);
     ChildIndex& ix = indexes_[nodes_[n].index];
-    for (auto it = ix.spans.lower_bound(merged.begin); it != ix.spans.end() && it->first <= merged.end;)
-      it = it->second.second == child ? ix.spans.erase(it) : std::next(it);
-    for (auto it = ix.points.lower_bound(merged.begin); it != ix.points.end() && it->first <= merged.end;)
-      it = it->second == child ? ix.points.erase(it) : std::next(it);
+    for (IndexedRanges* set : {&ix.spans, &ix.points})
+      for (IndexedRanges::Pos it = set->lower_bound(merged.begin); !set->is_end(it) && set->at(it).begin <= merged.end;)
+        it = set->at(it).child == child ? set->erase(it) : set->next(it);
     index_range(n, merged, child);
   }
 
@@ -509,6 +542,7 @@ class PoolForest {
   std::map<std::int32_t, DevicePools> device_pools_;
   std::vector<ChildIndex> indexes_;
   std::vector<std::uint32_t> free_indexes_;
+  std::size_t visits_ = 0;
 };
 
 /// Integer size arithmetic for `PoolForest::finalize` at trace level.

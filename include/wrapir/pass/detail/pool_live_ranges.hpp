@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
-#include <map>
 #include <memory>
 #include <vector>
+#include <wrapir/pass/detail/sorted_chunks.hpp>
 
 namespace wrapir::pass::detail {
 
@@ -19,10 +19,11 @@ struct PoolLiveRange {
 
 /// Inductor's LiveRanges: sorted, touching or overlapping ranges merged
 /// (so no two share a begin). Most nodes hold one to a few ranges, kept in
-/// a sorted vector; a set that grows past `small_limit` moves to a map, so
-/// that adding a range costs O(log n) (a pool's root on a chain trace holds
-/// tens of thousands, and inserting into the middle of a vector made
-/// placing n blocks quadratic).
+/// a sorted vector; a set that grows past `small_limit` moves to sorted
+/// chunks (pass/detail/sorted_chunks.hpp), so that adding a range costs
+/// O(log n) (a pool's root on a chain trace holds hundreds of thousands:
+/// inserting into the middle of one vector made placing n blocks quadratic,
+/// and a `std::map`, the previous remedy, missed the cache at every level).
 class PoolLiveRanges {
  public:
   PoolLiveRanges() = default;
@@ -43,10 +44,10 @@ class PoolLiveRanges {
   [[nodiscard]] bool empty() const noexcept { return size() == 0; }
   /// The first and the last range; the set must not be empty.
   [[nodiscard]] PoolLiveRange front() const {
-    return !large_ ? small_.front() : PoolLiveRange{large_->begin()->first, large_->begin()->second};
+    return !large_ ? small_.front() : large_->front();
   }
   [[nodiscard]] PoolLiveRange back() const {
-    return !large_ ? small_.back() : PoolLiveRange{large_->rbegin()->first, large_->rbegin()->second};
+    return !large_ ? small_.back() : large_->back();
   }
 
   /// Calls `f(range)` in increasing order.
@@ -55,7 +56,7 @@ class PoolLiveRanges {
     if (!large_) {
       for (const PoolLiveRange& r : small_) f(r);
     } else {
-      for (const auto& [begin, end] : *large_) f(PoolLiveRange{begin, end});
+      large_->for_each(f);
     }
   }
   [[nodiscard]] std::vector<PoolLiveRange> to_vector() const {
@@ -85,7 +86,7 @@ class PoolLiveRanges {
       return;
     }
     large_ = std::make_unique<Large>();
-    for (const PoolLiveRange& x : small_) large_->emplace_hint(large_->end(), x.begin, x.end);
+    for (const PoolLiveRange& x : small_) large_->insert(large_->end_pos(), x);
     std::vector<PoolLiveRange>().swap(small_);
     add_large(r);
   }
@@ -100,9 +101,9 @@ class PoolLiveRanges {
       if (after != small_.begin() && std::prev(after)->end > r.begin) return true;
       return after != small_.end() && r.end > after->begin;
     }
-    auto after = large_->upper_bound(r.begin);
-    if (after != large_->begin() && std::prev(after)->second > r.begin) return true;
-    return after != large_->end() && r.end > after->first;
+    const Large::Pos after = large_->upper_bound(r.begin);
+    if (after != large_->begin_pos() && large_->at(large_->prev(after)).end > r.begin) return true;
+    return !large_->is_end(after) && r.end > large_->at(after).begin;
   }
 
   /// The first range that ends at or after `t`; one must exist.
@@ -112,26 +113,34 @@ class PoolLiveRanges {
                                [](const PoolLiveRange& x, std::int64_t b) { return x.end < b; });
     // Ends increase with begins (the ranges are disjoint): the range
     // holding t, else the first beginning after it.
-    auto it = large_->upper_bound(t);
-    if (it != large_->begin() && std::prev(it)->second >= t) --it;
-    return {it->first, it->second};
+    Large::Pos it = large_->upper_bound(t);
+    if (it != large_->begin_pos() && large_->at(large_->prev(it)).end >= t) it = large_->prev(it);
+    return large_->at(it);
   }
 
  private:
-  static constexpr std::size_t small_limit = 8192;
+  struct BeginOf {
+    std::int64_t operator()(const PoolLiveRange& r) const noexcept { return r.begin; }
+  };
+  using Large = SortedChunks<PoolLiveRange, BeginOf>;
+  static constexpr std::size_t small_limit = Large::chunk_capacity;
 
   void add_large(PoolLiveRange r) {
-    auto it = large_->upper_bound(r.begin);
-    if (it != large_->begin() && std::prev(it)->second >= r.begin) --it;
-    while (it != large_->end() && it->first <= r.end) {
-      r.begin = std::min(r.begin, it->first);
-      r.end = std::max(r.end, it->second);
-      it = large_->erase(it);
+    Large::Pos first = large_->upper_bound(r.begin);
+    if (first != large_->begin_pos() && large_->at(large_->prev(first)).end >= r.begin) first = large_->prev(first);
+    Large::Pos last = first;
+    for (; !large_->is_end(last) && large_->at(last).begin <= r.end; last = large_->next(last)) {
+      r.begin = std::min(r.begin, large_->at(last).begin);
+      r.end = std::max(r.end, large_->at(last).end);
     }
-    large_->emplace_hint(it, r.begin, r.end);
+    if (first == last) return large_->insert(first, r);
+    // The first merged range takes the union in place (its key only moves
+    // down to r.begin, past no other range); the rest go.
+    large_->at(first) = r;
+    large_->erase(large_->next(first), last);
+    large_->refresh_first(first);
   }
 
-  using Large = std::map<std::int64_t, std::int64_t>;  // begin -> end
   std::vector<PoolLiveRange> small_;
   std::unique_ptr<Large> large_;  // once large
 };
