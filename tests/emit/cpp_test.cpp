@@ -60,7 +60,7 @@ std::string without_prelude(const std::string& unit) {
   if (abi != std::string::npos && abi_end != std::string::npos)
     out.replace(abi, abi_end + 31 - abi, "/* <the C interface of wrapir/run/c_abi.h> */");
   const std::size_t rt = out.find("\n#include <algorithm>\n");
-  const std::size_t rt_end = out.find("}  // namespace wrapir_rt_v1\n");
+  const std::size_t rt_end = out.find("}  // namespace wrapir_rt_v2\n");
   if (rt != std::string::npos && rt_end != std::string::npos)
     out.replace(rt, rt_end + 29 - rt, "\n/* <the runtime of emit/detail/cpp_runtime.hpp> */\n");
   return out;
