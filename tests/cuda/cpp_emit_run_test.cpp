@@ -172,7 +172,8 @@ void run_and_compare(bool embed) {
     const std::vector<float> got = to_host(*backend, got_tensor);
     double worst = 0;
     for (std::size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::abs(double(got[i]) - double(want[i])));
-    MESSAGE("call " << call << (embed ? " (embedded cubins)" : "") << ": largest difference from eager " << worst);
+    MESSAGE("call " << call << std::string(embed ? " (embedded cubins)" : "") << ": largest difference from eager "
+                    << worst);
     CHECK(worst < 1e-4);
   }
   must(backend->synchronize());
