@@ -310,3 +310,34 @@ TEST_CASE("emit/cpp cuda: programs it cannot render get a diagnostic naming the 
     CHECK(contains(emit_error(p, features_options()), "renders CPU and CUDA programs only"));
   }
 }
+
+TEST_CASE("emit/cpp cuda: a multi-kernel launches its first candidate with that candidate's arguments") {
+  ir::Program p{"call"};
+  ir::Builder b{p};
+  b.set_default_device(wrapir::cuda_device(0));
+  auto& ctx = p.ctx();
+  const auto x = b.input("arg0_1", {ctx.integer(64)}, wrapir::f32);
+  const auto y = b.empty({ctx.integer(64)}, wrapir::f32);
+  const auto a = b.triton_kernel("triton_red_a_0", "@triton.jit\ndef a(): pass\n", "in_ptr0: *fp32, out_ptr0: *fp32, xnumel: i32");
+  const auto c = b.triton_kernel("triton_red_b_0", "@triton.jit\ndef b(): pass\n", "in_ptr0: *fp32, out_ptr0: *fp32, xnumel: i32");
+  const auto multi = b.multi_kernel({a, c});
+  b.call_multi(multi, {x, y, 64});
+  b.output(y);
+  wrapir::cpp::CppOptions o;
+  for (const char* name : {"triton_red_a_0", "triton_red_b_0"}) {
+    wrapir::cpp::CudaKernelLaunch l;
+    l.name = name;
+    l.cubin = std::string(name) + ".cubin";
+    l.symbol = name;
+    l.constants = {{"XBLOCK", 32}};
+    o.cuda_kernels.push_back(l);
+  }
+  const std::string unit = emit_ok(p, o);
+  CHECK(contains(unit, "/* multi-kernel multi_kernel_0: calls its first candidate, triton_red_a_0 */"));
+  CHECK(contains(unit, "rt::launch_triton(wrapir_cuda_kernels[0], wrapir_cuda_set, (2L), (1L), (1L), wrapir_args, 3);"));
+  (void)compile_clean(unit, "multi");
+  // A slice outside the call's arguments is refused, naming the multi-kernel.
+  for (ir::Line& l : p.body)
+    if (auto* d = std::get_if<ir::MultiKernelDefinition>(&l)) d->arg_index = {{ir::ArgSlice{0, 5}}, {ir::ArgSlice{0, 3}}};
+  CHECK(contains(emit_error(p, o), "the argument slice [0, 5) of multi-kernel 'multi_kernel_0' is outside its 3 arguments"));
+}

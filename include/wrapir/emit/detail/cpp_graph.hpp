@@ -222,8 +222,39 @@ class GraphWriter {
     out_ += ");\n"sv;
   }
   void operator()(const ir::SymbolicCallArg& l) { line(bind_symbol(l.symbol, expr_text(l.value)) + ";"); }
-  void operator()(const ir::MultiKernelDefinition&) { fail("multi-kernels are not supported by emit::cpp yet"); }
-  void operator()(const ir::MultiKernelCall&) { fail("multi-kernels are not supported by emit::cpp yet"); }
+  // A multi-kernel calls its first candidate: every candidate computes the
+  // same values, and the emitted unit has no run-time autotuning (autotune
+  // before emitting to choose another).
+  void operator()(const ir::MultiKernelDefinition& l) {
+    if (l.candidates.empty()) fail("the multi-kernel '" + kernel(l.kernel).name + "' has no candidates");
+    const ir::KernelDecl& first = kernel(l.candidates[0]);
+    const bool defined = first.language == ir::KernelLanguage::triton
+                             ? t_.cuda_slots.count({id_, l.candidates[0].index}) != 0
+                             : defined_.count(l.candidates[0].index) != 0;
+    if (!defined) fail("the multi-kernel's candidate '" + first.name + "' is not defined before it");
+    multi_[l.kernel.index] = MultiChoice{l.candidates[0], l.arg_index.empty() ? std::vector<ir::ArgSlice>{} : l.arg_index[0]};
+    line("/* multi-kernel " + kernel(l.kernel).name + ": calls its first candidate, " + first.name + " */");
+  }
+  void operator()(const ir::MultiKernelCall& l) {
+    const auto it = multi_.find(l.kernel.index);
+    if (it == multi_.end()) fail("multi-kernel '" + kernel(l.kernel).name + "' is called before its MultiKernelDefinition");
+    ir::KernelCall call;
+    call.kernel = it->second.candidate;
+    call.device = l.device;
+    call.stream = l.stream;
+    if (it->second.slices.empty()) {
+      call.args = l.args;
+    } else {
+      for (const ir::ArgSlice& slice : it->second.slices) {
+        if (slice.start < 0 || slice.stop < slice.start || static_cast<std::size_t>(slice.stop) > l.args.size())
+          fail("the argument slice [" + std::to_string(slice.start) + ", " + std::to_string(slice.stop) +
+               ") of multi-kernel '" + kernel(l.kernel).name + "' is outside its " + std::to_string(l.args.size()) +
+               " arguments");
+        call.args.insert(call.args.end(), l.args.begin() + slice.start, l.args.begin() + slice.stop);
+      }
+    }
+    (*this)(call);
+  }
 
   // ---- extern kernels ------------------------------------------------------
   void operator()(const ir::ExternKernelAlloc& l) {
@@ -955,6 +986,11 @@ class GraphWriter {
   std::size_t line_ = 0;
   int depth_ = 0;
   std::set<std::uint32_t> defined_;
+  struct MultiChoice {
+    ir::KernelId candidate;
+    std::vector<ir::ArgSlice> slices;
+  };
+  std::map<std::uint32_t, MultiChoice> multi_;  // multi-kernel index -> its first candidate
 };
 
 }  // namespace wrapir::cpp::detail
