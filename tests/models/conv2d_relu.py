@@ -6,6 +6,8 @@ import torch
 expect_failing_paths = {
     "executor@cuda": "the executor has no CUDA extern for extern_kernels.convolution yet (issue 14)",
     "executor+arena@cuda": "the executor has no CUDA extern for extern_kernels.convolution yet (issue 14)",
+    "cpp@cuda": "the executor has no CUDA extern for extern_kernels.convolution yet (issue 14)",
+    "cpp+arena@cuda": "the executor has no CUDA extern for extern_kernels.convolution yet (issue 14)",
 }
 
 

@@ -32,6 +32,8 @@ class Block(torch.nn.Module):
 expect_failing_paths = {
     "executor@cuda": "the executor has no CUDA extern for CUDA scaled-dot-product attention yet (issue 14)",
     "executor+arena@cuda": "the executor has no CUDA extern for CUDA scaled-dot-product attention yet (issue 14)",
+    "cpp@cuda": "the executor has no CUDA extern for CUDA scaled-dot-product attention yet (issue 14)",
+    "cpp+arena@cuda": "the executor has no CUDA extern for CUDA scaled-dot-product attention yet (issue 14)",
 }
 
 

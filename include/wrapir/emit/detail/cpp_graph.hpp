@@ -14,6 +14,7 @@
 #include <wrapir/run/grid.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -473,6 +474,36 @@ class GraphWriter {
     return *g;
   }
 
+  /// The text `x, y, z` of a launcher grid for slot `slot` over the call's
+  /// numel arguments, built once per distinct (kernel, numels): a long
+  /// program launches a few kernels over a few sizes many times.
+  const std::string& grid_text(const ir::KernelCall& l, const ir::KernelDecl& k, std::size_t slot) {
+    GridKey key{slot, {}};
+    const bool launcher = boost::variant2::holds_alternative<ir::LauncherGrid>(l.grid);
+    if (launcher) {
+      for (std::size_t i = 0; i < k.signature.size() && i < l.args.size(); ++i)
+        if (k.signature[i].name.find("numel") != std::string::npos) {
+          if (const expr::Expr* e = l.args[i].get_if<expr::Expr>()) key.numels.push_back(*e);
+          else if (const std::int64_t* n = l.args[i].get_if<std::int64_t>()) key.numels.push_back(p_.ctx().integer(*n));
+          else key.numels.push_back(expr::Expr{});  // refused by triton_grid below
+        }
+      const auto it = grids_.find(key);
+      if (it != grids_.end()) return it->second;
+    }
+    const run::GridExprs grid = triton_grid(l, k, *t_.cuda_table[slot]);
+    std::string text;
+    append_expr(text, grid.x);
+    text += ", "sv;
+    append_expr(text, grid.y);
+    text += ", "sv;
+    append_expr(text, grid.z);
+    if (!launcher) {
+      scratch_grid_ = std::move(text);
+      return scratch_grid_;
+    }
+    return grids_.emplace(std::move(key), std::move(text)).first->second;
+  }
+
   /// A Triton launch: the arguments as locals of their parameter types
   /// (launch constants left out), the grid, and rt::launch_triton, which
   /// returns early on an empty grid and appends the scratch pointers.
@@ -483,80 +514,101 @@ class GraphWriter {
       fail("kernel '" + k.name + "' takes " + std::to_string(k.signature.size()) + " arguments, the call passes " +
            std::to_string(l.args.size()));
     if (l.device.type != ir::DeviceType::cuda) fail("the Triton call runs on " + ir::to_string(l.device) + ", not CUDA");
-    std::vector<bool> dropped(k.signature.size(), false);
+    auto dropped = [&](std::size_t i) {
+      for (const auto& [n, v] : launch.launch_constants)
+        if (k.signature[i].name == n) return true;
+      return false;
+    };
     for (const auto& [n, v] : launch.launch_constants) {
       std::size_t i = 0;
       while (i < k.signature.size() && k.signature[i].name != n) ++i;
       if (i == k.signature.size())
         fail("kernel '" + k.name + "': the launch constant '" + n + "' is no parameter of its signature");
-      dropped[i] = true;
     }
-    const run::GridExprs grid = triton_grid(l, k, launch);
+    const std::string& grid = grid_text(l, k, slot);
     line("{");
     ++depth_;
-    std::vector<std::string> passed;
+    std::size_t passed = 0;
     for (std::size_t i = 0; i < l.args.size(); ++i) {
-      if (dropped[i]) continue;
+      if (!launch.launch_constants.empty() && dropped(i)) continue;
+      ++passed;
       const ir::ParamType type = k.signature[i].type;
-      const std::string local = "wrapir_a" + std::to_string(i);
-      const std::string what = "kernel '" + k.name + "' argument " + std::to_string(i);
-      std::string s;
+      auto what = [&] { return "kernel '" + k.name + "' argument " + std::to_string(i); };
+      indent();
       if (const ir::BufferArg* b = l.args[i].get_if<ir::BufferArg>()) {
-        if (!type.pointer) fail(what + " is a buffer but the parameter is a scalar " + ir::to_string(type));
+        if (!type.pointer) fail(what() + " is a buffer but the parameter is a scalar " + ir::to_string(type));
         const ir::BufferDecl& d = decl(b->buffer);
         if (d.layout.dtype != type.dtype)
-          fail(what + " is '" + d.name + "' of " + std::string(ir::name(d.layout.dtype)) + " but the parameter is " +
+          fail(what() + " is '" + d.name + "' of " + std::string(ir::name(d.layout.dtype)) + " but the parameter is " +
                ir::to_string(type));
-        s = "void* " + local + " = rt::device_pointer(";
-        if (b->view) append_tensor_of(s, *b);
-        else s += d.name;
-        s += ", " + string_literal(d.name) + ");";
-      } else if (type.pointer) {
-        if (!l.args[i].holds<ir::None>())
-          fail(what + " is a " + std::string(ir::arg_kind_name(l.args[i])) + " but the parameter is a pointer " +
-               ir::to_string(type));
-        s = "void* " + local + " = nullptr;";
-      } else {
-        const char* c_type = scalar_type(type.dtype);
-        if (c_type == nullptr) fail(what + ": a scalar parameter of type " + ir::to_string(type) + " is not supported");
-        const bool floating = type.dtype == ir::DType::float32 || type.dtype == ir::DType::float64;
-        s = std::string(c_type) + " " + local + " = rt::to_param<" + c_type + ">(";
-        if (const expr::Expr* e = l.args[i].get_if<expr::Expr>()) {
-          s += "rt::IntArg{";
-          append_expr(s, *e);
-          s += "}";
-        } else if (const std::int64_t* n = l.args[i].get_if<std::int64_t>()) {
-          s += "rt::IntArg{";
-          append_int(s, *n);
-          s += "}";
-        } else if (const bool* x = l.args[i].get_if<bool>()) {
-          s += *x ? "rt::IntArg{1}" : "rt::IntArg{0}";
-        } else if (const double* v = l.args[i].get_if<double>()) {
-          if (!floating) fail(what + " is a float but the parameter is " + ir::to_string(type));
-          s += "rt::RealArg{";
-          append_double(s, *v);
-          s += "}";
-        } else {
-          fail(what + " is a " + std::string(ir::arg_kind_name(l.args[i])) + ", which a Triton kernel cannot take");
-        }
-        s += ", " + std::to_string(i) + ");";
+        out_ += "void* wrapir_a"sv;
+        append_count(out_, i);
+        out_ += " = rt::device_pointer("sv;
+        if (b->view) append_tensor_of(out_, *b);
+        else out_ += d.name;
+        out_ += ", \""sv;
+        out_ += d.name;  // a checked identifier: no escaping needed
+        out_ += "\");\n"sv;
+        continue;
       }
-      line(s);
-      passed.push_back(local);
+      if (type.pointer) {
+        if (!l.args[i].holds<ir::None>())
+          fail(what() + " is a " + std::string(ir::arg_kind_name(l.args[i])) + " but the parameter is a pointer " +
+               ir::to_string(type));
+        out_ += "void* wrapir_a"sv;
+        append_count(out_, i);
+        out_ += " = nullptr;\n"sv;
+        continue;
+      }
+      const char* c_type = scalar_type(type.dtype);
+      if (c_type == nullptr) fail(what() + ": a scalar parameter of type " + ir::to_string(type) + " is not supported");
+      const bool floating = type.dtype == ir::DType::float32 || type.dtype == ir::DType::float64;
+      out_ += c_type;
+      out_ += " wrapir_a"sv;
+      append_count(out_, i);
+      out_ += " = rt::to_param<"sv;
+      out_ += c_type;
+      out_ += ">("sv;
+      if (const expr::Expr* e = l.args[i].get_if<expr::Expr>()) {
+        out_ += "rt::IntArg{"sv;
+        append_expr(out_, *e);
+        out_ += '}';
+      } else if (const std::int64_t* n = l.args[i].get_if<std::int64_t>()) {
+        out_ += "rt::IntArg{"sv;
+        append_int(out_, *n);
+        out_ += '}';
+      } else if (const bool* x = l.args[i].get_if<bool>()) {
+        out_ += *x ? "rt::IntArg{1}"sv : "rt::IntArg{0}"sv;
+      } else if (const double* v = l.args[i].get_if<double>()) {
+        if (!floating) fail(what() + " is a float but the parameter is " + ir::to_string(type));
+        out_ += "rt::RealArg{"sv;
+        append_double(out_, *v);
+        out_ += '}';
+      } else {
+        fail(what() + " is a " + std::string(ir::arg_kind_name(l.args[i])) + ", which a Triton kernel cannot take");
+      }
+      out_ += ", "sv;
+      append_count(out_, i);
+      out_ += ");\n"sv;
     }
-    if (passed.size() > 254) fail("kernel '" + k.name + "': " + std::to_string(passed.size()) + " launch arguments, more than 254");
-    std::string args = "void* wrapir_args[] = {";
-    for (const std::string& a : passed) args += "&" + a + ", ";
-    args += "nullptr, nullptr};";
-    line(args);
-    std::string call = "rt::launch_triton(wrapir_cuda_kernels[" + std::to_string(slot) + "], wrapir_cuda_set, ";
-    append_expr(call, grid.x);
-    call += ", ";
-    append_expr(call, grid.y);
-    call += ", ";
-    append_expr(call, grid.z);
-    call += ", wrapir_args, " + std::to_string(passed.size()) + ");";
-    line(call);
+    if (passed > 254) fail("kernel '" + k.name + "': " + std::to_string(passed) + " launch arguments, more than 254");
+    indent();
+    out_ += "void* wrapir_args[] = {"sv;
+    for (std::size_t i = 0; i < l.args.size(); ++i) {
+      if (!launch.launch_constants.empty() && dropped(i)) continue;
+      out_ += "&wrapir_a"sv;
+      append_count(out_, i);
+      out_ += ", "sv;
+    }
+    out_ += "nullptr, nullptr};\n"sv;
+    indent();
+    out_ += "rt::launch_triton(wrapir_cuda_kernels["sv;
+    append_count(out_, slot);
+    out_ += "], wrapir_cuda_set, "sv;
+    out_ += grid;
+    out_ += ", wrapir_args, "sv;
+    append_count(out_, passed);
+    out_ += ");\n"sv;
     close_scope();
   }
 
@@ -991,6 +1043,17 @@ class GraphWriter {
     std::vector<ir::ArgSlice> slices;
   };
   std::map<std::uint32_t, MultiChoice> multi_;  // multi-kernel index -> its first candidate
+  struct GridKey {
+    std::size_t slot;
+    std::vector<expr::Expr> numels;
+    bool operator<(const GridKey& o) const {
+      if (slot != o.slot) return slot < o.slot;
+      return std::lexicographical_compare(numels.begin(), numels.end(), o.numels.begin(), o.numels.end(),
+                                          [](expr::Expr a, expr::Expr b) { return std::less<const void*>{}(a.node(), b.node()); });
+    }
+  };
+  std::map<GridKey, std::string> grids_;  // launcher grids' text, by kernel and numels
+  std::string scratch_grid_;
 };
 
 }  // namespace wrapir::cpp::detail
