@@ -1,27 +1,37 @@
 // wrapir emit-cpp and run-cpp: the C++ emitter (include/wrapir/emit/cpp.hpp)
 // and a small host for what it emits.
 //
-//   wrapir emit-cpp [--prefix P] [--no-input-asserts] [--no-verify] FILE [-o OUT.cpp]
+//   wrapir emit-cpp [--prefix P] [--no-input-asserts] [--no-verify]
+//                   [--kernels DIR] [--embed-cubins] FILE [-o OUT.cpp]
 //       the program as a standalone C++ translation unit (stdout or OUT).
+//       A CUDA program's Triton kernels are launched as DIR/kernels.json
+//       says (DIR defaults to FILE's folder when that has a kernels.json);
+//       --embed-cubins puts the cubins' bytes in the unit.
 //   wrapir emit-cpp --print-flags
 //       two lines: the flags that compile an emitted CPU unit (Inductor's
 //       kernel flags, torch's headers as -isystem, from WRAPIR_TORCH_INCLUDE
 //       or the bridge's venv), then the flags that link it (libtorch_cpu's
 //       Sleef math, as the CPU backend links kernels).
 //   wrapir run-cpp FILE --library LIB.so --inputs IN.safetensors [--prefix P]
-//                  [--repeat N] [-o OUT.safetensors]
+//                  [--device cpu|cuda] [--kernels DIR] [--repeat N] [-o OUT.safetensors]
 //       loads LIB.so (an emitted unit compiled as a shared object), serves
 //       it the reference externs (run/cpu/externs.hpp) through the C table
 //       (run/c_abi_adapter.hpp), calls `P_run` with the inputs of IN (in the
 //       format of `wrapir run`: tensors named as the program's inputs,
 //       scalars in the metadata) and writes the outputs as `wrapir run`
-//       does. FILE, the program, names the inputs.
+//       does. FILE, the program, names the inputs. With --device cuda
+//       (a CUDA program): GPU 0 through the executor's CUDA backend, the
+//       externs from its cuBLAS registry (run/cuda/cublas.hpp), the inputs
+//       copied to the device, `P_init(DIR)` (the cubins' directory, as
+//       emit-cpp) before the first run, the backend's stream passed to
+//       `P_run`, and the outputs copied back to the host.
 
 #include "cli.hpp"
 #include "file_io.hpp"
 #include "tensor_inputs.hpp"
 
 #include <wrapir/emit/cpp.hpp>
+#include <wrapir/emit/cpp_cuda.hpp>
 #include <wrapir/io/safetensors.hpp>
 #include <wrapir/ir/program.hpp>
 #include <wrapir/run/c_abi.h>
@@ -30,6 +40,11 @@
 #ifdef WRAPIR_TOOL_CPU_BACKEND
 #include <wrapir/run/cpu/externs.hpp>
 #include <wrapir/run/cpu/kernel_cache.hpp>
+#endif
+#ifdef WRAPIR_TOOL_CUDA_BACKEND
+#include <wrapir/run/cuda/backend.hpp>
+#include <wrapir/run/cuda/cublas.hpp>
+#include <wrapir/run/executor.hpp>
 #endif
 
 #include <boost/json/parse.hpp>
@@ -40,6 +55,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -108,9 +124,22 @@ int cmd_emit_cpp(std::vector<std::string_view> args) {
   cpp::CppOptions options;
   if (auto prefix = take_option(args, "--prefix", "emit-cpp")) options.entry_prefix = std::string(*prefix);
   options.input_asserts = !take_flag(args, "--no-input-asserts");
+  const auto kernels = take_option(args, "--kernels", "emit-cpp");
+  const bool embed = take_flag(args, "--embed-cubins");
   const Arguments a("emit-cpp", args);
   a.allow_only({"-o", "--no-verify", "--max-input-bytes"});
   const ir::Program program = load_verified_program(a);
+  // The launch configurations of a CUDA program's Triton kernels.
+  std::filesystem::path dir = kernels ? std::filesystem::path(std::string(*kernels))
+                                      : std::filesystem::path(std::string(a.file())).parent_path();
+  if (dir.empty()) dir = ".";
+  if (kernels || std::filesystem::exists(dir / "kernels.json")) {
+    auto launches = cpp::cuda_kernels_from_export(dir, embed);
+    if (!launches) throw Failure{"emit-cpp: " + one_line(launches.error().message, 600)};
+    options.cuda_kernels = *std::move(launches);
+  } else if (embed) {
+    throw Failure{"emit-cpp: --embed-cubins needs the export's kernels.json (--kernels DIR)"};
+  }
   auto unit = cpp::to_cpp(program, options);
   if (!unit) throw Failure{"emit-cpp: " + one_line(unit.error().message, 600)};
   if (auto path = a.value("-o")) write_output_file(*path, *unit);
@@ -120,10 +149,18 @@ int cmd_emit_cpp(std::vector<std::string_view> args) {
 
 using RunFn = int (*)(const wrapir_extern_table*, const wrapir_value*, size_t, wrapir_value*, size_t, void*, char*, size_t);
 using InfoFn = const wrapir_program_info* (*)();
+using InitFn = int (*)(const char*, char*, size_t);
 
 int cmd_run_cpp(std::vector<std::string_view> args) {
   const auto library = take_option(args, "--library", "run-cpp");
   const std::string prefix(take_option(args, "--prefix", "run-cpp").value_or("wrapir_model"));
+  const std::string device(take_option(args, "--device", "run-cpp").value_or("cpu"));
+  const auto kernels = take_option(args, "--kernels", "run-cpp");
+  if (device != "cpu" && device != "cuda") throw Failure{"run-cpp: --device must be cpu or cuda"};
+  if (kernels && device != "cuda") throw Failure{"run-cpp: --kernels DIR is for --device cuda"};
+#ifndef WRAPIR_TOOL_CUDA_BACKEND
+  if (device == "cuda") throw Failure{"run-cpp: this wrapir was built without the CUDA backend; use --device cpu"};
+#endif
   const Arguments a("run-cpp", args);
   a.allow_only({"--inputs", "--repeat", "-o", "--no-verify", "--max-input-bytes"});
   if (!library) throw Failure{"run-cpp: --library LIB.so is required (the emitted unit, compiled)"};
@@ -152,11 +189,36 @@ int cmd_run_cpp(std::vector<std::string_view> args) {
   if (pi == nullptr || pi->abi_version != WRAPIR_C_ABI_VERSION || pi->input_count != program.inputs.size() ||
       pi->output_count != program.outputs.size())
     throw Failure{"run-cpp: the library's program does not match " + one_line(a.file(), 200)};
+  const bool cuda = device == "cuda";
+  if ((pi->device_type == WRAPIR_DEVICE_CUDA) != cuda)
+    throw Failure{std::string("run-cpp: the library's program is a ") +
+                  (pi->device_type == WRAPIR_DEVICE_CUDA ? "CUDA program: use --device cuda" : "CPU program: use --device cpu")};
 
-  auto registry = std::make_shared<run::ExternRegistry>();
+  std::shared_ptr<run::ExternRegistry> registry = std::make_shared<run::ExternRegistry>();
+  // Where tensors live: the host, or the CUDA backend's device and stream.
+  std::shared_ptr<const run::DeviceBackend> backend;
+  void* stream = nullptr;
+  if (!cuda) {
 #ifdef WRAPIR_TOOL_CPU_BACKEND
-  if (auto r = run::cpu::register_reference_externs(*registry); !r) throw Failure{"run-cpp: " + r.error().message};
+    if (auto r = run::cpu::register_reference_externs(*registry); !r) throw Failure{"run-cpp: " + r.error().message};
 #endif
+  } else {
+#ifdef WRAPIR_TOOL_CUDA_BACKEND
+    auto created = run::cuda::CudaBackend::create(0);
+    if (!created) throw Failure{"run-cpp: --device cuda: " + one_line(created.error().message, 400)};
+    registry = run::cuda::cublas_externs(*created);
+    stream = (*created)->stream();
+    backend = *created;
+    auto init = reinterpret_cast<InitFn>(dlsym(handle, (prefix + "_init").c_str()));
+    if (init == nullptr) throw Failure{"run-cpp: " + one_line(lib, 200) + " has no " + prefix + "_init"};
+    std::filesystem::path dir = kernels ? std::filesystem::path(std::string(*kernels))
+                                        : std::filesystem::path(std::string(a.file())).parent_path();
+    if (dir.empty()) dir = ".";
+    char message[1024] = {0};
+    if (init(dir.c_str(), message, sizeof message) != WRAPIR_OK)
+      throw Failure{"run-cpp: " + prefix + "_init: " + one_line(message, 600)};
+#endif
+  }
   run::c_abi::CExternTable externs(registry);
   const wrapir_extern_table table = externs.table();
 
@@ -186,8 +248,19 @@ int cmd_run_cpp(std::vector<std::string_view> args) {
     std::vector<run::Value>& in = kept_inputs.emplace_back();
     std::size_t ti = 0, si = 0;
     for (const ir::ProgramInput& x : program.inputs) {
-      if (boost::variant2::holds_alternative<ir::BufferId>(x)) {
+      if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&x)) {
         const run::Tensor& t = *tensors[ti++];
+        const ir::Device want = program.buffer(*b).layout.device;
+        if (backend && want.type == ir::DeviceType::cuda) {
+          auto storage = backend->allocate(want, t.storage ? t.storage->nbytes : 0);
+          if (!storage) throw Failure{"run-cpp: " + one_line(storage.error().message, 400)};
+          run::Tensor c{*storage, t.dtype, t.sizes, t.strides, t.offset};
+          if (t.storage && t.storage->nbytes > 0)
+            if (auto r = backend->copy((*storage)->data, (*storage)->device, t.storage->data, t.device(), t.storage->nbytes); !r)
+              throw Failure{"run-cpp: copying an input to the device: " + one_line(r.error().message, 400)};
+          in.push_back(run::Value{std::move(c)});
+          continue;
+        }
         run::Tensor c = run::empty_cpu(t.sizes, t.dtype).value();
         if (c.storage && c.storage->nbytes > 0) std::memcpy(c.data(), t.data(), static_cast<std::size_t>(c.storage->nbytes));
         in.push_back(run::Value{std::move(c)});
@@ -199,7 +272,9 @@ int cmd_run_cpp(std::vector<std::string_view> args) {
     if (!borrowed) throw Failure{"run-cpp: " + borrowed.error().message};
     std::vector<wrapir_value> out(program.outputs.size());
     char message[2048] = {0};
-    const int rc = run(&table, borrowed->data(), borrowed->size(), out.data(), out.size(), nullptr, message, sizeof message);
+    if (backend)  // the copies above are on the backend's stream; the program's work follows them there
+      if (auto r = backend->synchronize(); !r) throw Failure{"run-cpp: " + one_line(r.error().message, 400)};
+    const int rc = run(&table, borrowed->data(), borrowed->size(), out.data(), out.size(), stream, message, sizeof message);
     if (rc != WRAPIR_OK) throw Failure{"run-cpp: error " + std::to_string(rc) + ": " + one_line(message, 1200)};
     outputs.clear();
     for (wrapir_value& v : out) {
@@ -207,6 +282,8 @@ int cmd_run_cpp(std::vector<std::string_view> args) {
       if (!adopted) throw Failure{"run-cpp: " + adopted.error().message};
       outputs.push_back(*std::move(adopted));
     }
+    if (backend)  // an asynchronous failure shows here, not in a later call
+      if (auto r = backend->synchronize(); !r) throw Failure{"run-cpp: " + one_line(r.error().message, 400)};
   };
   std::vector<run::Value> outputs;
   call(outputs);
@@ -229,7 +306,20 @@ int cmd_run_cpp(std::vector<std::string_view> args) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const std::string name = "out" + std::to_string(i);
     if (const run::Tensor* t = outputs[i].get_if<run::Tensor>()) {
-      out.tensors.emplace_back(name, *t);
+      if (t->device().type != ir::DeviceType::cpu) {
+#ifdef WRAPIR_TOOL_CUDA_BACKEND
+        run::Tensor h = run::empty_cpu(t->sizes, t->dtype).value();
+        auto copied = wrapir::detail::catch_failure([&] {
+          run::executor_detail::copy_tensor(backend.get(), h, *t);
+          return 0;
+        });
+        if (!copied) throw Failure{"run-cpp: copying an output to the host: " + one_line(copied.error().message, 400)};
+        if (auto r = backend->synchronize(); !r) throw Failure{"run-cpp: " + one_line(r.error().message, 400)};
+        out.tensors.emplace_back(name, std::move(h));
+#endif
+      } else {
+        out.tensors.emplace_back(name, *t);
+      }
       if (!a.value("-o")) std::printf("%s: %s tensor\n", name.c_str(), std::string(ir::name(t->dtype)).c_str());
     } else if (const std::int64_t* n = outputs[i].get_if<std::int64_t>()) {
       scalar_json += (scalar_json.empty() ? "\"" : ", \"") + name + "\": " + std::to_string(*n);

@@ -68,12 +68,45 @@
 /// Symbolic integer arithmetic is int64 as in Inductor's C++ wrapper.
 
 #include <wrapir/diagnostic.hpp>
+#include <wrapir/ir/kernel.hpp>
 #include <wrapir/ir/program.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace wrapir::cpp {
+
+/// How to load and launch one Triton kernel of a CUDA program: what the
+/// exporter's kernels.json and Triton's metadata file say of it
+/// (`cpp::cuda_kernels_from_export` in emit/cpp_cuda.hpp reads them).
+struct CudaKernelLaunch {
+  /// The program's name of the kernel.
+  std::string name;
+  /// The cubin, relative to the directory the host gives `<prefix>_init`.
+  std::string cubin;
+  /// The function in the cubin (Triton's metadata `name`).
+  std::string symbol;
+  int num_warps = 4;
+  /// Dynamic shared memory per launch (Triton's `shared`).
+  int shared_bytes = 0;
+  /// The launcher's grid type, with the block sizes it divides by
+  /// (`XBLOCK`, `R0_BLOCK`, ...): calls with a launcher grid compute their
+  /// grid from these and the call's numel arguments, as run::compute_grid_dims.
+  ir::GridType grid_type = ir::GridType::grid_1d;
+  std::vector<std::pair<std::string, std::int64_t>> constants;
+  /// Arguments Triton specialised to a constant: the call passes them, the
+  /// launch does not.
+  std::vector<std::pair<std::string, std::int64_t>> launch_constants;
+  /// Triton's scratch memory per program (CTA), 0 for none.
+  std::int64_t global_scratch_bytes = 0;
+  std::int64_t profile_scratch_bytes = 0;
+  /// The cubin's bytes, to embed in the unit instead of loading the file
+  /// (empty: load `cubin` from the kernel directory).
+  std::string image;
+};
 
 struct CppOptions {
   /// The C names of the entry points: `<prefix>_run`, `<prefix>_info`, and
@@ -85,6 +118,9 @@ struct CppOptions {
   /// layout before the body runs (dtypes, ranks and storage bounds are
   /// always checked).
   bool input_asserts = true;
+  /// CUDA programs: the launch configuration of every Triton kernel the
+  /// program defines, by name. A Triton kernel without one is refused.
+  std::vector<CudaKernelLaunch> cuda_kernels;
 };
 
 /// `program` as a C++ translation unit, or a diagnostic saying why it

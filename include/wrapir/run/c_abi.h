@@ -10,6 +10,10 @@
  * a device, a dtype or a list of values. Dtypes are numbered as below
  * (fixed by this header; `wrapir::run::c_abi` checks they match wrapir's).
  *
+ * Devices. A tensor value's `device_type` says where its bytes are:
+ * WRAPIR_DEVICE_CPU (0, host memory) or WRAPIR_DEVICE_CUDA (device memory
+ * of the stream's device: `data` and `storage` are CUdeviceptr values).
+ *
  * Ownership. A value handed *into* a call (program inputs, extern
  * arguments) is borrowed for the call. A value handed *back* (program
  * outputs, extern results) carries `owner` and `release`: the receiver
@@ -35,10 +39,24 @@
  *             void* stream, char* message, size_t message_size);
  *   const wrapir_program_info* P_info(void);
  *
+ * and a CUDA program (info's device_type WRAPIR_DEVICE_CUDA) also
+ *
+ *   int P_init(const char* kernel_directory, char* message, size_t message_size);
+ *
+ * which names the directory its cubins are read from (the export's, where
+ * kernels.json is), before the first run; kernels are loaded lazily, once,
+ * in the context current at their first launch. Unless its cubins are
+ * embedded, running before P_init fails with a message.
+ *
  * `inputs` are the program's inputs in order (tensors and integers);
  * `outputs` receives its outputs (tensors the caller releases, integers,
- * None). `stream` is reserved for CUDA programs and must be null for CPU
- * ones. Returns WRAPIR_OK, or an error code with a message naming the
+ * None). `stream` is a CUstream for CUDA programs (its context is made
+ * current for the call; null: the legacy default stream of the caller's
+ * current context) and must be null for CPU ones. A CUDA program's work is
+ * asynchronous on the stream (the call returns once it is queued, except
+ * where a device scalar is read on the host); its outputs are freed with
+ * cuMemFreeAsync on that stream when released, so release them before the
+ * stream is destroyed. Returns WRAPIR_OK, or an error code with a message naming the
  * failing line, call and kernel. */
 #ifndef WRAPIR_RUN_C_ABI_H
 #define WRAPIR_RUN_C_ABI_H
@@ -113,7 +131,7 @@ typedef struct wrapir_tensor {
 
 typedef struct wrapir_value {
   int32_t kind;          /* wrapir_value_kind */
-  int32_t device_type;   /* WRAPIR_VALUE_DEVICE: wrapir_device_type */
+  int32_t device_type;   /* DEVICE, and TENSOR (where its bytes are): wrapir_device_type */
   int64_t integer;       /* INT; BOOL (0 or 1); DTYPE (wrapir_dtype); DEVICE: the index, -1 for none */
   double real;           /* FLOAT */
   const char* string;    /* STRING: NUL-terminated UTF-8 */

@@ -2,7 +2,7 @@
 /// \file
 /// wrapir's run-time values through the C interface of wrapir/run/c_abi.h:
 /// `CExternTable` serves an `ExternRegistry` (the CPU backend's reference
-/// externs, a user's own) as the `wrapir_extern_table` a program emitted by
+/// externs, the CUDA backend's cuBLAS ones, a user's own) as the `wrapir_extern_table` a program emitted by
 /// `emit::cpp` calls, and `borrow` / `adopt` convert tensors for a host that
 /// runs such a program.
 ///
@@ -73,10 +73,25 @@ inline void write_message(std::string_view text, char* message, std::size_t size
   return out;
 }
 
+/// Where a C value's tensor lives (c_abi.h: `device_type` of a tensor
+/// value). wrapir's CUDA backend runs on one device: CUDA tensors are on
+/// device 0.
+[[nodiscard]] inline Result<ir::Device> device_of(std::int32_t device_type) {
+  if (device_type == WRAPIR_DEVICE_CPU) return ir::Device{ir::DeviceType::cpu, std::nullopt};
+  if (device_type == WRAPIR_DEVICE_CUDA) return ir::Device{ir::DeviceType::cuda, 0};
+  return Diagnostic{"a tensor is on the unknown device type " + std::to_string(device_type)};
+}
+
+/// The wrapir_device_type of a tensor's storage.
+[[nodiscard]] inline std::int32_t device_type_of(const Tensor& t) noexcept {
+  return t.device().type == ir::DeviceType::cuda ? WRAPIR_DEVICE_CUDA : WRAPIR_DEVICE_CPU;
+}
+
 /// The tensor a C tensor describes, its storage kept alive by `owner` (null
-/// for borrowed memory). Checked: dtype, rank, and that the layout stays
-/// inside the storage.
-[[nodiscard]] inline Result<Tensor> import_tensor(const wrapir_tensor& in, std::shared_ptr<void> owner) {
+/// for borrowed memory) on `device`. Checked: dtype, rank, and that the
+/// layout stays inside the storage.
+[[nodiscard]] inline Result<Tensor> import_tensor(const wrapir_tensor& in, std::shared_ptr<void> owner,
+                                                  ir::Device device = ir::Device{ir::DeviceType::cpu, std::nullopt}) {
   if (in.ndim < 0 || in.ndim > WRAPIR_MAX_DIMS) return Diagnostic{"a tensor has " + std::to_string(in.ndim) + " dimensions"};
   if (in.dtype < 0 || static_cast<std::size_t>(in.dtype) >= ir::dtype_count)
     return Diagnostic{"a tensor has the unknown dtype number " + std::to_string(in.dtype)};
@@ -84,7 +99,7 @@ inline void write_message(std::string_view text, char* message, std::size_t size
   auto storage = std::make_shared<Storage>();
   storage->data = static_cast<std::byte*>(in.storage);
   storage->nbytes = in.storage ? in.storage_nbytes : 0;
-  storage->device = ir::Device{ir::DeviceType::cpu, std::nullopt};
+  storage->device = device;
   storage->owner = std::move(owner);
   Tensor t{std::move(storage), dtype, std::vector<std::int64_t>(in.sizes, in.sizes + in.ndim),
            std::vector<std::int64_t>(in.strides, in.strides + in.ndim), 0};
@@ -116,7 +131,9 @@ inline void write_message(std::string_view text, char* message, std::size_t size
     case WRAPIR_VALUE_NONE: return Value{};
     case WRAPIR_VALUE_INT: return Value{v.integer};
     case WRAPIR_VALUE_TENSOR: {
-      auto t = import_tensor(v.tensor, std::move(keep));
+      auto device = device_of(v.device_type);
+      if (!device) return std::move(device).error();
+      auto t = import_tensor(v.tensor, std::move(keep), *device);
       if (!t) return std::move(t).error();
       return Value{*std::move(t)};
     }
@@ -133,7 +150,9 @@ inline Value from_c(const wrapir_value& v, std::size_t depth = 0) {
   switch (v.kind) {
     case WRAPIR_VALUE_NONE: return Value{};
     case WRAPIR_VALUE_TENSOR: {
-      auto t = import_tensor(v.tensor, nullptr);
+      auto device = device_of(v.device_type);
+      if (!device) wrapir::detail::fail(device.error());
+      auto t = import_tensor(v.tensor, nullptr, *device);
       if (!t) wrapir::detail::fail(t.error());
       return Value{*std::move(t)};
     }
@@ -174,6 +193,7 @@ inline wrapir_value to_c_result(const Value& v) {
     if (!d) wrapir::detail::fail(d.error());
     out.kind = WRAPIR_VALUE_TENSOR;
     out.tensor = *d;
+    out.device_type = device_type_of(*t);
     out.owner = new std::shared_ptr<Storage>(t->storage);
     out.release = release_storage;
     return out;
@@ -306,6 +326,7 @@ class CExternTable {
       if (!d) return Diagnostic{"input " + std::to_string(i) + ": " + d.error().message};
       v.kind = WRAPIR_VALUE_TENSOR;
       v.tensor = *d;
+      v.device_type = device_type_of(*t);
     } else if (const std::int64_t* n = values[i].get_if<std::int64_t>()) {
       v.kind = WRAPIR_VALUE_INT;
       v.integer = *n;

@@ -8,8 +8,8 @@
 /* <the runtime of emit/detail/cpp_runtime.hpp> */
 
 namespace {
-namespace rt = wrapir_rt_v1;
-namespace wrapir = wrapir_rt_v1::wrapir;
+namespace rt = wrapir_rt_v2;
+namespace wrapir = wrapir_rt_v2::wrapir;
 
 std::vector<rt::Value> wrapir_graph_0(rt::Context& wrapir_ctx, const std::vector<rt::Value>& wrapir_inputs);
 
@@ -23,8 +23,8 @@ std::vector<rt::Value> wrapir_graph_0(rt::Context& wrapir_ctx, const std::vector
     rt::Tensor buf0;
     rt::Tensor buf1;
     if (wrapir_inputs.size() != 2u) rt::fail("the graph takes 2 inputs, got " + std::to_string(wrapir_inputs.size()), WRAPIR_ERROR_INVALID_ARGUMENT);
-    arg0_1 = rt::input_tensor(wrapir_inputs, 0, WRAPIR_DTYPE_FLOAT32, 2, "arg0_1", WRAPIR_ERROR_INVALID_ARGUMENT);
-    arg1_1 = rt::input_tensor(wrapir_inputs, 1, WRAPIR_DTYPE_FLOAT32, 2, "arg1_1", WRAPIR_ERROR_INVALID_ARGUMENT);
+    arg0_1 = rt::input_tensor(wrapir_inputs, 0, WRAPIR_DTYPE_FLOAT32, 2, WRAPIR_DEVICE_CPU, "arg0_1", WRAPIR_ERROR_INVALID_ARGUMENT);
+    arg1_1 = rt::input_tensor(wrapir_inputs, 1, WRAPIR_DTYPE_FLOAT32, 2, WRAPIR_DEVICE_CPU, "arg1_1", WRAPIR_ERROR_INVALID_ARGUMENT);
     rt::check_layout(arg0_1, {2L, 3L}, {3L, 1L}, "input 0 (arg0_1)", WRAPIR_ERROR_INVALID_ARGUMENT);
     rt::check_layout(arg1_1, {3L, 2L}, {2L, 1L}, "input 1 (arg1_1)", WRAPIR_ERROR_INVALID_ARGUMENT);
     wrapir_where = "line 0 (Comment) of graph 'call'";
@@ -56,28 +56,28 @@ extern "C" const wrapir_program_info* wrapir_model_info(void) {
 
 extern "C" int wrapir_model_run(const wrapir_extern_table* externs, const wrapir_value* inputs, size_t input_count,
     wrapir_value* outputs, size_t output_count, void* stream, char* message, size_t message_size) {
-  (void)wrapir_rt_v1::report("", message, message_size);
+  (void)wrapir_rt_v2::report("", message, message_size);
   try {
-    if (input_count != 2u || output_count != 2u) wrapir_rt_v1::fail("the program takes 2 inputs and 2 outputs, got " + std::to_string(input_count) + " and " + std::to_string(output_count), WRAPIR_ERROR_INVALID_ARGUMENT);
+    if (input_count != 2u || output_count != 2u) wrapir_rt_v2::fail("the program takes 2 inputs and 2 outputs, got " + std::to_string(input_count) + " and " + std::to_string(output_count), WRAPIR_ERROR_INVALID_ARGUMENT);
     if ((inputs == nullptr && input_count != 0) || (outputs == nullptr && output_count != 0))
-      wrapir_rt_v1::fail("null inputs or outputs", WRAPIR_ERROR_INVALID_ARGUMENT);
-    if (stream != nullptr) wrapir_rt_v1::fail("the stream is for CUDA programs; a CPU program takes null", WRAPIR_ERROR_INVALID_ARGUMENT);
-    wrapir_rt_v1::Context ctx;
-    wrapir_rt_v1::resolve_externs(ctx, externs, {"extern_kernels.mm"});
-    const std::vector<wrapir_rt_v1::Value> in = wrapir_rt_v1::import_inputs(inputs, input_count);
-    wrapir_rt_v1::export_outputs(wrapir_graph_0(ctx, in), outputs);
+      wrapir_rt_v2::fail("null inputs or outputs", WRAPIR_ERROR_INVALID_ARGUMENT);
+    if (stream != nullptr) wrapir_rt_v2::fail("the stream is for CUDA programs; a CPU program takes null", WRAPIR_ERROR_INVALID_ARGUMENT);
+    wrapir_rt_v2::Context ctx;
+    wrapir_rt_v2::resolve_externs(ctx, externs, {"extern_kernels.mm"});
+    const std::vector<wrapir_rt_v2::Value> in = wrapir_rt_v2::import_inputs(inputs, input_count);
+    wrapir_rt_v2::export_outputs(wrapir_graph_0(ctx, in), outputs);
     return WRAPIR_OK;
-  } catch (const wrapir_rt_v1::Error& e) {
-    (void)wrapir_rt_v1::report(e.message.c_str(), message, message_size);
+  } catch (const wrapir_rt_v2::Error& e) {
+    (void)wrapir_rt_v2::report(e.message.c_str(), message, message_size);
     return e.code;
   } catch (const std::bad_alloc&) {
-    (void)wrapir_rt_v1::report("out of memory", message, message_size);
+    (void)wrapir_rt_v2::report("out of memory", message, message_size);
     return WRAPIR_ERROR_OUT_OF_MEMORY;
   } catch (const std::exception& e) {
-    (void)wrapir_rt_v1::report(e.what(), message, message_size);
+    (void)wrapir_rt_v2::report(e.what(), message, message_size);
     return WRAPIR_ERROR_RUNTIME;
   } catch (...) {
-    (void)wrapir_rt_v1::report("an unknown exception", message, message_size);
+    (void)wrapir_rt_v2::report("an unknown exception", message, message_size);
     return WRAPIR_ERROR_RUNTIME;
   }
 }

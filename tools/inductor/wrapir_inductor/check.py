@@ -450,18 +450,45 @@ def _cpp_flags(wrapir: str) -> tuple[list[str], list[str]]:
     return _CPP_FLAGS
 
 
+def _cuda_cpp_flags() -> tuple[list[str], list[str]]:
+    """The flags that compile and link an emitted CUDA unit: the CUDA
+    Toolkit's cuda.h (as -isystem) and the driver (-lcuda, through the
+    toolkit's link stub where there is one). The toolkit is $CUDA_HOME, else
+    nvcc's, else /usr/local/cuda."""
+    import os
+    import shutil
+
+    home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
+    if not home and (nvcc := shutil.which("nvcc")):
+        home = str(Path(nvcc).resolve().parent.parent)
+    home = Path(home or "/usr/local/cuda")
+    if not (home / "include" / "cuda.h").is_file():
+        raise CheckError(f"no cuda.h under {home}/include (set CUDA_HOME)")
+    link = ["-lcuda"]
+    for stubs in (home / "lib64" / "stubs", home / "lib" / "stubs", home / "targets" / "x86_64-linux" / "lib" / "stubs"):
+        if (stubs / "libcuda.so").is_file():
+            link = [f"-L{stubs}", "-lcuda"]
+            break
+    return ["-std=c++17", "-O2", "-isystem", str(home / "include")], link
+
+
 def _run_cpp(label: str, program: Path, exported: Exported, wrapir: str, work: Path,
-             size_scales: list[int], peak: str) -> Result:
+             size_scales: list[int], peak: str, device: str = "cpu") -> Result:
     """The program as a standalone C++ unit (`wrapir emit-cpp`), compiled by
     g++ with `-Wall -Wextra -Werror` and the kernels' flags into a shared
     object, run by `wrapir run-cpp` (the C entry point, the reference externs
     through the C table) on the same fresh inputs as eager; its outputs
-    compared with eager's by value, dtype and shape, as the executor path's."""
+    compared with eager's by value, dtype and shape, as the executor path's.
+    On CUDA: the unit launches the export's cubins (kernels.json beside the
+    program), is compiled against cuda.h and linked with -lcuda, and
+    `run-cpp --device cuda` serves it the executor's cuBLAS externs."""
     import os
 
     from torch.utils.cpp_extension import include_paths
 
     os.environ.setdefault("WRAPIR_TORCH_INCLUDE", include_paths()[0])
+    if device == "cuda" and "WRAPIR_CUBLAS" not in os.environ and (cublas := _cublas_path()):
+        os.environ["WRAPIR_CUBLAS"] = cublas
     result = Result(label)
     result.peak = peak
     stem = label.replace("+", ".")
@@ -471,7 +498,7 @@ def _run_cpp(label: str, program: Path, exported: Exported, wrapir: str, work: P
         result.why = f"emit: {message}"
         return result
     try:
-        compile_flags, link_flags = _cpp_flags(wrapir)
+        compile_flags, link_flags = _cuda_cpp_flags() if device == "cuda" else _cpp_flags(wrapir)
     except (CheckError, OSError, subprocess.TimeoutExpired) as e:
         result.why = f"flags: {e}"
         return result
@@ -489,7 +516,8 @@ def _run_cpp(label: str, program: Path, exported: Exported, wrapir: str, work: P
         result.why = f"compile: {' '.join(first.split())[:300]}"
         return result
     return _run_native(result, exported, work, size_scales, stem, "wrapir run-cpp", lambda inputs, outputs: (
-        wrapir, "run-cpp", str(program), "--library", str(library), "--inputs", str(inputs), "-o", str(outputs)))
+        wrapir, "run-cpp", str(program), "--library", str(library), "--inputs", str(inputs), "--device", device,
+        "-o", str(outputs)))
 
 
 def _call_body(text: str) -> list[str]:
@@ -571,12 +599,12 @@ def check(spec: Spec, device: str, wrapir: str, out: Path | None, dynamic, confi
                 result.why = f"no {path.name}"
             print(result.line())
             results.append(result)
-    if device == "cpu":
+    if device in ("cpu", "cuda"):
         # The program as a standalone C++ unit (emit::cpp), as exported and as arena-planned.
         peaks = {r.path: r.peak for r in results}
         for label, path, python_path in (("cpp", program, "python"),
                                          ("cpp+arena", work / "program.arena.json", "python+arena")):
-            result = (_run_cpp(label, path, exported, wrapir, work, scales, peaks.get(python_path, "n/a"))
+            result = (_run_cpp(label, path, exported, wrapir, work, scales, peaks.get(python_path, "n/a"), device)
                       if path.is_file() else Result(label))
             if not path.is_file():
                 result.why = f"no {path.name}"

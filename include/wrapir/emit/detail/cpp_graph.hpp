@@ -4,14 +4,17 @@
 /// handler per line kind, each appending the statements that do what the
 /// CPU executor's handler (run/detail/executor_lines.hpp) does at run time.
 
+#include <wrapir/emit/cpp.hpp>
 #include <wrapir/emit/detail/cpp_values.hpp>
 #include <wrapir/emit/emit.hpp>
 #include <wrapir/expr/solve.hpp>
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
+#include <wrapir/run/grid.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -37,6 +40,11 @@ struct UnitTables {
   std::vector<const ir::Program*> graphs;  // by id; 0 is the program
   std::map<std::string, std::size_t, std::less<>> externs;  // op name -> index
   std::vector<std::string> extern_names;                     // by index
+  /// CUDA programs: the launch configurations by kernel name, and the slot
+  /// in the unit's kernel table of each (graph, kernel) defined.
+  std::map<std::string, const CudaKernelLaunch*, std::less<>> cuda_launches;
+  std::map<std::pair<std::size_t, std::uint32_t>, std::size_t> cuda_slots;
+  std::vector<const CudaKernelLaunch*> cuda_table;  // by slot
 
   std::size_t extern_index(const std::string& op) {
     const auto it = externs.find(op);
@@ -132,8 +140,9 @@ class GraphWriter {
   void operator()(const ir::Null&) { line("/* cancelled */"); }
   void operator()(const ir::PoolCreate& l) {
     const ir::PoolDecl& pool = p_.pool(l.pool);
-    if (pool.device.type != ir::DeviceType::cpu) fail("pool '" + pool.name + "' is not on the CPU");
-    std::string s = pool.name + " = rt::allocate(";
+    check_device(pool.device, "pool '" + pool.name + "'");
+    // One device allocation per call for a CUDA pool (the planned arena).
+    std::string s = pool.name + (pool.device.type == ir::DeviceType::cuda ? " = rt::cuda_allocate(" : " = rt::allocate(");
     append_expr(s, pool.size_bytes);
     s += ");"sv;
     line(s);
@@ -156,9 +165,7 @@ class GraphWriter {
   void operator()(const ir::CommBufferFree& l) { release(l.buffer); }
   void operator()(const ir::WorkspaceAllocate& l) {
     allocate(l.workspace);
-    if (l.zero_mode != ir::WorkspaceZeroMode::uninitialized)
-      line("std::memset(" + name(l.workspace) + ".storage->data, 0, static_cast<std::size_t>(" + name(l.workspace) +
-           ".storage->nbytes));");
+    if (l.zero_mode != ir::WorkspaceZeroMode::uninitialized) line("rt::zero_storage(" + name(l.workspace) + ");");
   }
   void operator()(const ir::WorkspaceFree& l) { release(l.workspace); }
   void operator()(const ir::DeviceCopy& l) {
@@ -179,14 +186,23 @@ class GraphWriter {
 
   // ---- kernels -------------------------------------------------------------
   void operator()(const ir::KernelDefinition& l) {
+    if (kernel(l.kernel).language == ir::KernelLanguage::triton) {
+      line("/* kernel " + kernel(l.kernel).name + ": Triton, loaded on its first launch (wrapir_cuda_kernels[" +
+           std::to_string(cuda_slot(l.kernel)) + "]) */");
+      return;
+    }
     line("/* kernel " + kernel(l.kernel).name + ": defined above as " + t_.kernel_symbol(id_, kernel(l.kernel).name) +
          " */");
   }
   void operator()(const ir::KernelCall& l) {
     const ir::KernelDecl& k = kernel(l.kernel);
+    if (k.language == ir::KernelLanguage::triton) {
+      triton_call(l, k);
+      return;
+    }
     if (k.language != ir::KernelLanguage::cpp)
       fail("kernel '" + k.name + "' is written in " + std::string(ir::kernel_language_name(k.language)) +
-           "; emit::cpp renders CPU programs (C++ kernels) only");
+           "; emit::cpp renders C++ and Triton kernels");
     if (defined_.count(l.kernel.index) == 0) fail("kernel '" + k.name + "' is called before its KernelDefinition");
     if (l.args.size() != k.signature.size())
       fail("kernel '" + k.name + "' takes " + std::to_string(k.signature.size()) + " arguments, the call passes " +
@@ -207,8 +223,39 @@ class GraphWriter {
     out_ += ");\n"sv;
   }
   void operator()(const ir::SymbolicCallArg& l) { line(bind_symbol(l.symbol, expr_text(l.value)) + ";"); }
-  void operator()(const ir::MultiKernelDefinition&) { fail("multi-kernels are not supported by emit::cpp yet"); }
-  void operator()(const ir::MultiKernelCall&) { fail("multi-kernels are not supported by emit::cpp yet"); }
+  // A multi-kernel calls its first candidate: every candidate computes the
+  // same values, and the emitted unit has no run-time autotuning (autotune
+  // before emitting to choose another).
+  void operator()(const ir::MultiKernelDefinition& l) {
+    if (l.candidates.empty()) fail("the multi-kernel '" + kernel(l.kernel).name + "' has no candidates");
+    const ir::KernelDecl& first = kernel(l.candidates[0]);
+    const bool defined = first.language == ir::KernelLanguage::triton
+                             ? t_.cuda_slots.count({id_, l.candidates[0].index}) != 0
+                             : defined_.count(l.candidates[0].index) != 0;
+    if (!defined) fail("the multi-kernel's candidate '" + first.name + "' is not defined before it");
+    multi_[l.kernel.index] = MultiChoice{l.candidates[0], l.arg_index.empty() ? std::vector<ir::ArgSlice>{} : l.arg_index[0]};
+    line("/* multi-kernel " + kernel(l.kernel).name + ": calls its first candidate, " + first.name + " */");
+  }
+  void operator()(const ir::MultiKernelCall& l) {
+    const auto it = multi_.find(l.kernel.index);
+    if (it == multi_.end()) fail("multi-kernel '" + kernel(l.kernel).name + "' is called before its MultiKernelDefinition");
+    ir::KernelCall call;
+    call.kernel = it->second.candidate;
+    call.device = l.device;
+    call.stream = l.stream;
+    if (it->second.slices.empty()) {
+      call.args = l.args;
+    } else {
+      for (const ir::ArgSlice& slice : it->second.slices) {
+        if (slice.start < 0 || slice.stop < slice.start || static_cast<std::size_t>(slice.stop) > l.args.size())
+          fail("the argument slice [" + std::to_string(slice.start) + ", " + std::to_string(slice.stop) +
+               ") of multi-kernel '" + kernel(l.kernel).name + "' is outside its " + std::to_string(l.args.size()) +
+               " arguments");
+        call.args.insert(call.args.end(), l.args.begin() + slice.start, l.args.begin() + slice.stop);
+      }
+    }
+    (*this)(call);
+  }
 
   // ---- extern kernels ------------------------------------------------------
   void operator()(const ir::ExternKernelAlloc& l) {
@@ -336,17 +383,17 @@ class GraphWriter {
     close_scope();
   }
   void operator()(const ir::EnterDeviceContext& l) {
-    if (l.device.type != ir::DeviceType::cpu) fail("the device context is " + ir::to_string(l.device) + ", not the CPU");
-    line("{  // device " + ir::to_string(l.device));
+    check_device(l.device, "the device context");
+    line("{  // device " + ir::to_string(l.device) + (l.device.type == ir::DeviceType::cuda ? " (the run's stream's)" : ""));
     ++depth_;
   }
   void operator()(const ir::ExitDeviceContext&) { close_scope(); }
   void operator()(const ir::EnterStreamContext& l) {
-    line("{  // stream " + std::to_string(l.stream) + " (the CPU has one stream)");
+    line("{  // stream " + std::to_string(l.stream) + " (programs run on one stream: the CPU's, or the run's)");
     ++depth_;
   }
   void operator()(const ir::ExitStreamContext&) { close_scope(); }
-  void operator()(const ir::GetRawStream&) { line("/* GetRawStream: the CPU has one stream */"); }
+  void operator()(const ir::GetRawStream&) { line("/* GetRawStream: programs run on one stream */"); }
 
   // ---- misc ----------------------------------------------------------------
   void operator()(const ir::Comment& l) {
@@ -361,6 +408,208 @@ class GraphWriter {
  private:
   [[nodiscard]] std::string where(const ir::Line& l) const {
     return "line " + std::to_string(line_) + " (" + std::string(ir::kind_name(l)) + ") of graph '" + p_.name + "'";
+  }
+
+  void check_device(const ir::Device& d, const std::string& what) const {
+    if (d.type != ir::DeviceType::cpu && d.type != ir::DeviceType::cuda)
+      fail(what + " is on " + ir::to_string(d) + "; emit::cpp renders CPU and CUDA programs only");
+  }
+
+  [[nodiscard]] std::size_t cuda_slot(ir::KernelId k) const {
+    const auto it = t_.cuda_slots.find({id_, k.index});
+    if (it == t_.cuda_slots.end()) fail("kernel '" + kernel(k).name + "' is called before its KernelDefinition");
+    return it->second;
+  }
+
+  /// The C++ type of a Triton scalar parameter.
+  [[nodiscard]] static const char* scalar_type(ir::DType t) {
+    switch (t) {
+      case ir::DType::bool_: return "bool";
+      case ir::DType::uint8: return "std::uint8_t";
+      case ir::DType::int8: return "std::int8_t";
+      case ir::DType::int16: return "std::int16_t";
+      case ir::DType::int32: return "std::int32_t";
+      case ir::DType::int64: return "std::int64_t";
+      case ir::DType::uint16: return "std::uint16_t";
+      case ir::DType::uint32: return "std::uint32_t";
+      case ir::DType::uint64: return "std::uint64_t";
+      case ir::DType::float32: return "float";
+      case ir::DType::float64: return "double";
+      default: return nullptr;
+    }
+  }
+
+  /// The grid of a Triton call as three expressions: the launcher's grid
+  /// type and block sizes over the call's numel arguments (as the
+  /// executor's run::compute_grid_dims), a typed grid, or an explicit one.
+  [[nodiscard]] run::GridExprs triton_grid(const ir::KernelCall& l, const ir::KernelDecl& k,
+                                           const CudaKernelLaunch& launch) const {
+    if (const auto* e = boost::variant2::get_if<ir::ExplicitGrid>(&l.grid)) {
+      Result<run::GridExprs> g = run::grid_exprs(*e);
+      if (!g) fail("kernel '" + k.name + "': " + g.error().message);
+      return *g;
+    }
+    Result<run::GridExprs> g = Diagnostic{""};
+    if (const auto* typed = boost::variant2::get_if<ir::TypedGrid>(&l.grid)) {
+      g = run::grid_exprs(p_.ctx(), *typed);
+    } else {
+      std::vector<ir::NamedExpr> numels;
+      for (std::size_t i = 0; i < k.signature.size(); ++i) {
+        const ir::KernelParam& param = k.signature[i];
+        if (param.name.find("numel") == std::string::npos) continue;
+        if (param.type.pointer || (param.type.dtype != ir::DType::int32 && param.type.dtype != ir::DType::int64))
+          fail("kernel '" + k.name + "': the numel parameter '" + param.name + "' is " + ir::to_string(param.type) +
+               ", not i32 or i64");
+        expr::Expr value;
+        if (const expr::Expr* e = l.args[i].get_if<expr::Expr>()) value = *e;
+        else if (const std::int64_t* n = l.args[i].get_if<std::int64_t>()) value = p_.ctx().integer(*n);
+        else fail("kernel '" + k.name + "': the numel argument '" + param.name + "' is not an integer");
+        numels.push_back(ir::NamedExpr{ir::Name{param.name}, value});
+      }
+      std::vector<ir::BlockSize> block;
+      for (const auto& [n, v] : launch.constants) block.push_back(ir::BlockSize{ir::Name{n}, v});
+      g = run::grid_exprs(p_.ctx(), launch.grid_type, numels, block);
+    }
+    if (!g) fail("kernel '" + k.name + "': " + g.error().message);
+    return *g;
+  }
+
+  /// The text `x, y, z` of a launcher grid for slot `slot` over the call's
+  /// numel arguments, built once per distinct (kernel, numels): a long
+  /// program launches a few kernels over a few sizes many times.
+  const std::string& grid_text(const ir::KernelCall& l, const ir::KernelDecl& k, std::size_t slot) {
+    GridKey key{slot, {}};
+    const bool launcher = boost::variant2::holds_alternative<ir::LauncherGrid>(l.grid);
+    if (launcher) {
+      for (std::size_t i = 0; i < k.signature.size() && i < l.args.size(); ++i)
+        if (k.signature[i].name.find("numel") != std::string::npos) {
+          if (const expr::Expr* e = l.args[i].get_if<expr::Expr>()) key.numels.push_back(*e);
+          else if (const std::int64_t* n = l.args[i].get_if<std::int64_t>()) key.numels.push_back(p_.ctx().integer(*n));
+          else key.numels.push_back(expr::Expr{});  // refused by triton_grid below
+        }
+      const auto it = grids_.find(key);
+      if (it != grids_.end()) return it->second;
+    }
+    const run::GridExprs grid = triton_grid(l, k, *t_.cuda_table[slot]);
+    std::string text;
+    append_expr(text, grid.x);
+    text += ", "sv;
+    append_expr(text, grid.y);
+    text += ", "sv;
+    append_expr(text, grid.z);
+    if (!launcher) {
+      scratch_grid_ = std::move(text);
+      return scratch_grid_;
+    }
+    return grids_.emplace(std::move(key), std::move(text)).first->second;
+  }
+
+  /// A Triton launch: the arguments as locals of their parameter types
+  /// (launch constants left out), the grid, and rt::launch_triton, which
+  /// returns early on an empty grid and appends the scratch pointers.
+  void triton_call(const ir::KernelCall& l, const ir::KernelDecl& k) {
+    const std::size_t slot = cuda_slot(l.kernel);
+    const CudaKernelLaunch& launch = *t_.cuda_table[slot];
+    if (l.args.size() != k.signature.size())
+      fail("kernel '" + k.name + "' takes " + std::to_string(k.signature.size()) + " arguments, the call passes " +
+           std::to_string(l.args.size()));
+    if (l.device.type != ir::DeviceType::cuda) fail("the Triton call runs on " + ir::to_string(l.device) + ", not CUDA");
+    auto dropped = [&](std::size_t i) {
+      for (const auto& [n, v] : launch.launch_constants)
+        if (k.signature[i].name == n) return true;
+      return false;
+    };
+    for (const auto& [n, v] : launch.launch_constants) {
+      std::size_t i = 0;
+      while (i < k.signature.size() && k.signature[i].name != n) ++i;
+      if (i == k.signature.size())
+        fail("kernel '" + k.name + "': the launch constant '" + n + "' is no parameter of its signature");
+    }
+    const std::string& grid = grid_text(l, k, slot);
+    line("{");
+    ++depth_;
+    std::size_t passed = 0;
+    for (std::size_t i = 0; i < l.args.size(); ++i) {
+      if (!launch.launch_constants.empty() && dropped(i)) continue;
+      ++passed;
+      const ir::ParamType type = k.signature[i].type;
+      auto what = [&] { return "kernel '" + k.name + "' argument " + std::to_string(i); };
+      indent();
+      if (const ir::BufferArg* b = l.args[i].get_if<ir::BufferArg>()) {
+        if (!type.pointer) fail(what() + " is a buffer but the parameter is a scalar " + ir::to_string(type));
+        const ir::BufferDecl& d = decl(b->buffer);
+        if (d.layout.dtype != type.dtype)
+          fail(what() + " is '" + d.name + "' of " + std::string(ir::name(d.layout.dtype)) + " but the parameter is " +
+               ir::to_string(type));
+        out_ += "void* wrapir_a"sv;
+        append_count(out_, i);
+        out_ += " = rt::device_pointer("sv;
+        if (b->view) append_tensor_of(out_, *b);
+        else out_ += d.name;
+        out_ += ", \""sv;
+        out_ += d.name;  // a checked identifier: no escaping needed
+        out_ += "\");\n"sv;
+        continue;
+      }
+      if (type.pointer) {
+        if (!l.args[i].holds<ir::None>())
+          fail(what() + " is a " + std::string(ir::arg_kind_name(l.args[i])) + " but the parameter is a pointer " +
+               ir::to_string(type));
+        out_ += "void* wrapir_a"sv;
+        append_count(out_, i);
+        out_ += " = nullptr;\n"sv;
+        continue;
+      }
+      const char* c_type = scalar_type(type.dtype);
+      if (c_type == nullptr) fail(what() + ": a scalar parameter of type " + ir::to_string(type) + " is not supported");
+      const bool floating = type.dtype == ir::DType::float32 || type.dtype == ir::DType::float64;
+      out_ += c_type;
+      out_ += " wrapir_a"sv;
+      append_count(out_, i);
+      out_ += " = rt::to_param<"sv;
+      out_ += c_type;
+      out_ += ">("sv;
+      if (const expr::Expr* e = l.args[i].get_if<expr::Expr>()) {
+        out_ += "rt::IntArg{"sv;
+        append_expr(out_, *e);
+        out_ += '}';
+      } else if (const std::int64_t* n = l.args[i].get_if<std::int64_t>()) {
+        out_ += "rt::IntArg{"sv;
+        append_int(out_, *n);
+        out_ += '}';
+      } else if (const bool* x = l.args[i].get_if<bool>()) {
+        out_ += *x ? "rt::IntArg{1}"sv : "rt::IntArg{0}"sv;
+      } else if (const double* v = l.args[i].get_if<double>()) {
+        if (!floating) fail(what() + " is a float but the parameter is " + ir::to_string(type));
+        out_ += "rt::RealArg{"sv;
+        append_double(out_, *v);
+        out_ += '}';
+      } else {
+        fail(what() + " is a " + std::string(ir::arg_kind_name(l.args[i])) + ", which a Triton kernel cannot take");
+      }
+      out_ += ", "sv;
+      append_count(out_, i);
+      out_ += ");\n"sv;
+    }
+    if (passed > 254) fail("kernel '" + k.name + "': " + std::to_string(passed) + " launch arguments, more than 254");
+    indent();
+    out_ += "void* wrapir_args[] = {"sv;
+    for (std::size_t i = 0; i < l.args.size(); ++i) {
+      if (!launch.launch_constants.empty() && dropped(i)) continue;
+      out_ += "&wrapir_a"sv;
+      append_count(out_, i);
+      out_ += ", "sv;
+    }
+    out_ += "nullptr, nullptr};\n"sv;
+    indent();
+    out_ += "rt::launch_triton(wrapir_cuda_kernels["sv;
+    append_count(out_, slot);
+    out_ += "], wrapir_cuda_set, "sv;
+    out_ += grid;
+    out_ += ", wrapir_args, "sv;
+    append_count(out_, passed);
+    out_ += ");\n"sv;
+    close_scope();
   }
 
   void indent() { out_.append(static_cast<std::size_t>(depth_ + 2) * 2, ' '); }
@@ -408,9 +657,9 @@ class GraphWriter {
     };
     for (const ir::BufferDecl& b : p_.buffers) {
       add(b.name, "buffer");
-      if (b.layout.device.type != ir::DeviceType::cpu)
+      if (b.layout.device.type != ir::DeviceType::cpu && b.layout.device.type != ir::DeviceType::cuda)
         fail("graph '" + p_.name + "': buffer '" + b.name + "' is on " + ir::to_string(b.layout.device) +
-             "; emit::cpp renders CPU programs only");
+             "; emit::cpp renders CPU and CUDA programs only");
       if (b.role == ir::BufferRole::constant)
         fail("graph '" + p_.name + "': buffer '" + b.name + "' is a constant, which emit::cpp does not support yet");
     }
@@ -478,7 +727,7 @@ class GraphWriter {
     if (d.multi_output) fail("buffer '" + d.name + "' holds a multi-output result and cannot be allocated");
     indent();
     out_ += d.name;
-    out_ += " = rt::empty_strided("sv;
+    out_ += d.layout.device.type == ir::DeviceType::cuda ? " = rt::cuda_empty_strided("sv : " = rt::empty_strided("sv;
     append_layout(out_, d);
     out_ += ");\n"sv;
   }
@@ -691,7 +940,9 @@ class GraphWriter {
         position[b->index] = i;
         out_ += "    " + d.name + " = rt::input_tensor(wrapir_inputs, " + std::to_string(i) + ", ";
         append_dtype(out_, d.layout.dtype);
-        out_ += ", " + std::to_string(d.layout.sizes.size()) + ", " + string_literal(d.name) + ", " + code + ");\n";
+        out_ += ", " + std::to_string(d.layout.sizes.size()) +
+                (d.layout.device.type == ir::DeviceType::cuda ? ", WRAPIR_DEVICE_CUDA, " : ", WRAPIR_DEVICE_CPU, ") +
+                string_literal(d.name) + ", " + code + ");\n";
       } else {
         const expr::Expr s = boost::variant2::get<expr::Expr>(p_.inputs[i]);
         if (!s || !s.is_symbol()) fail("input " + std::to_string(i) + " is not a symbol");
@@ -787,6 +1038,22 @@ class GraphWriter {
   std::size_t line_ = 0;
   int depth_ = 0;
   std::set<std::uint32_t> defined_;
+  struct MultiChoice {
+    ir::KernelId candidate;
+    std::vector<ir::ArgSlice> slices;
+  };
+  std::map<std::uint32_t, MultiChoice> multi_;  // multi-kernel index -> its first candidate
+  struct GridKey {
+    std::size_t slot;
+    std::vector<expr::Expr> numels;
+    bool operator<(const GridKey& o) const {
+      if (slot != o.slot) return slot < o.slot;
+      return std::lexicographical_compare(numels.begin(), numels.end(), o.numels.begin(), o.numels.end(),
+                                          [](expr::Expr a, expr::Expr b) { return std::less<const void*>{}(a.node(), b.node()); });
+    }
+  };
+  std::map<GridKey, std::string> grids_;  // launcher grids' text, by kernel and numels
+  std::string scratch_grid_;
 };
 
 }  // namespace wrapir::cpp::detail

@@ -6,7 +6,7 @@
 /// extern calls through the C table of wrapir/run/c_abi.h. C++17, no
 /// libtorch; it compiles without warnings under g++ 12 `-Wall -Wextra`.
 ///
-/// Everything lives in namespace `wrapir_rt_v1` as inline functions: unused
+/// Everything lives in namespace `wrapir_rt_v2` as inline functions: unused
 /// ones cost nothing and warn about nothing, and two emitted programs linked
 /// into one binary share identical definitions (the version in the name
 /// changes whenever this text does in a way that matters to linking).
@@ -32,7 +32,7 @@ inline constexpr std::string_view runtime_text = R"WRAPIR_RT(
 #include <utility>
 #include <vector>
 
-namespace wrapir_rt_v1 {
+namespace wrapir_rt_v2 {
 
 // Python-semantics integer helpers, as expr::print_cpp's standalone style
 // calls them (`wrapir::floor_div`): found from the generated functions, which
@@ -80,13 +80,37 @@ inline std::int64_t itemsize_of(std::int32_t dtype) noexcept {
   return dtype >= 0 && dtype < 22 ? sizes[dtype] : 0;
 }
 
-/// Bytes on the CPU; `owner` keeps them alive (an allocation, a pool, an
-/// extern's result, nothing for a caller's input).
+/// Bytes on the CPU or a CUDA device (`device_type`, wrapir_device_type);
+/// `owner` keeps them alive (an allocation, a pool, an extern's result,
+/// nothing for a caller's input).
 struct Storage {
   std::byte* data = nullptr;
   std::int64_t nbytes = 0;
   std::shared_ptr<void> owner{};
+  std::int32_t device_type = WRAPIR_DEVICE_CPU;
 };
+
+/// What the host side needs of device memory: copies (`host`: one end is
+/// host memory, so the copy completes before it returns) and zero fills.
+/// A CUDA program's prelude installs them for the run (`device_ops()`); a
+/// CPU program never has device storages.
+struct DeviceOps {
+  void (*copy)(void* dst, const void* src, std::size_t n, bool host);
+  void (*zero)(void* dst, std::size_t n);
+};
+
+inline const DeviceOps*& device_ops() noexcept {
+  static const DeviceOps* ops = nullptr;
+  return ops;
+}
+
+inline const DeviceOps& require_device_ops() {
+  const DeviceOps* ops = device_ops();
+  if (ops == nullptr) fail("a tensor is in device memory, which this program cannot reach (it is a CPU program)");
+  return *ops;
+}
+
+inline bool on_device(const Storage* s) noexcept { return s != nullptr && s->device_type != WRAPIR_DEVICE_CPU; }
 
 /// A strided view of a storage; `offset` counts elements of `dtype`.
 struct Tensor {
@@ -208,6 +232,7 @@ inline Tensor alloc_from_pool(const std::shared_ptr<Storage>& pool, const char* 
   region->data = pool->data == nullptr ? nullptr : pool->data + offset_bytes;
   region->nbytes = pool->nbytes - offset_bytes;
   region->owner = pool;  // the region keeps the whole pool alive
+  region->device_type = pool->device_type;
   return view_of(region, std::move(sizes), std::move(strides), offset, dtype);
 }
 
@@ -241,9 +266,10 @@ inline std::int64_t bind_symbol(const char* name, std::int64_t v, int assumption
 }
 
 template <class T>
-T load_element(const Tensor& t) noexcept {
+T load_element(const Tensor& t) {
   T v{};
-  std::memcpy(&v, t.data(), sizeof v);
+  if (on_device(t.storage.get())) require_device_ops().copy(&v, t.data(), sizeof v, true);
+  else std::memcpy(&v, t.data(), sizeof v);
   return v;
 }
 
@@ -361,6 +387,20 @@ inline void copy_elements(const Tensor& dst, const Tensor& src) {
   const std::int64_t n = dst.numel();
   if (n == 0) return;
   const std::int64_t item = itemsize_of(dst.dtype);
+  if (on_device(dst.storage.get()) || on_device(src.storage.get())) {
+    // One copy of the span both cover; only for one dense row-major layout,
+    // where that span holds exactly the elements.
+    std::int64_t expected = 1;
+    for (std::size_t k = dst.sizes.size(); k-- > 0;) {
+      if (dst.sizes[k] != 1 && (dst.strides[k] != expected || src.strides[k] != expected))
+        fail("a copy to or from the device needs both tensors dense and row-major; strides " + list_text(src.strides) +
+             " and " + list_text(dst.strides));
+      expected *= dst.sizes[k];
+    }
+    require_device_ops().copy(dst.data(), src.data(), static_cast<std::size_t>(n * item),
+                              !on_device(dst.storage.get()) || !on_device(src.storage.get()));
+    return;
+  }
   auto* d = static_cast<std::byte*>(dst.data());
   const auto* s = static_cast<const std::byte*>(src.data());
   const std::size_t rank = dst.sizes.size();
@@ -387,6 +427,13 @@ inline Tensor tensor_result(const Value& v, std::int32_t dtype, const std::vecto
     fail(std::string(who) + " has dtype " + std::to_string(v.t.dtype) + ", the program expects " + std::to_string(dtype));
   if (v.t.sizes != sizes) fail(std::string(who) + " has sizes " + list_text(v.t.sizes) + ", the program expects " + list_text(sizes));
   return v.t;
+}
+
+/// Zeroes the whole storage of `t` (a workspace).
+inline void zero_storage(const Tensor& t) {
+  if (!t.live() || t.storage->data == nullptr || t.storage->nbytes == 0) return;
+  if (on_device(t.storage.get())) require_device_ops().zero(t.storage->data, static_cast<std::size_t>(t.storage->nbytes));
+  else std::memset(t.storage->data, 0, static_cast<std::size_t>(t.storage->nbytes));
 }
 
 inline const Tensor& live(const Tensor& t, const char* who) {
@@ -473,7 +520,10 @@ class Borrowed {
     out.kind = v.kind;
     switch (v.kind) {
       case Value::none: break;
-      case Value::tensor: export_tensor(v.t, out.tensor, "an extern's argument"); break;
+      case Value::tensor:
+        export_tensor(v.t, out.tensor, "an extern's argument");
+        out.device_type = v.t.storage ? v.t.storage->device_type : WRAPIR_DEVICE_CPU;
+        break;
       case Value::integer:
       case Value::boolean:
       case Value::dtype: out.integer = v.i; break;
@@ -512,13 +562,17 @@ class Borrowed {
 
 /// A tensor the caller or a callee describes, as a Tensor over a storage
 /// kept alive by `owner`. Its layout is checked against its storage.
-inline Tensor import_tensor(const wrapir_tensor& in, std::shared_ptr<void> owner, const std::string& what) {
+inline Tensor import_tensor(const wrapir_tensor& in, std::int32_t device_type, std::shared_ptr<void> owner,
+                            const std::string& what) {
   if (in.ndim < 0 || in.ndim > WRAPIR_MAX_DIMS) fail(what + " has " + std::to_string(in.ndim) + " dimensions");
+  if (device_type != WRAPIR_DEVICE_CPU && device_type != WRAPIR_DEVICE_CUDA)
+    fail(what + " is on an unknown device type " + std::to_string(device_type));
   if (itemsize_of(in.dtype) == 0) fail(what + " has an unknown dtype " + std::to_string(in.dtype));
   auto storage = std::make_shared<Storage>();
   storage->data = static_cast<std::byte*>(in.storage);
   storage->nbytes = in.storage_nbytes;
   storage->owner = std::move(owner);
+  storage->device_type = device_type;
   Tensor t;
   t.storage = std::move(storage);
   t.dtype = in.dtype;
@@ -551,7 +605,10 @@ inline Value adopt(wrapir_value& r, const std::string& what) {
   };
   switch (r.kind) {
     case WRAPIR_VALUE_NONE: { (void)release_of(r); return Value{}; }
-    case WRAPIR_VALUE_TENSOR: return Value::of(import_tensor(r.tensor, release_of(r), what));
+    case WRAPIR_VALUE_TENSOR: {
+      const std::int32_t device_type = r.device_type;
+      return Value::of(import_tensor(r.tensor, device_type, release_of(r), what));
+    }
     case WRAPIR_VALUE_INT: { (void)release_of(r); return Value::of_int(r.integer); }
     case WRAPIR_VALUE_BOOL: { (void)release_of(r); return Value::of_bool(r.integer != 0); }
     case WRAPIR_VALUE_FLOAT: { (void)release_of(r); return Value::of_real(r.real); }
@@ -611,12 +668,17 @@ inline void resolve_externs(Context& ctx, const wrapir_extern_table* table, std:
 
 // ---- the entry point ---------------------------------------------------------
 
-/// Input `i` of a graph as a tensor of `dtype` and `rank` dimensions.
+/// Input `i` of a graph as a tensor of `dtype` and `rank` dimensions on
+/// `device_type`.
 inline Tensor input_tensor(const std::vector<Value>& inputs, std::size_t i, std::int32_t dtype, std::size_t rank,
-                           const char* name, int code) {
+                           std::int32_t device_type, const char* name, int code) {
   const std::string who = "input " + std::to_string(i) + " (" + quoted(name) + ")";
   if (inputs[i].kind != Value::tensor) fail(who + " must be a tensor", code);
   const Tensor& t = inputs[i].t;
+  const std::int32_t actual = t.storage ? t.storage->device_type : WRAPIR_DEVICE_CPU;
+  if (actual != device_type && bytes_spanned(t.sizes, t.strides, t.offset, t.dtype) != 0)
+    fail(who + " is in " + (actual == WRAPIR_DEVICE_CPU ? "host" : "device") + " memory, the program expects it in " +
+         (device_type == WRAPIR_DEVICE_CPU ? "host" : "device") + " memory", code);
   if (t.dtype != dtype) fail(who + " has dtype " + std::to_string(t.dtype) + ", the program expects " + std::to_string(dtype), code);
   if (t.sizes.size() != rank)
     fail(who + " has " + std::to_string(t.sizes.size()) + " dimensions, the program expects " + std::to_string(rank), code);
@@ -637,7 +699,7 @@ inline std::vector<Value> import_inputs(const wrapir_value* inputs, std::size_t 
     const std::string who = "input " + std::to_string(i);
     if (inputs[i].kind == WRAPIR_VALUE_TENSOR) {
       try {
-        out.push_back(Value::of(import_tensor(inputs[i].tensor, nullptr, who)));
+        out.push_back(Value::of(import_tensor(inputs[i].tensor, inputs[i].device_type, nullptr, who)));
       } catch (Error& e) {
         e.code = WRAPIR_ERROR_INVALID_ARGUMENT;
         throw;
@@ -666,6 +728,7 @@ inline void export_outputs(const std::vector<Value>& values, wrapir_value* outpu
                : values[i].kind == Value::integer ? WRAPIR_VALUE_INT : WRAPIR_VALUE_NONE;
     if (values[i].kind == Value::tensor) {
       Borrowed::export_tensor(values[i].t, out.tensor, "an output");
+      out.device_type = values[i].t.storage ? values[i].t.storage->device_type : WRAPIR_DEVICE_CPU;
       out.owner = owners[i].release();
       out.release = release_output;
     } else {
@@ -685,7 +748,7 @@ inline int report(const char* text, char* message, std::size_t size) {
   return 0;
 }
 
-}  // namespace wrapir_rt_v1
+}  // namespace wrapir_rt_v2
 )WRAPIR_RT";
 
 }  // namespace wrapir::cpp::detail

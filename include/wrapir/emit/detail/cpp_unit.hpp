@@ -6,6 +6,7 @@
 
 #include <wrapir/emit/cpp.hpp>
 #include <wrapir/emit/detail/cpp_abi_text.hpp>
+#include <wrapir/emit/detail/cpp_cuda_runtime.hpp>
 #include <wrapir/emit/detail/cpp_graph.hpp>
 #include <wrapir/emit/detail/cpp_runtime.hpp>
 #include <wrapir/emit/detail/cpp_values.hpp>
@@ -41,13 +42,24 @@ inline void number_graphs(UnitTables& t, const ir::Program& p, std::size_t depth
 
 /// `#define kernel <symbol>` around the kernel's own source, with the
 /// warnings Inductor's generated code trips turned off for it alone.
-inline void write_kernel(std::string& out, const UnitTables& t, std::size_t graph, const ir::Program& p,
+inline void write_kernel(std::string& out, UnitTables& t, std::size_t graph, const ir::Program& p,
                          const ir::KernelDefinition& l) {
   if (!p.contains(l.kernel)) fail("kernel #" + std::to_string(l.kernel.index) + " is out of range");
   const ir::KernelDecl& k = p.kernels[l.kernel.index];
+  if (k.language == ir::KernelLanguage::triton) {
+    // Loaded from its cubin at run time: a slot in the unit's kernel table.
+    const auto it = t.cuda_launches.find(k.name);
+    if (it == t.cuda_launches.end())
+      fail("Triton kernel '" + k.name +
+           "' has no launch configuration (CppOptions::cuda_kernels; `wrapir emit-cpp --kernels DIR` reads the "
+           "export's kernels.json)");
+    t.cuda_slots.emplace(std::pair{graph, l.kernel.index}, t.cuda_table.size());
+    t.cuda_table.push_back(it->second);
+    return;
+  }
   if (k.language != ir::KernelLanguage::cpp)
     fail("kernel '" + k.name + "' is written in " + std::string(ir::kernel_language_name(k.language)) +
-         "; emit::cpp renders CPU programs (C++ kernels) only, CUDA programs are a later step");
+         "; emit::cpp renders C++ and Triton kernels (CUDA C++, PTX and cubin kernels are a later step)");
   const ir::SourceText* text = boost::variant2::get_if<ir::SourceText>(&l.source);
   if (text == nullptr) fail("kernel '" + k.name + "' has no source text");
   const std::string symbol = t.kernel_symbol(graph, k.name);
@@ -69,6 +81,39 @@ inline void write_kernel(std::string& out, const UnitTables& t, std::size_t grap
   out += "#undef kernel\n#pragma GCC diagnostic pop\n\n";
 }
 
+/// The unit's Triton kernels: one `rt::CudaKernel` per (graph, kernel)
+/// defined, the embedded cubins, and the set that loads them.
+inline void write_cuda_kernel_table(std::string& out, const UnitTables& t) {
+  for (std::size_t i = 0; i < t.cuda_table.size(); ++i) {
+    const CudaKernelLaunch& k = *t.cuda_table[i];
+    if (k.image.empty()) continue;
+    out += "const unsigned char wrapir_cubin_" + std::to_string(i) + "[] = {";
+    static constexpr char digits[] = "0123456789";
+    for (std::size_t b = 0; b < k.image.size(); ++b) {
+      if (b % 24 == 0) out += "\n   ";
+      const auto u = static_cast<unsigned char>(k.image[b]);
+      out += ' ';
+      if (u >= 100) out += digits[u / 100];
+      if (u >= 10) out += digits[u / 10 % 10];
+      out += digits[u % 10];
+      out += ',';
+    }
+    out += "\n    0};\n";
+  }
+  out += "rt::CudaKernelSet wrapir_cuda_set;\n";
+  out += "rt::CudaKernel wrapir_cuda_kernels[] = {\n";
+  for (std::size_t i = 0; i < t.cuda_table.size(); ++i) {
+    const CudaKernelLaunch& k = *t.cuda_table[i];
+    out += "    {" + string_literal(k.name) + ", " + string_literal(k.cubin) + ", " + string_literal(k.symbol) + ", " +
+           std::to_string(k.num_warps) + "u, " + std::to_string(k.shared_bytes) + "u, " +
+           std::to_string(k.global_scratch_bytes) + ", " + std::to_string(k.profile_scratch_bytes) + ", " +
+           (k.image.empty() ? std::string("nullptr") : "wrapir_cubin_" + std::to_string(i)) +
+           ", nullptr, nullptr, nullptr},\n";
+  }
+  if (t.cuda_table.empty()) out += "    {\"\", \"\", \"\", 1u, 0u, 0, 0, nullptr, nullptr, nullptr, nullptr},  // none\n";
+  out += "};\n\n";
+}
+
 inline void write_unit(std::string& out, const ir::Program& program, const CppOptions& options) {
   const ExprTextsScope expr_texts;
   if (!is_c_identifier(options.entry_prefix))
@@ -86,6 +131,23 @@ inline void write_unit(std::string& out, const ir::Program& program, const CppOp
   t.max_loop_iterations = options.max_loop_iterations;
   t.input_asserts = options.input_asserts;
   number_graphs(t, program, 0);
+  for (const CudaKernelLaunch& k : options.cuda_kernels) {
+    if (!t.cuda_launches.emplace(k.name, &k).second)
+      fail("CppOptions::cuda_kernels names kernel " + ir::quote_for_diagnostic(k.name) + " twice");
+    if (k.symbol.empty() || (k.cubin.empty() && k.image.empty()))
+      fail("the launch configuration of kernel " + ir::quote_for_diagnostic(k.name) + " has no symbol or no cubin");
+    if (k.num_warps < 1 || k.num_warps > 32 || k.shared_bytes < 0 || k.global_scratch_bytes < 0 ||
+        k.profile_scratch_bytes < 0)
+      fail("the launch configuration of kernel " + ir::quote_for_diagnostic(k.name) +
+           " has num_warps outside 1..32 or a negative size");
+  }
+  // A CUDA program: any buffer or pool in device memory, or a Triton kernel.
+  bool cuda = false;
+  for (const ir::Program* g : t.graphs) {
+    for (const ir::BufferDecl& b : g->buffers) cuda = cuda || b.layout.device.type == ir::DeviceType::cuda;
+    for (const ir::PoolDecl& pool : g->pools) cuda = cuda || pool.device.type == ir::DeviceType::cuda;
+    for (const ir::KernelDecl& k : g->kernels) cuda = cuda || k.language == ir::KernelLanguage::triton;
+  }
   // About 200 bytes a line, plus the prelude: one allocation, not a dozen.
   out.reserve(out.size() + (std::size_t{1} << 16) + 224 * ir::total_lines(program));
 
@@ -93,7 +155,9 @@ inline void write_unit(std::string& out, const ir::Program& program, const CppOp
   append_comment(out, program.name);
   out +=
       ".\n// A standalone C++17 translation unit: no Python, no libtorch. Entry points:\n"
-      "// " + t.prefix + "_run and " + t.prefix + "_info (the C interface below, wrapir/run/c_abi.h).\n\n";
+      "// " + t.prefix + "_run and " + t.prefix + "_info (the C interface below, wrapir/run/c_abi.h)" +
+      (cuda ? ", and " + t.prefix + "_init.\n// A CUDA program: compile with the CUDA Toolkit's include directory, link -lcuda.\n\n"
+            : std::string(".\n\n"));
   out += c_abi_text;
 
   // Kernels: every KernelDefinition of every graph, hoisted.
@@ -131,10 +195,12 @@ inline void write_unit(std::string& out, const ir::Program& program, const CppOp
         "#pragma GCC diagnostic ignored \"-Wmaybe-uninitialized\"\n"
         "#include <torch/csrc/inductor/cpp_prefix.h>\n";
   out += runtime_text;
+  if (cuda) out += cuda_runtime_text;
   out += "\n";
   out += kernels;
 
-  out += "namespace {\nnamespace rt = wrapir_rt_v1;\nnamespace wrapir = wrapir_rt_v1::wrapir;\n\n";
+  out += "namespace {\nnamespace rt = wrapir_rt_v2;\nnamespace wrapir = wrapir_rt_v2::wrapir;\n\n";
+  if (cuda) write_cuda_kernel_table(out, t);
   // Every graph function is declared first, so that any may call any.
   for (std::size_t g = t.graphs.size(); g-- > 0;)
     out += "std::vector<rt::Value> wrapir_graph_" + std::to_string(g) +
@@ -152,39 +218,54 @@ inline void write_unit(std::string& out, const ir::Program& program, const CppOp
   const std::string n_out = std::to_string(p.outputs.size());
   out += "extern \"C\" const wrapir_program_info* " + t.prefix + "_info(void) {\n";
   out += "  static const wrapir_program_info info = {WRAPIR_C_ABI_VERSION, " + string_literal(p.name) + ", " + n_in +
-         "u, " + n_out + "u, WRAPIR_DEVICE_CPU};\n  return &info;\n}\n\n";
+         "u, " + n_out + "u, " + (cuda ? "WRAPIR_DEVICE_CUDA" : "WRAPIR_DEVICE_CPU") + "};\n  return &info;\n}\n\n";
+  if (cuda)
+    out += "extern \"C\" int " + t.prefix +
+           "_init(const char* kernel_directory, char* message, size_t message_size) {\n"
+           "  (void)wrapir_rt_v2::report(\"\", message, message_size);\n"
+           "  try {\n"
+           "    std::lock_guard<std::mutex> lock(wrapir_cuda_set.mutex);\n"
+           "    wrapir_cuda_set.directory = kernel_directory != nullptr ? kernel_directory : \"\";\n"
+           "    wrapir_cuda_set.initialised = true;\n"
+           "    (void)wrapir_cuda_kernels;\n"
+           "    return WRAPIR_OK;\n"
+           "  } catch (...) {\n"
+           "    (void)wrapir_rt_v2::report(\"out of memory\", message, message_size);\n"
+           "    return WRAPIR_ERROR_OUT_OF_MEMORY;\n"
+           "  }\n}\n\n";
   out += "extern \"C\" int " + t.prefix +
          "_run(const wrapir_extern_table* externs, const wrapir_value* inputs, size_t input_count,\n"
          "    wrapir_value* outputs, size_t output_count, void* stream, char* message, size_t message_size) {\n"
-         "  (void)wrapir_rt_v1::report(\"\", message, message_size);\n"
+         "  (void)wrapir_rt_v2::report(\"\", message, message_size);\n"
          "  try {\n";
   out += "    if (input_count != " + n_in + "u || output_count != " + n_out +
-         "u) wrapir_rt_v1::fail(\"the program takes " + n_in + " inputs and " + n_out +
+         "u) wrapir_rt_v2::fail(\"the program takes " + n_in + " inputs and " + n_out +
          " outputs, got \" + std::to_string(input_count) + \" and \" + std::to_string(output_count), "
          "WRAPIR_ERROR_INVALID_ARGUMENT);\n"
          "    if ((inputs == nullptr && input_count != 0) || (outputs == nullptr && output_count != 0))\n"
-         "      wrapir_rt_v1::fail(\"null inputs or outputs\", WRAPIR_ERROR_INVALID_ARGUMENT);\n"
-         "    if (stream != nullptr) wrapir_rt_v1::fail(\"the stream is for CUDA programs; a CPU program takes null\", "
-         "WRAPIR_ERROR_INVALID_ARGUMENT);\n"
-         "    wrapir_rt_v1::Context ctx;\n"
-         "    wrapir_rt_v1::resolve_externs(ctx, externs, {";
+         "      wrapir_rt_v2::fail(\"null inputs or outputs\", WRAPIR_ERROR_INVALID_ARGUMENT);\n"
+         + std::string(cuda ? "    const wrapir_rt_v2::CudaRun cuda_run(stream);\n"
+                            : "    if (stream != nullptr) wrapir_rt_v2::fail(\"the stream is for CUDA programs; a CPU program "
+                              "takes null\", WRAPIR_ERROR_INVALID_ARGUMENT);\n") +
+         "    wrapir_rt_v2::Context ctx;\n"
+         "    wrapir_rt_v2::resolve_externs(ctx, externs, {";
   for (std::size_t i = 0; i < t.extern_names.size(); ++i) out += (i ? ", " : "") + string_literal(t.extern_names[i]);
   out +=
       "});\n"
-      "    const std::vector<wrapir_rt_v1::Value> in = wrapir_rt_v1::import_inputs(inputs, input_count);\n"
-      "    wrapir_rt_v1::export_outputs(wrapir_graph_0(ctx, in), outputs);\n"
+      "    const std::vector<wrapir_rt_v2::Value> in = wrapir_rt_v2::import_inputs(inputs, input_count);\n"
+      "    wrapir_rt_v2::export_outputs(wrapir_graph_0(ctx, in), outputs);\n"
       "    return WRAPIR_OK;\n"
-      "  } catch (const wrapir_rt_v1::Error& e) {\n"
-      "    (void)wrapir_rt_v1::report(e.message.c_str(), message, message_size);\n"
+      "  } catch (const wrapir_rt_v2::Error& e) {\n"
+      "    (void)wrapir_rt_v2::report(e.message.c_str(), message, message_size);\n"
       "    return e.code;\n"
       "  } catch (const std::bad_alloc&) {\n"
-      "    (void)wrapir_rt_v1::report(\"out of memory\", message, message_size);\n"
+      "    (void)wrapir_rt_v2::report(\"out of memory\", message, message_size);\n"
       "    return WRAPIR_ERROR_OUT_OF_MEMORY;\n"
       "  } catch (const std::exception& e) {\n"
-      "    (void)wrapir_rt_v1::report(e.what(), message, message_size);\n"
+      "    (void)wrapir_rt_v2::report(e.what(), message, message_size);\n"
       "    return WRAPIR_ERROR_RUNTIME;\n"
       "  } catch (...) {\n"
-      "    (void)wrapir_rt_v1::report(\"an unknown exception\", message, message_size);\n"
+      "    (void)wrapir_rt_v2::report(\"an unknown exception\", message, message_size);\n"
       "    return WRAPIR_ERROR_RUNTIME;\n"
       "  }\n}\n";
 }

@@ -1,0 +1,189 @@
+#pragma once
+/// \file
+/// The launch configurations `emit::cpp` needs for a CUDA program, read from
+/// the Inductor exporter's directory (`wrapir_inductor export --device
+/// cuda`): DIR/kernels.json (per Triton kernel: the cubin, Triton's metadata
+/// file, the constexpr block sizes, the grid type, the launch constants) and
+/// each kernel's metadata file (its symbol, `num_warps`, `shared`, scratch
+/// sizes). The same facts the executor's TritonKernelProvider
+/// (run/cuda/triton_kernels.hpp) reads, without the CUDA driver: the emitter
+/// runs where no GPU is.
+///
+/// ```
+/// auto kernels = wrapir::cpp::cuda_kernels_from_export("export_dir");
+/// if (!kernels) { report(kernels.error()); return; }
+/// wrapir::cpp::CppOptions options;
+/// options.cuda_kernels = *std::move(kernels);
+/// auto unit = wrapir::cpp::to_cpp(program, options);
+/// ```
+///
+/// Entries without a cubin (the exporter says `why`) are left out: a program
+/// that calls one is refused by the emitter, naming it. Metadata that
+/// disagrees with kernels.json (symbol, warps, shared memory) means files of
+/// two exports were mixed and is a diagnostic, as is `num_ctas` other than 1.
+
+#include <wrapir/diagnostic.hpp>
+#include <wrapir/emit/cpp.hpp>
+#include <wrapir/ir/kernel.hpp>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace wrapir::cpp {
+
+namespace cuda_export_detail {
+
+inline Result<std::string> read_text(const std::filesystem::path& path, std::uintmax_t max_bytes) {
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return Diagnostic{path.string() + ": " + ec.message()};
+  if (size > max_bytes) return Diagnostic{path.string() + ": more than " + std::to_string(max_bytes) + " bytes"};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Diagnostic{path.string() + ": cannot be opened"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline Result<boost::json::object> parse_object(const std::string& text, const std::string& where) {
+  boost::system::error_code ec;
+  boost::json::parse_options options;
+  options.max_depth = 16;
+  boost::json::value doc = boost::json::parse(text, ec, {}, options);
+  if (ec) return Diagnostic{where + ": not JSON: " + ec.message()};
+  if (!doc.is_object()) return Diagnostic{where + ": not a JSON object"};
+  return std::move(doc.get_object());
+}
+
+/// `key` of `o` as an integer in [low, high]; nothing when absent or null.
+inline Result<std::optional<std::int64_t>> integer(const boost::json::object& o, const char* key, std::int64_t low,
+                                                   std::int64_t high, const std::string& where) {
+  const boost::json::value* v = o.if_contains(key);
+  if (v == nullptr || v->is_null()) return std::optional<std::int64_t>{};
+  std::int64_t x = 0;
+  if (v->is_int64()) x = v->get_int64();
+  else if (v->is_uint64() && v->get_uint64() <= static_cast<std::uint64_t>(high)) x = static_cast<std::int64_t>(v->get_uint64());
+  else return Diagnostic{where + ": '" + key + "' is not an integer"};
+  if (x < low || x > high)
+    return Diagnostic{where + ": '" + key + "' is " + std::to_string(x) + ", not in " + std::to_string(low) + ".." +
+                      std::to_string(high)};
+  return std::optional<std::int64_t>{x};
+}
+
+/// A path from kernels.json: relative, without `..`, so that it stays
+/// inside the export directory.
+inline bool is_inside(const std::string& path) {
+  if (path.empty() || path.front() == '/') return false;
+  for (const auto& part : std::filesystem::path(path))
+    if (part == "..") return false;
+  return true;
+}
+
+}  // namespace cuda_export_detail
+
+/// The launch configurations of the Triton kernels exported to `directory`.
+/// With `embed`, each cubin's bytes are read into `CudaKernelLaunch::image`
+/// (the emitted unit then needs no files at run time).
+[[nodiscard]] inline Result<std::vector<CudaKernelLaunch>> cuda_kernels_from_export(const std::filesystem::path& directory,
+                                                                                   bool embed = false) {
+  namespace d = cuda_export_detail;
+  const std::filesystem::path list_path = directory / "kernels.json";
+  auto text = d::read_text(list_path, std::uintmax_t{64} << 20);
+  if (!text) return text.error();
+  auto root = d::parse_object(*text, list_path.string());
+  if (!root) return root.error();
+  const boost::json::value* list = root->if_contains("kernels");
+  if (list == nullptr || !list->is_array()) return Diagnostic{list_path.string() + ": no 'kernels' array"};
+  std::vector<CudaKernelLaunch> out;
+  for (std::size_t i = 0; i < list->get_array().size(); ++i) {
+    const std::string where = list_path.string() + ": entry " + std::to_string(i);
+    const boost::json::object* o = list->get_array()[i].if_object();
+    if (o == nullptr) return Diagnostic{where + " is not an object"};
+    auto string_of = [&](const char* key) -> std::string {
+      const boost::json::value* v = o->if_contains(key);
+      return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
+    };
+    const std::string language = string_of("language");
+    if (!language.empty() && language != "triton") continue;
+    CudaKernelLaunch k;
+    k.name = string_of("name");
+    if (k.name.empty()) return Diagnostic{where + " has no 'name'"};
+    const std::string who = where + " ('" + k.name + "')";
+    k.cubin = string_of("cubin");
+    const std::string metadata = string_of("metadata");
+    if (k.cubin.empty()) continue;  // the exporter found none; a call of it is refused by the emitter
+    if (!d::is_inside(k.cubin) || !d::is_inside(metadata))
+      return Diagnostic{who + ": the cubin and metadata must be relative paths inside the export directory"};
+    const std::string grid = string_of("grid_type");
+    bool known = false;
+    for (std::size_t g = 0; g < ir::grid_type_count; ++g)
+      if (ir::grid_type_names[g] == grid) {
+        k.grid_type = static_cast<ir::GridType>(g);
+        known = true;
+      }
+    if (!known) return Diagnostic{who + ": unknown or missing grid_type '" + grid + "'"};
+    for (const char* key : {"constants", "launch_constants"}) {
+      const boost::json::value* c = o->if_contains(key);
+      if (c == nullptr) continue;
+      if (!c->is_object()) return Diagnostic{who + ": '" + key + "' is not an object"};
+      for (const auto& [name, value] : c->get_object()) {
+        if (!value.is_int64()) {
+          if (std::string(key) == "constants") continue;  // non-integer constexprs are not block sizes
+          return Diagnostic{who + ": launch constant '" + std::string(name) + "' is not an integer"};
+        }
+        (std::string(key) == "constants" ? k.constants : k.launch_constants).emplace_back(std::string(name), value.get_int64());
+      }
+    }
+    const std::filesystem::path meta_path = directory / metadata;
+    auto meta_text = d::read_text(meta_path, std::uintmax_t{16} << 20);
+    if (!meta_text) return meta_text.error();
+    auto meta = d::parse_object(*meta_text, meta_path.string());
+    if (!meta) return meta.error();
+    const std::string mw = meta_path.string();
+    const boost::json::value* symbol = meta->if_contains("name");
+    if (symbol == nullptr || !symbol->is_string() || symbol->get_string().empty()) return Diagnostic{mw + ": no 'name'"};
+    k.symbol = std::string(symbol->get_string());
+    const std::string listed_symbol = string_of("symbol");
+    if (!listed_symbol.empty() && listed_symbol != k.symbol)
+      return Diagnostic{"metadata mismatch: kernels.json says symbol '" + listed_symbol + "', " + mw + " says '" + k.symbol + "'"};
+    auto warps = d::integer(*meta, "num_warps", 1, 32, mw);
+    auto shared = d::integer(*meta, "shared", 0, (std::int64_t{1} << 31) - 1, mw);
+    auto ctas = d::integer(*meta, "num_ctas", 1, 1, mw);
+    auto global = d::integer(*meta, "global_scratch_size", 0, std::int64_t{1} << 40, mw);
+    auto profile = d::integer(*meta, "profile_scratch_size", 0, std::int64_t{1} << 40, mw);
+    for (const auto* r : {&warps, &shared, &ctas, &global, &profile})
+      if (!*r) return r->error();
+    if (!*warps || !*shared) return Diagnostic{mw + ": 'num_warps' or 'shared' is missing"};
+    k.num_warps = static_cast<int>(**warps);
+    k.shared_bytes = static_cast<int>(**shared);
+    k.global_scratch_bytes = global->value_or(0);
+    k.profile_scratch_bytes = profile->value_or(0);
+    auto listed_warps = d::integer(*o, "num_warps", 1, 32, who);
+    auto listed_shared = d::integer(*o, "shared_memory_bytes", 0, (std::int64_t{1} << 31) - 1, who);
+    if (!listed_warps) return listed_warps.error();
+    if (!listed_shared) return listed_shared.error();
+    if (*listed_warps && **listed_warps != k.num_warps)
+      return Diagnostic{"metadata mismatch: kernels.json says num_warps " + std::to_string(**listed_warps) + ", " + mw +
+                        " says " + std::to_string(k.num_warps)};
+    if (*listed_shared && **listed_shared != k.shared_bytes)
+      return Diagnostic{"metadata mismatch: kernels.json says shared memory " + std::to_string(**listed_shared) + ", " +
+                        mw + " says " + std::to_string(k.shared_bytes)};
+    if (embed) {
+      auto image = d::read_text(directory / k.cubin, std::uintmax_t{256} << 20);
+      if (!image) return image.error();
+      k.image = *std::move(image);
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+}  // namespace wrapir::cpp

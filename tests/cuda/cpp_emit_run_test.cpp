@@ -1,0 +1,226 @@
+// The C++ emitter's CUDA units on a GPU (emit/cpp.hpp): the real export in
+// tests/cuda/data/mlp_layernorm_gelu (two Triton kernels, extern mm and
+// addmm) emitted as a standalone unit, compiled with g++ (or nvcc) against
+// the CUDA Toolkit's cuda.h with -Wall -Wextra -Werror, linked with -lcuda,
+// loaded with dlopen and run through its C entry point on the CUDA
+// backend's stream, the externs served from the executor's cuBLAS registry
+// through run/c_abi_adapter.hpp; the output compared with eager PyTorch's
+// saved beside the export. Reports itself skipped without a device, on a GPU
+// that is not sm_90 (the cubins' architecture), without cuBLAS, or without
+// a compiler and cuda.h.
+
+#include "gpu_test_main.hpp"
+
+#include <wrapir/emit/cpp.hpp>
+#include <wrapir/emit/cpp_cuda.hpp>
+#include <wrapir/io/json.hpp>
+#include <wrapir/io/safetensors.hpp>
+#include <wrapir/run/c_abi.h>
+#include <wrapir/run/c_abi_adapter.hpp>
+#include <wrapir/run/cuda/backend.hpp>
+#include <wrapir/run/cuda/cublas.hpp>
+#if defined(WRAPIR_TEST_BOOST_JSON_HEADER_ONLY)
+#include <boost/json/src.hpp>
+#endif
+
+#include <doctest/doctest.h>
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace ir = wrapir::ir;
+namespace run = wrapir::run;
+namespace rc = wrapir::run::cuda;
+namespace fs = std::filesystem;
+using wrapir_test::contains;
+using wrapir_test::must;
+
+const fs::path data = fs::path(WRAPIR_SOURCE_DIR) / "tests" / "cuda" / "data" / "mlp_layernorm_gelu";
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// The CUDA Toolkit's root (with include/cuda.h), or empty.
+fs::path cuda_home() {
+  for (const char* env : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* home = std::getenv(env); home != nullptr && fs::exists(fs::path(home) / "include/cuda.h")) return home;
+  if (fs::exists("/usr/local/cuda/include/cuda.h")) return "/usr/local/cuda";
+  return {};
+}
+
+using RunFn = int (*)(const wrapir_extern_table*, const wrapir_value*, size_t, wrapir_value*, size_t, void*, char*, size_t);
+using InitFn = int (*)(const char*, char*, size_t);
+
+struct Unit {
+  void* handle = nullptr;
+  RunFn run = nullptr;
+  InitFn init = nullptr;
+};
+
+/// The unit compiled to a shared object and loaded; an empty Unit with a
+/// message when there is no compiler or toolkit.
+Unit compile_and_load(const std::string& source, const std::string& prefix) {
+  const fs::path home = cuda_home();
+  if (home.empty() || std::system("g++ --version > /dev/null 2>&1") != 0) return {};
+  std::string pattern = (fs::temp_directory_path() / "wrapir_cpp_cuda_run_XXXXXX").string();
+  REQUIRE(mkdtemp(pattern.data()) != nullptr);
+  const fs::path dir = pattern;
+  std::ofstream(dir / "unit.cpp", std::ios::binary) << source;
+  std::string link = "-lcuda";
+  if (fs::exists(home / "lib64/stubs/libcuda.so")) link = "-L" + (home / "lib64/stubs").string() + " -lcuda";
+  const std::string command = "g++ -std=c++17 -O2 -Wall -Wextra -Werror -shared -fPIC -isystem " +
+                              (home / "include").string() + " " + (dir / "unit.cpp").string() + " -o " +
+                              (dir / "unit.so").string() + " " + link + " > " + (dir / "log.txt").string() + " 2>&1";
+  const int rc = std::system(command.c_str());
+  const std::string log = read_text(dir / "log.txt");
+  REQUIRE_MESSAGE(rc == 0, "the emitted CUDA unit does not compile cleanly:\n" << log.substr(0, 4000));
+  CHECK(log.empty());
+  Unit u;
+  u.handle = dlopen((dir / "unit.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE_MESSAGE(u.handle != nullptr, dlerror());
+  u.run = reinterpret_cast<RunFn>(dlsym(u.handle, (prefix + "_run").c_str()));
+  u.init = reinterpret_cast<InitFn>(dlsym(u.handle, (prefix + "_init").c_str()));
+  REQUIRE(reinterpret_cast<void*>(u.run) != nullptr);
+  REQUIRE(reinterpret_cast<void*>(u.init) != nullptr);
+  fs::remove_all(dir);
+  return u;
+}
+
+run::Tensor to_device(const rc::CudaBackend& backend, const run::Tensor& t) {
+  auto storage = must(backend.allocate(wrapir::cuda_device(0), t.storage->nbytes));
+  must(backend.copy(storage->data, storage->device, t.storage->data, t.device(), t.storage->nbytes));
+  return run::Tensor{storage, t.dtype, t.sizes, t.strides, t.offset};
+}
+
+std::vector<float> to_host(const rc::CudaBackend& backend, const run::Tensor& t) {
+  REQUIRE(t.is_contiguous());
+  std::vector<float> out(static_cast<std::size_t>(t.numel()));
+  must(backend.copy(reinterpret_cast<std::byte*>(out.data()), ir::Device{}, static_cast<const std::byte*>(t.data()),
+                    t.device(), static_cast<std::int64_t>(out.size() * sizeof(float))));
+  must(backend.synchronize());
+  return out;
+}
+
+void run_and_compare(bool embed) {
+  ir::Program program = must(wrapir::io::program_from_json(read_text(data / "program.json")));
+  wrapir::cpp::CppOptions options;
+  options.cuda_kernels = must(wrapir::cpp::cuda_kernels_from_export(data, embed));
+  options.entry_prefix = "mlp";
+  const std::string source = must(wrapir::cpp::to_cpp(program, options));
+  Unit unit = compile_and_load(source, "mlp");
+  if (unit.handle == nullptr) {
+    MESSAGE("no g++ or no CUDA Toolkit headers: not run");
+    return;
+  }
+  auto backend = must(rc::CudaBackend::create(0));
+  run::c_abi::CExternTable externs(rc::cublas_externs(backend));
+  const wrapir_extern_table table = externs.table();
+  char message[2048] = {0};
+  if (!embed) {
+    // Before init, the unit does not know where its cubins are.
+    const auto inputs_file = must(wrapir::io::read_safetensors(data / "inputs.safetensors"));
+    std::vector<run::Value> in;
+    for (const ir::ProgramInput& x : program.inputs)
+      in.push_back(run::Value{to_device(*backend, *inputs_file.find(program.buffer(boost::variant2::get<ir::BufferId>(x)).name))});
+    auto borrowed = must(run::c_abi::borrow(in));
+    std::vector<wrapir_value> out(program.outputs.size());
+    const int rc0 = unit.run(&table, borrowed.data(), borrowed.size(), out.data(), out.size(), backend->stream(), message,
+                             sizeof message);
+    CHECK(rc0 == WRAPIR_ERROR_INVALID_ARGUMENT);
+    CHECK(contains(message, "line 6 (KernelCall 'triton_per_fused_native_layer_norm_0')"));
+    CHECK(contains(message, "call its _init first"));
+    REQUIRE(unit.init(data.c_str(), message, sizeof message) == WRAPIR_OK);
+  }
+  const auto inputs_file = must(wrapir::io::read_safetensors(data / "inputs.safetensors"));
+  const auto expected_file = must(wrapir::io::read_safetensors(data / "outputs.safetensors"));
+  const run::Tensor* expected = expected_file.find("out0");
+  REQUIRE(expected != nullptr);
+  const auto* want = static_cast<const float*>(expected->data());
+  for (int call = 0; call < 3; ++call) {
+    std::vector<run::Value> in;
+    for (const ir::ProgramInput& x : program.inputs) {
+      const run::Tensor* t = inputs_file.find(program.buffer(boost::variant2::get<ir::BufferId>(x)).name);
+      REQUIRE(t != nullptr);
+      in.push_back(run::Value{to_device(*backend, *t)});
+    }
+    must(backend->synchronize());
+    auto borrowed = must(run::c_abi::borrow(in));
+    std::vector<wrapir_value> out(program.outputs.size());
+    const int rc = unit.run(&table, borrowed.data(), borrowed.size(), out.data(), out.size(), backend->stream(), message,
+                            sizeof message);
+    REQUIRE_MESSAGE(rc == WRAPIR_OK, message);
+    run::Value v = must(run::c_abi::adopt(out[0]));
+    const run::Tensor& got_tensor = *v.get_if<run::Tensor>();
+    CHECK(got_tensor.device().type == ir::DeviceType::cuda);
+    CHECK(got_tensor.sizes == expected->sizes);
+    const std::vector<float> got = to_host(*backend, got_tensor);
+    double worst = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::abs(double(got[i]) - double(want[i])));
+    MESSAGE("call " << call << std::string(embed ? " (embedded cubins)" : "") << ": largest difference from eager "
+                    << worst);
+    CHECK(worst < 1e-4);
+  }
+  must(backend->synchronize());
+}
+
+}  // namespace
+
+TEST_CASE("an emitted CUDA unit runs the real export through its C entry point and matches eager PyTorch") {
+  run_and_compare(false);
+}
+
+TEST_CASE("with its cubins embedded, an emitted CUDA unit needs no files") { run_and_compare(true); }
+
+TEST_CASE("an input in host memory where the program wants the GPU is refused, naming it") {
+  ir::Program program = must(wrapir::io::program_from_json(read_text(data / "program.json")));
+  wrapir::cpp::CppOptions options;
+  options.cuda_kernels = must(wrapir::cpp::cuda_kernels_from_export(data));
+  options.entry_prefix = "mlp_host";
+  Unit unit = compile_and_load(must(wrapir::cpp::to_cpp(program, options)), "mlp_host");
+  if (unit.handle == nullptr) return;
+  auto backend = must(rc::CudaBackend::create(0));
+  const auto inputs_file = must(wrapir::io::read_safetensors(data / "inputs.safetensors"));
+  std::vector<run::Value> in;
+  for (const ir::ProgramInput& x : program.inputs)
+    in.push_back(run::Value{*inputs_file.find(program.buffer(boost::variant2::get<ir::BufferId>(x)).name)});
+  auto borrowed = must(run::c_abi::borrow(in));
+  std::vector<wrapir_value> out(program.outputs.size());
+  char message[1024] = {0};
+  run::c_abi::CExternTable externs(rc::cublas_externs(backend));
+  const wrapir_extern_table table = externs.table();
+  const int rc = unit.run(&table, borrowed.data(), borrowed.size(), out.data(), out.size(), backend->stream(), message,
+                          sizeof message);
+  CHECK(rc == WRAPIR_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(message, "input 0 ('arg0_1') is in host memory, the program expects it in device memory"));
+}
+
+int main(int argc, char** argv) {
+  if (auto why = wrapir::cuda::no_device_reason()) return wrapir_test::run_gpu_tests(argc, argv);  // prints the skip
+  auto info = wrapir::cuda::device_info(0);
+  if (info && info->compute_major != 9) {
+    std::printf("skipped: the exported cubins are sm_90, this GPU is sm_%d%d\n", info->compute_major,
+                info->compute_minor);
+    return 77;
+  }
+  if (auto lib = rc::cublas_library(); !lib) {
+    std::printf("skipped: %s\n", lib.error().message.c_str());
+    return 77;
+  }
+  return wrapir_test::run_gpu_tests(argc, argv);
+}
