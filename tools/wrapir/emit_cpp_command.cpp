@@ -21,12 +21,15 @@
 //       scalars in the metadata) and writes the outputs as `wrapir run`
 //       does. FILE, the program, names the inputs. With --device cuda
 //       (a CUDA program): GPU 0 through the executor's CUDA backend, the
-//       externs from its cuBLAS registry (run/cuda/cublas.hpp), the inputs
+//       externs from its cuBLAS registry (run/cuda/cublas.hpp) and, for
+//       the others, the CPU reference externs on host copies (where the
+//       tool has the CPU backend: tools/wrapir/host_externs.hpp), the inputs
 //       copied to the device, `P_init(DIR)` (the cubins' directory, as
 //       emit-cpp) before the first run, the backend's stream passed to
 //       `P_run`, and the outputs copied back to the host.
 
 #include "cli.hpp"
+#include "host_externs.hpp"
 #include "file_io.hpp"
 #include "tensor_inputs.hpp"
 
@@ -207,6 +210,12 @@ int cmd_run_cpp(std::vector<std::string_view> args) {
     auto created = run::cuda::CudaBackend::create(0);
     if (!created) throw Failure{"run-cpp: --device cuda: " + one_line(created.error().message, 400)};
     registry = run::cuda::cublas_externs(*created);
+#ifdef WRAPIR_TOOL_CPU_BACKEND
+    // Externs with no CUDA implementation: the CPU reference on host copies.
+    run::ExternRegistry reference;
+    if (auto r = run::cpu::register_reference_externs(reference); !r) throw Failure{"run-cpp: " + r.error().message};
+    add_host_reference_externs(*registry, reference, *created, "run-cpp");
+#endif
     stream = (*created)->stream();
     backend = *created;
     auto init = reinterpret_cast<InitFn>(dlsym(handle, (prefix + "_init").c_str()));

@@ -40,6 +40,7 @@
 // line.
 
 #include "cli.hpp"
+#include "host_externs.hpp"
 #include "file_io.hpp"
 #include "tensor_inputs.hpp"
 
@@ -53,7 +54,6 @@
 #include <wrapir/run/cuda/backend.hpp>
 #include <wrapir/run/cuda/cublas.hpp>
 #include <wrapir/run/cuda/triton_kernels.hpp>
-#include <wrapir/run/host_staged_externs.hpp>
 #endif
 
 #include <boost/json/parse.hpp>
@@ -217,11 +217,7 @@ int cmd_run(const Arguments& a) {
     if (auto host = run::cpu::backend_options()) {
       options.kernels = std::make_shared<run::ProviderChain>(
           std::vector<run::CpuKernelProviderPtr>{*kernels, std::move(host->kernels)});
-      run::add_host_staged_externs(*externs, *host->externs, *backend, {[](std::string_view op) {
-        std::fprintf(stderr,
-                     "wrapir run: note: extern %s has no CUDA implementation; it runs on the host, through copies\n",
-                     ir::quote_for_diagnostic(op).c_str());
-      }});
+      add_host_reference_externs(*externs, *host->externs, *backend, "run");
     }
 #endif
     options.externs = std::move(externs);
