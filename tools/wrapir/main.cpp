@@ -66,7 +66,7 @@ constexpr std::string_view usage =
     "                   subgraphs=false, direction=LR\n"
     "       wrapir plan --strategy reuse|pools|arena [--pool-policy none|intermediates|outputs|combined]\n"
     "                   [--no-verify] FILE.json [-o OUT.json] [--timeline OUT.svg]\n"
-    "       wrapir run FILE.json --inputs IN.safetensors [--device cpu|cuda [--kernels DIR] [--graph]] [--repeat N]\n"
+    "       wrapir run FILE.json --inputs IN.safetensors [--device cpu] [--repeat N]\n"
     "                  [--no-verify] [-o OUT.safetensors]\n"
     "       wrapir emit-cpp [--prefix P] [--no-input-asserts] [--no-verify] FILE.json [-o OUT.cpp]\n"
     "       wrapir emit-cpp --print-flags\n"
