@@ -51,9 +51,10 @@
 /// `KernelCall` of the winner with the arguments its `arg_index` slices
 /// select, its launcher grid, the call's device, stream and provenance. The
 /// `MultiKernelDefinition`, the definitions of candidates nothing else
-/// calls, and their kernel-table entries are dropped. The result verifies
-/// whenever the input did; the records come back as data too
-/// (`AutotuneResult::choices`).
+/// calls, and their kernel-table entries are dropped. The result is
+/// verified again (unless `executor.verify` is off): a tuned program that
+/// does not verify is refused, never returned. The records come back as
+/// data too (`AutotuneResult::choices`).
 ///
 /// Candidate Triton configs: the IR carries one launch configuration per
 /// kernel (`KernelMetadata`: num_warps, num_stages, block constants), and
@@ -345,6 +346,12 @@ inline Result<AutotuneResult> autotune_checked(const ir::Program& program, Autot
   }
   Result<std::size_t> rewritten = wrapir::detail::catch_failure([&] { return apply(result.program, "", decided); });
   if (!rewritten) return refuse(rewritten.error().message);
+  // A direct call must fit its candidate (arguments against the signature):
+  // what passes here is what every emitter will render.
+  if (options.executor.verify)
+    if (const std::vector<ir::Finding> findings = ir::verify(result.program); !findings.empty())
+      return refuse("the tuned program does not verify (" + std::to_string(findings.size()) +
+                    (findings.size() == 1 ? " finding" : " findings") + "): " + ir::to_string(findings.front()));
   return result;
 }
 
