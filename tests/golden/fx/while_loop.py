@@ -52,7 +52,7 @@ def _build_0(_triton_kernels, _cpp_kernels):
     n0 = g.placeholder('arg0_1')
     n1 = g.call_function(torch.ops.aten.any.default, (n0,), {})
     n1.name = 'buf0'
-    g.output([n1])
+    g.output(n1)
     return torch.fx.GraphModule(root, g)
 
 

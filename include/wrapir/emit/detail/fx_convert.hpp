@@ -76,9 +76,12 @@ struct Conversion {
 
 class GraphConverter {
  public:
+  /// `bare_output`: a while loop's condition, which torch's while_loop
+  /// wants to return its boolean itself rather than a list of it.
   GraphConverter(Conversion& conversion, const ir::Program& program, Module& module, bool is_subgraph,
-                 const FxOptions& options)
-      : conv_(conversion),
+                 const FxOptions& options, bool bare_output = false)
+      : bare_output_(bare_output),
+        conv_(conversion),
         p_(program),
         m_(module),
         g_(module.graph),
@@ -157,24 +160,24 @@ class GraphConverter {
 
   void convert_subgraphs() {
     std::unordered_set<std::uint32_t> done;
-    auto add = [&](ir::GraphId id) {
+    auto add = [&](ir::GraphId id, bool bare) {
       if (!p_.contains(id)) fail("subgraph id " + std::to_string(id.index) + " is out of range");
       if (!done.insert(id.index).second) return;
       const ir::Program& sub = p_.subgraph(id);
       auto child = std::make_unique<Module>();
       if (auto err = ir::check_name(sub.name, "a subgraph")) fail(*err);
       child->name = sub.name;
-      GraphConverter(conv_, sub, *child, true, options_).run();
+      GraphConverter(conv_, sub, *child, true, options_, bare).run();
       m_.children.push_back(std::move(child));
     };
     for (line_index_ = 0; line_index_ < p_.body.size(); ++line_index_) {
       line_kind_ = "a line running subgraphs";
       if (const auto* c = std::get_if<ir::Conditional>(&p_.body[line_index_])) {
-        add(c->true_graph);
-        add(c->false_graph);
+        add(c->true_graph, false);
+        add(c->false_graph, false);
       } else if (const auto* w = std::get_if<ir::WhileLoop>(&p_.body[line_index_])) {
-        add(w->cond_graph);
-        add(w->body_graph);
+        add(w->cond_graph, true);
+        add(w->body_graph, false);
       }
     }
   }
@@ -1063,7 +1066,7 @@ class GraphConverter {
       else if (n <= -2) w.integer(scalars[static_cast<std::size_t>(-2 - n)].literal);
       else w.node(static_cast<std::uint32_t>(n));
     };
-    if (nodes.size() == 1 && !is_subgraph_) {
+    if (nodes.size() == 1 && (!is_subgraph_ || bare_output_)) {
       one(nodes[0]);
     } else {
       w.both("[");
@@ -1076,6 +1079,7 @@ class GraphConverter {
     g_.set_output(w);
   }
 
+  bool bare_output_;
   Conversion& conv_;
   const ir::Program& p_;
   Module& m_;
