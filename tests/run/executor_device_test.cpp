@@ -7,6 +7,8 @@
 #include <wrapir/ir/builder.hpp>
 #include <wrapir/run/executor.hpp>
 
+#include "support/tagged_host_backend.hpp"
+
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -25,44 +27,7 @@ namespace run = wrapir::run;
 constexpr ir::Device gpu = wrapir::cuda_device(0);
 constexpr ir::Device cpu = wrapir::cpu_device();
 
-/// Host memory that says it is on cuda:0.
-class TaggedHostBackend final : public run::DeviceBackend {
- public:
-  mutable std::atomic<int> allocations{0}, zeros{0}, copies{0}, syncs{0};
-  mutable std::atomic<int> to_host{0};
-  bool fail_allocation = false;
-
-  [[nodiscard]] ir::DeviceType device_type() const noexcept override { return ir::DeviceType::cuda; }
-  [[nodiscard]] std::string describe() const override { return "tagged host memory"; }
-  [[nodiscard]] wrapir::Result<std::shared_ptr<run::Storage>> allocate(const ir::Device& device,
-                                                                       std::int64_t bytes) const override {
-    if (fail_allocation) return wrapir::Diagnostic{"cuMemAlloc(" + std::to_string(bytes) + " bytes): out of memory"};
-    ++allocations;
-    auto s = std::make_shared<run::Storage>();
-    void* p = bytes == 0 ? nullptr : std::malloc(static_cast<std::size_t>(bytes));
-    s->data = static_cast<std::byte*>(p);
-    s->nbytes = bytes;
-    s->device = device;
-    s->owner = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
-    return s;
-  }
-  [[nodiscard]] wrapir::Result<void> zero(std::byte* data, std::int64_t bytes) const override {
-    ++zeros;
-    std::memset(data, 0, static_cast<std::size_t>(bytes));
-    return {};
-  }
-  [[nodiscard]] wrapir::Result<void> copy(std::byte* dst, const ir::Device& dd, const std::byte* src,
-                                          const ir::Device&, std::int64_t bytes) const override {
-    ++copies;
-    if (dd.type == ir::DeviceType::cpu) ++to_host;
-    std::memmove(dst, src, static_cast<std::size_t>(bytes));
-    return {};
-  }
-  [[nodiscard]] wrapir::Result<void> synchronize() const override {
-    ++syncs;
-    return {};
-  }
-};
+using wrapir_test::TaggedHostBackend;  // host memory that says it is on cuda:0
 
 run::Tensor on_device(const TaggedHostBackend& backend, std::vector<std::int64_t> sizes, std::vector<float> values) {
   run::Tensor t = run::empty_cpu(sizes, ir::DType::float32).value();

@@ -22,6 +22,7 @@
 // timings as JSON.
 
 #include "cli.hpp"
+#include "device_backends.hpp"
 #include "file_io.hpp"
 #include "tensor_inputs.hpp"
 
@@ -31,11 +32,6 @@
 #include <wrapir/run/autotune.hpp>
 #ifdef WRAPIR_TOOL_CPU_BACKEND
 #include <wrapir/run/cpu/backend.hpp>
-#endif
-#ifdef WRAPIR_TOOL_CUDA_BACKEND
-#include <wrapir/run/cuda/backend.hpp>
-#include <wrapir/run/cuda/cublas.hpp>
-#include <wrapir/run/cuda/triton_kernels.hpp>
 #endif
 
 #include <boost/json/array.hpp>
@@ -185,17 +181,13 @@ int cmd_autotune(const Arguments& a) {
 #endif
   } else {
 #ifdef WRAPIR_TOOL_CUDA_BACKEND
-    auto backend = run::cuda::CudaBackend::create(0);
-    if (!backend) throw Failure{"autotune: --device cuda: " + one_line(backend.error().message, 400)};
-    const std::filesystem::path kernels_dir =
-        a.value("--kernels") ? std::filesystem::path(std::string(*a.value("--kernels")))
-                             : std::filesystem::path(std::string(a.file())).parent_path();
-    auto kernels = run::cuda::TritonKernelProvider::load(kernels_dir.empty() ? "." : kernels_dir, *backend);
-    if (!kernels) throw Failure{"autotune: " + one_line(kernels.error().message, 400)};
-    options.executor.device = *backend;
-    options.executor.kernels = *kernels;
-    options.executor.externs = run::cuda::cublas_externs(*backend);
-    options.executor.multi_kernel.cache_context = (*backend)->describe();
+    CudaExecutor cuda = cuda_executor(a, "autotune");
+    const std::size_t warmup = options.executor.multi_kernel.warmup;
+    const std::size_t repetitions = options.executor.multi_kernel.repetitions;
+    options.executor = std::move(cuda.options);
+    options.executor.multi_kernel.warmup = warmup;
+    options.executor.multi_kernel.repetitions = repetitions;
+    options.executor.multi_kernel.cache_context = cuda.backend->describe();
 #endif
   }
   options.executor.verify = !a.flag("--no-verify");

@@ -23,13 +23,13 @@
 //       (a CUDA program): GPU 0 through the executor's CUDA backend, the
 //       externs from its cuBLAS registry (run/cuda/cublas.hpp) and, for
 //       the others, the CPU reference externs on host copies (where the
-//       tool has the CPU backend: tools/wrapir/host_externs.hpp), the inputs
+//       tool has the CPU backend: tools/wrapir/device_backends.hpp), the inputs
 //       copied to the device, `P_init(DIR)` (the cubins' directory, as
 //       emit-cpp) before the first run, the backend's stream passed to
 //       `P_run`, and the outputs copied back to the host.
 
 #include "cli.hpp"
-#include "host_externs.hpp"
+#include "device_backends.hpp"
 #include "file_io.hpp"
 #include "tensor_inputs.hpp"
 

@@ -40,7 +40,7 @@
 // line.
 
 #include "cli.hpp"
-#include "host_externs.hpp"
+#include "device_backends.hpp"
 #include "file_io.hpp"
 #include "tensor_inputs.hpp"
 
@@ -49,11 +49,6 @@
 #include <wrapir/run/executor.hpp>
 #ifdef WRAPIR_TOOL_CPU_BACKEND
 #include <wrapir/run/cpu/backend.hpp>
-#endif
-#ifdef WRAPIR_TOOL_CUDA_BACKEND
-#include <wrapir/run/cuda/backend.hpp>
-#include <wrapir/run/cuda/cublas.hpp>
-#include <wrapir/run/cuda/triton_kernels.hpp>
 #endif
 
 #include <boost/json/parse.hpp>
@@ -198,30 +193,9 @@ int cmd_run(const Arguments& a) {
 #endif
   } else {
 #ifdef WRAPIR_TOOL_CUDA_BACKEND
-    auto backend = run::cuda::CudaBackend::create(0);
-    if (!backend) throw Failure{"run: --device cuda: " + one_line(backend.error().message, 400)};
-    const std::filesystem::path kernels_dir =
-        a.value("--kernels") ? std::filesystem::path(std::string(*a.value("--kernels")))
-                             : std::filesystem::path(std::string(a.file())).parent_path();
-    auto kernels = run::cuda::TritonKernelProvider::load(kernels_dir.empty() ? "." : kernels_dir, *backend);
-    if (!kernels) throw Failure{"run: " + one_line(kernels.error().message, 400)};
-    options.device = *backend;
-    options.kernels = *kernels;
-    auto externs = run::cuda::cublas_externs(*backend);
-#ifdef WRAPIR_TOOL_CPU_BACKEND
-    // A CUDA program may hold CPU work too (a C++ kernel building an index
-    // on the host): the CPU backend's compiled kernels come after the
-    // cubins. Externs with no CUDA implementation (convolution, topk,
-    // index_put_, attention) run the CPU reference on host copies of their
-    // tensors.
-    if (auto host = run::cpu::backend_options()) {
-      options.kernels = std::make_shared<run::ProviderChain>(
-          std::vector<run::CpuKernelProviderPtr>{*kernels, std::move(host->kernels)});
-      add_host_reference_externs(*externs, *host->externs, *backend, "run");
-    }
-#endif
-    options.externs = std::move(externs);
-    placement.device = *backend;
+    CudaExecutor cuda = cuda_executor(a, "run");
+    options = std::move(cuda.options);
+    placement.device = std::move(cuda.backend);
 #endif
   }
   options.verify = !a.flag("--no-verify");
