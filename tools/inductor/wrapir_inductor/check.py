@@ -330,16 +330,22 @@ def _run_path(label: str, program: Path, exported: Exported, wrapir: str, work: 
     except Exception as e:
         result.why = f"load: {type(e).__name__}: {' '.join(str(e).split())[:300]}"
         return result
+    return _compare_at_scales(result, exported, size_scales, lambda inputs: _run_module(module.call, exported, inputs))
+
+
+def _compare_at_scales(result: Result, exported: Exported, size_scales: list[int], run) -> Result:
+    """Runs `run(inputs)` -> (outputs, inputs after, aliases) on fresh inputs at
+    each size scale and compares it with eager on the same inputs; the first
+    failure or difference is the result's `why`."""
     worst = 0.0
     for scale in size_scales:
-        sizes = _user_sizes(exported, scale)
         where = "" if scale == 1 else f" at {scale}x the symbolic sizes"
         try:
-            inputs = Inputs(exported, torch.Generator().manual_seed(1234 + scale), sizes)
+            inputs = Inputs(exported, torch.Generator().manual_seed(1234 + scale), _user_sizes(exported, scale))
             want, want_after, want_alias = _run_eager(exported, inputs)
-            got, got_after, got_alias = _run_module(module.call, exported, inputs)
+            got, got_after, got_alias = run(inputs)
             inputs.restore()
-        except Exception as e:  # the emitted module failed to run
+        except Exception as e:  # the module under test failed to run
             result.why = f"run{where}: {type(e).__name__}: {' '.join(str(e).split())[:300]}"
             return result
         ok, err, why = _compare(got, want, got_after, want_after, got_alias, want_alias)

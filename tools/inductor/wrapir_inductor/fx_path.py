@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-from .check import Inputs, Result, _compare, _load_module, _run_eager, _run_tool, _snapshot, _aliases, _user_sizes
+from .check import Result, _aliases, _compare_at_scales, _load_module, _run_tool, _snapshot
 
 # Constructs the FX emitter reports as having no FX form (docs/emitters.md,
 # "FX"): a program holding one is not a failure of this path, but skipped
@@ -69,30 +69,16 @@ def run_fx(program: Path, exported, wrapir: str, work: Path, size_scales: list[i
         result.ok = True
         result.why = "graph only (WRAPIR_FX_RUN=1 runs the GraphModule; on CUDA that fails today)"
         return result
-    worst = 0.0
-    for scale in size_scales:
-        where = "" if scale == 1 else f" at {scale}x the symbolic sizes"
-        try:
-            from torch._higher_order_ops.triton_kernel_wrap import kernel_side_table
 
-            kernel_side_table.reset_table()
-            gm = module.build()
-            inputs = Inputs(exported, torch.Generator().manual_seed(1234 + scale), _user_sizes(exported, scale))
-            want, want_after, want_alias = _run_eager(exported, inputs)
-            graph = inputs.for_module()
-            with torch.no_grad():
-                out = gm(*graph)
-            got = list(out) if isinstance(out, (list, tuple)) else [out]
-            got_after, got_alias = _snapshot(graph), _aliases(got, graph)
-            inputs.restore()
-        except Exception as e:
-            result.why = f"run{where}: {type(e).__name__}: {' '.join(str(e).split())[:300]}"
-            return result
-        ok, err, why = _compare(got, want, got_after, want_after, got_alias, want_alias)
-        worst = max(worst, err)
-        result.err = worst
-        if not ok:
-            result.why = why + where
-            return result
-    result.ok = True
-    return result
+    def run(inputs):
+        from torch._higher_order_ops.triton_kernel_wrap import kernel_side_table
+
+        kernel_side_table.reset_table()
+        gm = module.build()
+        graph = inputs.for_module()
+        with torch.no_grad():
+            out = gm(*graph)
+        got = list(out) if isinstance(out, (list, tuple)) else [out]
+        return got, _snapshot(graph), _aliases(got, graph)
+
+    return _compare_at_scales(result, exported, size_scales, run)
