@@ -69,6 +69,83 @@ TEST_CASE("arena: small cases pack as best fit says") {
   check_laws(AllocationTrace{{{"z", 0, 0, 3, 0, false}, {"w", 64, 1, 2, 0, false}}, 3});
 }
 
+TEST_CASE("arena: small blocks of fixed size share aligned slots") {
+  // deep_mlp's pattern: an 8 KiB block beside two 32-byte ones. Each small
+  // one used to take a 64-byte slot (8320 bytes); together they fill one.
+  AllocationTrace t{{{"big", 8192, 0, 3, 0, false}, {"s1", 32, 0, 3, 0, false}, {"s2", 32, 1, 3, 0, false}}, 3};
+  ArenaPlan plan = place_in_arenas(t);
+  CHECK_FALSE(check_placement(t, plan.placement));
+  CHECK(plan.placement.total_bytes() == 8256);
+  for (const BlockPlacement& b : plan.placement.blocks) CHECK(b.offset % 32 == 0);
+  // Sizes only at the hints keep the whole alignment.
+  for (TracedAllocation& a : t.allocations) a.fixed_size = false;
+  plan = place_in_arenas(t);
+  CHECK_FALSE(check_placement(t, plan.placement));
+  CHECK(plan.placement.total_bytes() == 8288);  // the top block counts its own 32 bytes
+  // The alignment of a block: its size's power of two, 16 at least, the
+  // planner's at most; the planner's for large blocks and hint sizes.
+  const auto own = [](std::int64_t bytes, bool fixed = true, std::int64_t alignment = 64) {
+    return block_alignment(TracedAllocation{"x", bytes, 0, 1, 0, false, fixed}, alignment);
+  };
+  CHECK(own(1) == 16);
+  CHECK(own(16) == 16);
+  CHECK(own(17) == 32);
+  CHECK(own(33) == 64);
+  CHECK(own(64) == 64);
+  CHECK(own(100000) == 64);
+  CHECK(own(8, false) == 64);
+  CHECK(own(8, true, 8) == 8);
+  CHECK(own(20, true, 256) == 32);
+  CHECK(own(20, true, 48) == 48);  // not a power of two: no smaller one
+  // A 64-byte block above small ones starts on a multiple of 64, never in
+  // the 32 bytes a 16-byte block leaves free in a slot.
+  const AllocationTrace mixed{{{"a", 16, 0, 4, 0, false}, {"b", 64, 1, 4, 0, false}, {"c", 16, 2, 4, 0, false},
+                               {"d", 32, 3, 4, 0, false}},
+                              4};
+  for (const ArenaOrder o : all_arena_orders) {
+    CAPTURE(arena_order_name(o));
+    const ArenaPlan p = place_in_arenas(mixed, {.orders = {o}, .improvement_rounds = 0});
+    CHECK_FALSE(check_placement(mixed, p.placement));
+    CHECK(p.placement.blocks[1].offset % 64 == 0);
+    CHECK(p.placement.total_bytes() == 128);
+  }
+}
+
+TEST_CASE("check_placement: each block at its own alignment") {
+  const AllocationTrace t{{{"s", 32, 0, 1, 0, false}, {"b", 64, 0, 1, 0, false}, {"odd", 20, 0, 1, 0, false}}, 1};
+  Placement p{{{0, 32}, {0, 64}, {0, 0}}, {{0, 128}}};
+  CHECK_FALSE(check_placement(t, p));
+  p.blocks[1].offset = 96;
+  CHECK(check_placement(t, p) == "block 1 (b) has the offset 96, which is not a multiple of 64");
+  p.blocks[1].offset = 64;
+  p.blocks[2].offset = 16;
+  CHECK(check_placement(t, p) == "block 2 (odd) has the offset 16, which is not a multiple of 32");
+  AllocationTrace hinted = t;
+  hinted.allocations[0].fixed_size = false;
+  p.blocks[2].offset = 0;
+  CHECK(check_placement(hinted, p) == "block 0 (s) has the offset 32, which is not a multiple of 64");
+}
+
+TEST_CASE("arena: laws and plain best fit on traces of small blocks") {
+  for (std::uint64_t seed = 0; seed < 30; ++seed) {
+    CAPTURE(seed);
+    AllocationTrace t = random_trace({.blocks = 30 + 20 * seed,
+                                      .steps = 8 + seed,
+                                      .min_bytes = 1,
+                                      .max_bytes = seed % 2 == 0 ? 100 : 300,
+                                      .max_lifetime = 1 + seed % 9,
+                                      .devices = static_cast<std::int32_t>(1 + seed % 2),
+                                      .unaligned_share = 1.0},
+                                     seed);
+    if (seed % 3 == 2)
+      for (std::size_t i = 0; i < t.allocations.size(); i += 3) t.allocations[i].fixed_size = false;
+    check_laws(t);
+    for (const ArenaOrder o : all_arena_orders) check_laws(t, {.orders = {o}, .improvement_rounds = 0});
+    check_laws(t, {.alignment = 256});
+    check_laws(t, {.alignment = 8});
+  }
+}
+
 TEST_CASE("arena: bad input is rejected with a reason") {
   CHECK_THROWS_WITH_AS((void)place_in_arenas(AllocationTrace{{{"a", 64, 2, 2, 0, false}}, 3}),
                        "arena planner: block 0 (a) has the empty live range [2, 2); a block must live for at least "
@@ -191,15 +268,18 @@ std::vector<std::int64_t> plain_best_fit(const std::vector<detail::ArenaPacker::
       if (blocks[j].begin < blocks[i].end && blocks[i].begin < blocks[j].end)
         taken.emplace_back(offsets[j], offsets[j] + blocks[j].size);
     std::sort(taken.begin(), taken.end());
+    const std::int64_t align = blocks[i].align;
+    const auto aligned = [&](std::int64_t at) { return (at + align - 1) / align * align; };
     std::int64_t top = 0, best = -1, best_gap = INT64_MAX;
     for (const auto& [lo, hi] : taken) {
-      if (lo > top && lo - top >= blocks[i].size && lo - top < best_gap) {
-        best = top;
-        best_gap = lo - top;
+      const std::int64_t start = aligned(top);
+      if (lo > start && lo - start >= blocks[i].size && lo - start < best_gap) {
+        best = start;
+        best_gap = lo - start;
       }
       top = std::max(top, hi);
     }
-    offsets[i] = best >= 0 ? best : top;
+    offsets[i] = best >= 0 ? best : aligned(top);
     placed.push_back(i);
   }
   return offsets;
@@ -281,7 +361,8 @@ void check_packings_are_plain(const AllocationTrace& t) {
   std::vector<detail::ArenaPacker::Block> blocks;
   std::vector<std::int64_t> raw;
   for (const TracedAllocation& a : t.allocations) {
-    blocks.push_back({(a.bytes + 63) / 64 * 64, a.begin, a.end, 0, 0});
+    const std::int64_t align = block_alignment(a, 64);
+    blocks.push_back({(a.bytes + align - 1) / align * align, a.begin, a.end, 0, 0, align});
     raw.push_back(a.bytes);
   }
   detail::ArenaPacker packer(blocks);
@@ -315,7 +396,7 @@ std::optional<Placement> safe_placement_at(const AllocationTrace& t, const std::
 /// The number of distinct begins of `t`.
 std::size_t distinct_begins(const AllocationTrace& t) {
   std::vector<detail::ArenaPacker::Block> blocks;
-  for (const TracedAllocation& a : t.allocations) blocks.push_back({64, a.begin, a.end, 0, 0});
+  for (const TracedAllocation& a : t.allocations) blocks.push_back({64, a.begin, a.end, 0, 0, 64});
   return begin_points(blocks).size();
 }
 
@@ -400,13 +481,13 @@ TEST_CASE("arena: a list of more than 65,536 ranges gets storage of its own, and
   // the work is 0 for X0, X2, X3 and G_0, 2 for each L and 1 for each
   // later G: 3N - 1.
   constexpr std::uint32_t n = 65'537;
-  std::vector<detail::ArenaPacker::Block> blocks{{64, 0, 1, 0, 0}, {64, 2, 3, 0, 0}, {64, 3, 4, 0, 0}};
+  std::vector<detail::ArenaPacker::Block> blocks{{64, 0, 1, 0, 0, 64}, {64, 2, 3, 0, 0, 64}, {64, 3, 4, 0, 0, 64}};
   std::vector<std::uint32_t> order{0, 1, 2};
   for (std::uint32_t k = 0; k < n; ++k) {
     order.push_back(static_cast<std::uint32_t>(blocks.size()));
-    blocks.push_back({64, 1, 2, 0, 0});  // G_k
+    blocks.push_back({64, 1, 2, 0, 0, 64});  // G_k
     order.push_back(static_cast<std::uint32_t>(blocks.size()));
-    blocks.push_back({64, 1, 4, 0, 0});  // L_k
+    blocks.push_back({64, 1, 4, 0, 0, 64});  // L_k
   }
   const std::vector<std::int64_t> raw(blocks.size(), 64);
   detail::ArenaPacker packer(blocks);
@@ -479,14 +560,17 @@ TEST_CASE("arena: symbolic offsets are safe at every binding") {
         case 0:
           sizes.push_back(expr::mul(ctx.integer(k), s0));
           a.bytes = k * h0;
+          a.fixed_size = false;
           break;
         case 1:
           sizes.push_back(expr::add(expr::mul(ctx.integer(k), s1), ctx.integer(c)));
           a.bytes = k * h1 + c;
+          a.fixed_size = false;
           break;
         default:
-          sizes.push_back(ctx.integer(a.bytes % 100000));
-          a.bytes %= 100000;
+          // Static, a third of them small enough to share 64-byte slots.
+          a.bytes = rng.uniform(0, 2) == 0 ? rng.uniform(1, 63) : a.bytes % 100000;
+          sizes.push_back(ctx.integer(a.bytes));
           break;
       }
       if (a.bytes == 0) sizes.back() = ctx.integer(0);
@@ -643,6 +727,28 @@ TEST_CASE("plan_arena rewrites a program into one arena per device") {
   }
 }
 
+TEST_CASE("plan_arena: small static buffers share a slot, symbolic ones keep 64 bytes") {
+  for (const bool symbolic : {false, true}) {
+    CAPTURE(symbolic);
+    ir::Program p{"prog"};
+    ir::Builder b{p};
+    const ir::KernelId k =
+        b.triton_kernel("k", "@triton.jit\ndef k(a, b, c):\n    pass\n", "a: *fp32, b: *fp32, c: *fp32");
+    const wrapir::expr::Expr eight = symbolic ? b.size_symbol("s0", 8) : p.ctx().integer(8);
+    const ir::BufferId big = b.empty({p.ctx().integer(2048)}, ir::DType::float32);
+    const ir::BufferId x = b.empty({eight}, ir::DType::float32);
+    const ir::BufferId y = b.empty({p.ctx().integer(8)}, ir::DType::float32);
+    b.call(k, {big, x, y});
+    b.free({big, x, y});
+    const auto planned = plan_arena(p);
+    REQUIRE(planned);
+    CHECK(ir::verify(planned.value().program).empty());
+    // 8192 + 32 + 32 when both small sizes are fixed; a symbolic one takes
+    // a whole 64-byte slot at the hints.
+    CHECK(planned.value().stats.peak_bytes == (symbolic ? 8192 + 64 + 32 : 8192 + 64));
+  }
+}
+
 TEST_CASE("plan_arena picks fresh names and rejects a bad prefix") {
   ir::Program p{"prog"};
   ir::Builder b{p};
@@ -719,6 +825,9 @@ SymbolicPlacement all_pairs_symbolic_placement(const AllocationTrace& trace, con
   const auto overlap = [&](std::size_t x, std::size_t y) {
     return blocks[x].begin < blocks[y].end && blocks[y].begin < blocks[x].end;
   };
+  const auto own = [&](std::size_t x) {
+    return symbolic_bytes[x].is_integer() ? block_alignment(blocks[x], alignment) : alignment;
+  };
   for (const std::size_t i : by_offset) {
     const std::size_t arena = hint.blocks[i].arena;
     out.arena_of[i] = arena;
@@ -733,10 +842,19 @@ SymbolicPlacement all_pairs_symbolic_placement(const AllocationTrace& trace, con
         for (std::size_t y = x + 1; y < below.size() && !covered; ++y) covered = overlap(j, below[y]);
         if (covered) continue;
         for (const detail::OffsetForm& f : forms[j])
-          mine.push_back(f.plus(aligned[j], detail::align_up_checked(blocks[j].bytes, alignment, blocks[j]), known));
+          mine.push_back(f.plus(aligned[j], detail::align_up_checked(blocks[j].bytes, own(j), blocks[j]), known));
       }
       detail::prune_offset_forms(mine, known);
-      aligned[i] = expr::align(symbolic_bytes[i], alignment);
+      bool rounded = false;
+      for (detail::OffsetForm& f : mine) {
+        const std::int64_t up = (f.constant + own(i) - 1) / own(i) * own(i);
+        f.at_hints += up - f.constant;
+        rounded = rounded || up != f.constant;
+        f.constant = up;
+      }
+      if (rounded) detail::prune_offset_forms(mine, known);
+      aligned[i] = own(i) == alignment ? expr::align(symbolic_bytes[i], alignment)
+                                       : ctx.integer(detail::align_up_checked(blocks[i].bytes, own(i), blocks[i]));
       placed.push_back(i);
     }
     if (mine.empty()) mine.push_back(detail::OffsetForm{});

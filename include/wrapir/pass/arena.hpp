@@ -10,8 +10,12 @@
 /// one at a time in some order, each into the smallest gap that fits it
 /// between the already-placed blocks whose lifetimes overlap its own (best
 /// fit), or above all of them when no gap fits. Several orders are tried
-/// and the smallest arena kept (`ArenaOrder`). Offsets are multiples of the
-/// alignment (64 bytes) because every block occupies its size rounded up.
+/// and the smallest arena kept (`ArenaOrder`). Every block occupies its
+/// size rounded up to its alignment (`block_alignment`: 64 bytes, or for a
+/// block of fixed size under 64 bytes its size's power of two, at least
+/// 16), and a gap's start is rounded up to it: with one alignment for all
+/// blocks every start is aligned already, and small blocks pack two or
+/// more to a 64-byte slot as Inductor's buffers of those sizes do.
 ///
 /// Finding the placed blocks whose lifetimes overlap a block's is the cost
 /// that matters. Time is compressed to the distinct begin steps, and two
@@ -77,7 +81,8 @@
 namespace wrapir::pass {
 
 struct ArenaOptions {
-  /// Offsets are multiples of this (a power of two).
+  /// Offsets are multiples of this (a power of two), or for a smaller block
+  /// of fixed size, of `block_alignment`.
   std::int64_t alignment = planner_alignment;
   /// The orders to try, in this order; the first one always runs to the
   /// end. Empty means all of `all_arena_orders`.

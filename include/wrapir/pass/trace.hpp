@@ -19,6 +19,7 @@
 /// nothing.
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -47,6 +48,11 @@ struct TracedAllocation {
   /// A graph output: its storage is handed to the caller, so planners that
   /// pool outputs separately (Inductor's policies) can tell.
   bool is_output = false;
+  /// `bytes` is the block's size under every binding of the program's
+  /// symbols, not only at the hints: only then may a block smaller than the
+  /// planner alignment take a smaller one (`block_alignment`), since a
+  /// symbolic size can grow past it at run time.
+  bool fixed_size = true;
 
   friend bool operator==(const TracedAllocation&, const TracedAllocation&) = default;
 };
@@ -110,8 +116,28 @@ struct AllocationTrace {
 }
 
 /// The alignment of every offset wrapir's planners hand out (Inductor's
-/// `ALIGN_BYTES`).
+/// `ALIGN_BYTES`) to blocks of at least that many bytes.
 inline constexpr std::int64_t planner_alignment = 64;
+
+/// The least alignment a planner gives a block: Inductor's `ALIGNMENT`, the
+/// divisibility its Triton kernels are specialised for and what its
+/// `assert_alignment` lines check.
+inline constexpr std::int64_t min_block_alignment = 16;
+
+/// The alignment of block `a` under the planner alignment `alignment` (a
+/// power of two). A block of fixed size smaller than `alignment` takes its
+/// size rounded up to a power of two, at least `min_block_alignment`: small
+/// blocks then share aligned slots like a buddy allocator's (two 32-byte
+/// blocks fill one 64-byte slot, where each used to take a whole one),
+/// while every block of `alignment` bytes or more, and every block whose
+/// size is only a hint, still starts at a multiple of `alignment`.
+[[nodiscard]] inline std::int64_t block_alignment(const TracedAllocation& a, std::int64_t alignment) noexcept {
+  if (!a.fixed_size || a.bytes >= alignment || !std::has_single_bit(static_cast<std::uint64_t>(alignment)))
+    return alignment;
+  std::int64_t own = std::min(min_block_alignment, alignment);
+  while (own < a.bytes) own *= 2;
+  return own;
+}
 
 /// Where one block of a trace lives: an arena and a byte offset into it.
 struct BlockPlacement {
@@ -172,7 +198,8 @@ inline std::string block_label(const AllocationTrace& trace, std::size_t i) {
 }
 
 /// The first way in which `placement` is not a valid placement of `trace`
-/// with offsets aligned to `alignment` bytes, as one sentence, or nothing.
+/// with offsets aligned as `block_alignment` says under the planner
+/// alignment `alignment`, as one sentence, or nothing.
 ///
 /// Checked in this order: the trace itself (`validate_trace`), the shape of
 /// the placement (one entry per block, arena indices in range, arena sizes
@@ -181,7 +208,8 @@ inline std::string block_label(const AllocationTrace& trace, std::size_t i) {
 /// sweeping time steps in order, that no two blocks of one arena share a
 /// byte while both are live. Zero-byte blocks occupy no bytes, so they
 /// never overlap anything (their offset must still be aligned and within
-/// the arena). `alignment` must be positive.
+/// the arena). `alignment` must be positive (blocks take a smaller one only
+/// when it is a power of two).
 ///
 /// O(n log n): a block only needs comparing with its neighbours by offset
 /// among the live blocks of its arena, since those never overlap each other
@@ -210,9 +238,9 @@ inline std::string block_label(const AllocationTrace& trace, std::size_t i) {
       return detail::block_label(trace, i) + " of device " + std::to_string(a.device) + " is placed on arena " +
              std::to_string(at.arena) + " of device " + std::to_string(arena.device);
     if (at.offset < 0) return detail::block_label(trace, i) + " has the negative offset " + std::to_string(at.offset);
-    if (at.offset % alignment != 0)
+    if (const std::int64_t own = block_alignment(a, alignment); at.offset % own != 0)
       return detail::block_label(trace, i) + " has the offset " + std::to_string(at.offset) +
-             ", which is not a multiple of " + std::to_string(alignment);
+             ", which is not a multiple of " + std::to_string(own);
     if (at.offset > arena.bytes || a.bytes > arena.bytes - at.offset)
       return detail::block_label(trace, i) + " occupies bytes [" + std::to_string(at.offset) + ", " +
              std::to_string(at.offset) + " + " + std::to_string(a.bytes) + ") but arena " + std::to_string(at.arena) +

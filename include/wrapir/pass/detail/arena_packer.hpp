@@ -22,9 +22,10 @@ namespace wrapir::pass::detail {
 class ArenaPacker {
  public:
   struct Block {
-    std::int64_t size;  // aligned
+    std::int64_t size;  // rounded up to `align`
     std::size_t begin, end;
     std::uint32_t lo, hi;  // the begin points it covers: [lo, hi)
+    std::int64_t align;    // its offset's alignment (`block_alignment`), a power of two
   };
 
   explicit ArenaPacker(std::vector<Block> blocks) : blocks_(std::move(blocks)) {
@@ -178,16 +179,20 @@ class ArenaPacker {
       // deterministic with the cheaper comparison.
       const std::span<Range> overlapping{taken_.data(), taken};
       sort_by_lo(overlapping);
-      // Best fit: the smallest gap that holds the block, else the top.
+      // Best fit: the smallest gap that holds the block at its alignment,
+      // else the top. (When every block has the same alignment and sizes
+      // are its multiples, every `top` is aligned already.)
+      const auto aligned = [mask = b.align - 1](std::int64_t at) { return (at + mask) & ~mask; };
       std::int64_t top = 0, best = -1, best_gap = std::numeric_limits<std::int64_t>::max();
       for (const auto& [lo, hi] : overlapping) {
-        if (lo > top && lo - top >= b.size && lo - top < best_gap) {
-          best = top;
-          best_gap = lo - top;
+        const std::int64_t start = aligned(top);
+        if (lo - start >= b.size && lo - start < best_gap) {
+          best = start;
+          best_gap = lo - start;
         }
         top = std::max(top, hi);
       }
-      const std::int64_t offset = best >= 0 ? best : top;
+      const std::int64_t offset = best >= 0 ? best : aligned(top);
       out.offsets[placing.index] = offset;
       out.arena = std::max(out.arena, offset + placing.raw);
       for_each_cover_node(b.lo, b.hi, [&](std::size_t node) {

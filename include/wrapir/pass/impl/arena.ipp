@@ -51,12 +51,15 @@ WRAPIR_DECL ArenaPlan place_in_arenas(const AllocationTrace& trace, const ArenaO
       const TracedAllocation& a = trace.allocations[i];
       plan.placement.blocks[i] = {arena, 0};
       if (a.bytes == 0) continue;
-      const std::int64_t size = detail::align_up_checked(a.bytes, alignment, a);
-      if (total > std::numeric_limits<std::int64_t>::max() - size)
+      const std::int64_t own = block_alignment(a, alignment);
+      const std::int64_t size = detail::align_up_checked(a.bytes, own, a);
+      // A block lands at most `own - 1` bytes above the top of the block it
+      // is placed on, so the sum with those gaps bounds every offset.
+      if (total > std::numeric_limits<std::int64_t>::max() - size - (own - 1))
         throw std::invalid_argument("arena planner: the blocks of device " + std::to_string(device) +
                                     " need more than 2^63 bytes together");
-      total += size;
-      blocks.push_back({size, a.begin, a.end, 0, 0});
+      total += size + (own - 1);
+      blocks.push_back({size, a.begin, a.end, 0, 0, own});
       raw.push_back(a.bytes);
       trace_index.push_back(i);
     }
@@ -164,7 +167,8 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
     const std::int64_t bytes = s.bytes == 0 && !sizes.back().is_integer(0) ? 1 : s.bytes;
     placed_of_block[i] = block_of_placed.size();
     block_of_placed.push_back(i);
-    trace.allocations.push_back(TracedAllocation{d.name, bytes, s.begin, s.end, s.device, s.is_output});
+    trace.allocations.push_back(
+        TracedAllocation{d.name, bytes, s.begin, s.end, s.device, s.is_output, sizes.back().is_integer()});
   }
   if (options.spill && !trace.allocations.empty()) {
     std::vector<LiveSpan> others;

@@ -101,6 +101,13 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
     later_lifetimes.emplace_hint(it, lo, hi);
   };
   const auto node_key = [](const expr::Expr& e) { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(e.node())); };
+  // A block's alignment: a smaller one only when its size is an integer
+  // here too, so every symbolic term of a form is a multiple of
+  // `alignment`, and rounding a form's constant up to a block's alignment
+  // aligns the whole form for every binding.
+  const auto own_alignment = [&](std::size_t i) {
+    return symbolic_bytes[i].is_integer() ? block_alignment(blocks[i], alignment) : alignment;
+  };
   FormSets::Key key;
   for (const std::size_t i : by_offset) {
     const TracedAllocation& a = blocks[i];
@@ -108,6 +115,7 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
     out.arena_of[i] = arena;
     std::uint32_t mine = lone_zero;
     if (a.bytes > 0) {
+      const std::int64_t own = own_alignment(i);
       under.clear();
       skylines[arena].paint(a.begin, a.end, static_cast<std::uint32_t>(i), under);
       std::sort(under.begin(), under.end(), [&](std::uint32_t x, std::uint32_t y) { return rank[x] < rank[y]; });
@@ -123,12 +131,12 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
         add_later(b);
       }
       if (!uncovered.empty()) {
-        key.assign(1, 0);  // a block's forms
+        key.assign({0, static_cast<std::uint64_t>(own)});  // a block's forms, at its alignment
         for (std::size_t x = uncovered.size(); x-- > 0;) {
           const std::size_t j = uncovered[x];
           key.push_back(form_set[j]);
           key.push_back(node_key(aligned[j]));
-          key.push_back(static_cast<std::uint64_t>(detail::align_up_checked(blocks[j].bytes, alignment, blocks[j])));
+          key.push_back(static_cast<std::uint64_t>(detail::align_up_checked(blocks[j].bytes, own_alignment(j), blocks[j])));
         }
         if (const std::uint32_t* known_set = sets.derived(key)) {
           mine = *known_set;
@@ -136,18 +144,34 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
           std::vector<detail::OffsetForm> forms;
           for (std::size_t x = uncovered.size(); x-- > 0;) {
             const std::size_t j = uncovered[x];
-            const std::int64_t hint = detail::align_up_checked(blocks[j].bytes, alignment, blocks[j]);
+            const std::int64_t hint = detail::align_up_checked(blocks[j].bytes, own_alignment(j), blocks[j]);
             for (const detail::OffsetForm& f : sets[form_set[j]]) forms.push_back(f.plus(aligned[j], hint, known));
           }
           detail::prune_offset_forms(forms, known);
+          // Below a smaller block the constant may be off this block's
+          // alignment; at the hints the rounded form is still at most the
+          // planned offset, which is aligned and above the unrounded form.
+          bool rounded = false;
+          for (detail::OffsetForm& f : forms) {
+            std::int64_t up = 0;
+            if (!checked::align_up(f.constant, own, up) || !checked::add(f.at_hints, up - f.constant, f.at_hints))
+              detail::throw_offset_overflow();
+            rounded = rounded || up != f.constant;
+            f.constant = up;
+          }
+          if (rounded) detail::prune_offset_forms(forms, known);
           if (forms.empty()) forms.push_back(detail::OffsetForm{});
           mine = sets.intern(std::move(forms));
           sets.derive(key, mine);
         }
       }
-      auto [at, fresh] = aligned_size.try_emplace(symbolic_bytes[i].node());
-      if (fresh) at->second = expr::align(symbolic_bytes[i], alignment);
-      aligned[i] = at->second;
+      if (own == alignment) {
+        auto [at, fresh] = aligned_size.try_emplace(symbolic_bytes[i].node());
+        if (fresh) at->second = expr::align(symbolic_bytes[i], alignment);
+        aligned[i] = at->second;
+      } else {  // a small block of fixed size
+        aligned[i] = ctx.integer(detail::align_up_checked(a.bytes, own, a));
+      }
     }
     form_set[i] = mine;
     out.offsets[i] = sets.max_of(mine, ctx, known);
