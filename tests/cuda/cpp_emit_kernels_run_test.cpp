@@ -11,6 +11,7 @@
 
 #include "gpu_test_main.hpp"
 #include "support/cpp_cuda_kernels_program.hpp"
+#include "support/cuda_export.hpp"
 
 #include <wrapir/emit/cpp.hpp>
 #include <wrapir/emit/cpp_cuda.hpp>
@@ -46,12 +47,7 @@ namespace fs = std::filesystem;
 using wrapir_test::contains;
 using wrapir_test::must;
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using wrapir_test::read_text;
 
 fs::path cuda_home() {
   for (const char* env : {"CUDA_HOME", "CUDA_PATH"})
