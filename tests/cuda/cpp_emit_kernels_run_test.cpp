@@ -187,4 +187,35 @@ TEST_CASE("with its PTX embedded, an emitted unit needs no kernel files") {
   CHECK(run_once(unit, *backend).empty());
 }
 
+TEST_CASE("a C++ kernel of a CUDA program handed device memory is refused, naming the buffer") {
+  // Host work on a CUDA input: a wild pointer on the host, so the unit
+  // refuses it before the call.
+  ir::Program p{"call"};
+  ir::Builder b{p};
+  auto& ctx = p.ctx();
+  const auto x = b.input("arg0_1", {ctx.integer(8)}, wrapir::i64, wrapir::cuda_device(0));
+  ir::KernelMetadata host;
+  host.const_params = {ir::Name{"in_ptr0"}};
+  const auto triple = b.kernel("cpp_fused_mul_0", ir::KernelLanguage::cpp, ir::SourceText{wrapir_test::host_triple_source},
+                               "in_ptr0: *i64, out_ptr0: *i64", host);
+  const auto y = b.empty({ctx.integer(8)}, wrapir::i64, wrapir::cpu_device());
+  ir::CallOptions on_host;
+  on_host.device = wrapir::cpu_device();
+  b.call(triple, {x, y}, on_host);
+  b.output(y);
+  Unit unit = build(p, {});
+  if (unit.handle == nullptr) return;
+  auto backend = must(rc::CudaBackend::create(0));
+  auto storage = must(backend->allocate(wrapir::cuda_device(0), 64));
+  std::vector<run::Value> in{run::Value{run::Tensor{storage, ir::DType::int64, {8}, {1}, 0}}};
+  auto borrowed = must(run::c_abi::borrow(in));
+  std::vector<wrapir_value> out(1);
+  char message[1024] = {0};
+  const int rc = unit.run(nullptr, borrowed.data(), borrowed.size(), out.data(), out.size(), backend->stream(), message,
+                          sizeof message);
+  CHECK(rc != WRAPIR_OK);
+  CHECK(contains(message, "(KernelCall 'cpp_fused_mul_0') of graph 'call'"));
+  CHECK(contains(message, "arg0_1 is in device memory but is passed to a C++ kernel, which runs on the host"));
+}
+
 int main(int argc, char** argv) { return wrapir_test::run_gpu_tests(argc, argv); }

@@ -201,6 +201,16 @@ TEST_CASE("emit/cpp cuda kernels: what cannot be launched gets a diagnostic nami
     CHECK(contains(why, "kernel 'cuda_scale' is a CUDA C++ kernel"));
     CHECK(contains(why, "launches its device code itself"));
   }
+  SUBCASE("embedded bytes of another file than the definition names") {
+    wrapir::cpp::CudaKernelLaunch e;
+    e.name = "add_kernel";
+    e.cubin = "other.ptx";
+    e.symbol = "add_f32";
+    e.image = ".version 8.0\n";
+    wrapir::cpp::CppOptions o;
+    o.cuda_kernels = {e};
+    CHECK(contains(emit_error(program(), o), "embeds the bytes of 'other.ptx', its definition names 'k.ptx'"));
+  }
   SUBCASE("a CUDA C++ kernel whose name is no C identifier has no companion") {
     ir::Program p = program();
     p.kernels[1].name = "wrapir__x";

@@ -207,9 +207,15 @@ inline bool is_inside(const std::string& path) {
       const ir::KernelDecl& k = p.kernels[l->kernel.index];
       const auto* binary = boost::variant2::get_if<ir::BinaryRef>(&l->source);
       if ((k.language != ir::KernelLanguage::ptx && k.language != ir::KernelLanguage::cubin) || binary == nullptr) continue;
-      bool seen = false;
-      for (const CudaKernelLaunch& e : out) seen = seen || e.name == k.name;
-      if (seen) continue;  // one image a name, as CppOptions::cuda_kernels holds
+      const CudaKernelLaunch* seen = nullptr;
+      for (const CudaKernelLaunch& e : out)
+        if (e.name == k.name) seen = &e;
+      if (seen != nullptr) {  // one image a name, as CppOptions::cuda_kernels holds
+        if (seen->cubin != binary->path)
+          return Diagnostic{"kernel '" + k.name + "' is defined from two files, '" + seen->cubin + "' and '" +
+                            binary->path + "': one name, one image"};
+        continue;
+      }
       const std::filesystem::path file = std::filesystem::path(binary->path).is_absolute()
                                              ? std::filesystem::path(binary->path)
                                              : directory / binary->path;

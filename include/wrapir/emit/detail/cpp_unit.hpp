@@ -64,7 +64,13 @@ inline void write_binary_kernel(UnitTables& t, std::size_t graph, const ir::Kern
     fail("kernel '" + k.name + "': shared memory " + std::to_string(shared) + " is outside 0..2^31-1");
   launch.num_warps = static_cast<int>(*m.num_warps);
   launch.shared_bytes = static_cast<int>(shared);
-  if (const auto it = t.cuda_launches.find(k.name); it != t.cuda_launches.end()) launch.image = it->second->image;
+  if (const auto it = t.cuda_launches.find(k.name); it != t.cuda_launches.end()) {
+    // Embedded bytes are of one file: never another definition's.
+    if (!it->second->cubin.empty() && it->second->cubin != binary->path)
+      fail("kernel '" + k.name + "': CppOptions::cuda_kernels embeds the bytes of '" + it->second->cubin +
+           "', its definition names '" + binary->path + "'");
+    launch.image = it->second->image;
+  }
   if (launch.cubin.empty() && launch.image.empty())
     fail("kernel '" + k.name + "' (" + language + ") has no path and no embedded image");
   t.cuda_slots.emplace(std::pair{graph, l.kernel.index}, t.cuda_table.size());
@@ -97,6 +103,7 @@ inline void write_kernel(std::string& out, UnitTables& t, std::size_t graph, con
     // Compiled by nvcc from the companion .cu (cpp::cuda_companion): here,
     // the declaration of its host function.
     if (boost::variant2::get_if<ir::SourceText>(&l.source) == nullptr) fail("kernel '" + k.name + "' has no source text");
+    if (!is_c_identifier(k.name)) fail("kernel name '" + k.name + "' is not a C identifier");
     t.cuda_sources.emplace(graph, l.kernel.index);
     out += "// ---- kernel " + k.name + " (graph " + std::to_string(graph) +
            "): CUDA C++, defined in the companion .cu\nextern \"C\" int " + t.kernel_symbol(graph, k.name) + "(";
