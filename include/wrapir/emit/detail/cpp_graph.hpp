@@ -547,7 +547,9 @@ class GraphWriter {
     if (l.args.size() != k.signature.size())
       fail("kernel '" + k.name + "' takes " + std::to_string(k.signature.size()) + " arguments, the call passes " +
            std::to_string(l.args.size()));
-    if (l.device.type != ir::DeviceType::cuda) fail("the " + std::string(ir::kernel_language_name(k.language)) + " call runs on " + ir::to_string(l.device) + ", not CUDA");
+    if (l.device.type != ir::DeviceType::cuda)
+      fail("the " + std::string(ir::kernel_language_name(k.language)) + " call runs on " + ir::to_string(l.device) +
+           ", not CUDA");
     auto dropped = [&](std::size_t i) {
       if (launch.launch_constants.empty()) return false;
       for (const auto& [n, v] : launch.launch_constants)
