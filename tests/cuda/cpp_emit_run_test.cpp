@@ -10,6 +10,7 @@
 // a compiler and cuda.h.
 
 #include "gpu_test_main.hpp"
+#include "support/cuda_export.hpp"
 
 #include <wrapir/emit/cpp.hpp>
 #include <wrapir/emit/cpp_cuda.hpp>
@@ -47,14 +48,10 @@ namespace fs = std::filesystem;
 using wrapir_test::contains;
 using wrapir_test::must;
 
-const fs::path data = fs::path(WRAPIR_SOURCE_DIR) / "tests" / "cuda" / "data" / "mlp_layernorm_gelu";
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+const fs::path data = wrapir_test::mlp_export_dir();
+using wrapir_test::read_text;
+using wrapir_test::to_device;
+using wrapir_test::to_host;
 
 /// The CUDA Toolkit's root (with include/cuda.h), or empty.
 fs::path cuda_home() {
@@ -102,23 +99,8 @@ Unit compile_and_load(const std::string& source, const std::string& prefix) {
   return u;
 }
 
-run::Tensor to_device(const rc::CudaBackend& backend, const run::Tensor& t) {
-  auto storage = must(backend.allocate(wrapir::cuda_device(0), t.storage->nbytes));
-  must(backend.copy(storage->data, storage->device, t.storage->data, t.device(), t.storage->nbytes));
-  return run::Tensor{storage, t.dtype, t.sizes, t.strides, t.offset};
-}
-
-std::vector<float> to_host(const rc::CudaBackend& backend, const run::Tensor& t) {
-  REQUIRE(t.is_contiguous());
-  std::vector<float> out(static_cast<std::size_t>(t.numel()));
-  must(backend.copy(reinterpret_cast<std::byte*>(out.data()), ir::Device{}, static_cast<const std::byte*>(t.data()),
-                    t.device(), static_cast<std::int64_t>(out.size() * sizeof(float))));
-  must(backend.synchronize());
-  return out;
-}
-
 void run_and_compare(bool embed) {
-  ir::Program program = must(wrapir::io::program_from_json(read_text(data / "program.json")));
+  ir::Program program = wrapir_test::load_export_program();
   wrapir::cpp::CppOptions options;
   options.cuda_kernels = must(wrapir::cpp::cuda_kernels_from_export(data, embed));
   options.entry_prefix = "mlp";
@@ -134,7 +116,7 @@ void run_and_compare(bool embed) {
   char message[2048] = {0};
   if (!embed) {
     // Before init, the unit does not know where its cubins are.
-    const auto inputs_file = must(wrapir::io::read_safetensors(data / "inputs.safetensors"));
+    const auto inputs_file = wrapir_test::load_export_tensors("inputs.safetensors");
     std::vector<run::Value> in;
     for (const ir::ProgramInput& x : program.inputs)
       in.push_back(run::Value{to_device(*backend, *inputs_file.find(program.buffer(boost::variant2::get<ir::BufferId>(x)).name))});
@@ -147,8 +129,8 @@ void run_and_compare(bool embed) {
     CHECK(contains(message, "call its _init first"));
     REQUIRE(unit.init(data.c_str(), message, sizeof message) == WRAPIR_OK);
   }
-  const auto inputs_file = must(wrapir::io::read_safetensors(data / "inputs.safetensors"));
-  const auto expected_file = must(wrapir::io::read_safetensors(data / "outputs.safetensors"));
+  const auto inputs_file = wrapir_test::load_export_tensors("inputs.safetensors");
+  const auto expected_file = wrapir_test::load_export_tensors("outputs.safetensors");
   const run::Tensor* expected = expected_file.find("out0");
   REQUIRE(expected != nullptr);
   const auto* want = static_cast<const float*>(expected->data());
@@ -188,14 +170,14 @@ TEST_CASE("an emitted CUDA unit runs the real export through its C entry point a
 TEST_CASE("with its cubins embedded, an emitted CUDA unit needs no files") { run_and_compare(true); }
 
 TEST_CASE("an input in host memory where the program wants the GPU is refused, naming it") {
-  ir::Program program = must(wrapir::io::program_from_json(read_text(data / "program.json")));
+  ir::Program program = wrapir_test::load_export_program();
   wrapir::cpp::CppOptions options;
   options.cuda_kernels = must(wrapir::cpp::cuda_kernels_from_export(data));
   options.entry_prefix = "mlp_host";
   Unit unit = compile_and_load(must(wrapir::cpp::to_cpp(program, options)), "mlp_host");
   if (unit.handle == nullptr) return;
   auto backend = must(rc::CudaBackend::create(0));
-  const auto inputs_file = must(wrapir::io::read_safetensors(data / "inputs.safetensors"));
+  const auto inputs_file = wrapir_test::load_export_tensors("inputs.safetensors");
   std::vector<run::Value> in;
   for (const ir::ProgramInput& x : program.inputs)
     in.push_back(run::Value{*inputs_file.find(program.buffer(boost::variant2::get<ir::BufferId>(x)).name)});

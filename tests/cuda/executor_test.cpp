@@ -7,6 +7,7 @@
 // (WRAPIR_CUBLAS names the library where the loader does not find it).
 
 #include "gpu_test_main.hpp"
+#include "support/cuda_export.hpp"
 
 #include <wrapir/io/json.hpp>
 #include <wrapir/io/safetensors.hpp>
@@ -39,14 +40,11 @@ namespace fs = std::filesystem;
 using wrapir_test::contains;
 using wrapir_test::must;
 
-const fs::path data = fs::path(WRAPIR_SOURCE_DIR) / "tests" / "cuda" / "data" / "mlp_layernorm_gelu";
+const fs::path data = wrapir_test::mlp_export_dir();
+using wrapir_test::to_device;
+using wrapir_test::to_host;
 
-ir::Program load_program() {
-  std::ifstream in(data / "program.json", std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return must(wrapir::io::program_from_json(text.str()));
-}
+ir::Program load_program() { return wrapir_test::load_export_program(); }
 
 struct Prepared {
   std::shared_ptr<rc::CudaBackend> backend;
@@ -60,27 +58,13 @@ Prepared prepare(const ir::Program& program) {
   return Prepared{backend, must(run::Executor::prepare(program, options))};
 }
 
-run::Tensor to_device(const rc::CudaBackend& backend, const run::Tensor& t) {
-  auto storage = must(backend.allocate(wrapir::cuda_device(0), t.storage->nbytes));
-  must(backend.copy(storage->data, storage->device, t.storage->data, t.device(), t.storage->nbytes));
-  return run::Tensor{storage, t.dtype, t.sizes, t.strides, t.offset};
-}
-
-std::vector<float> to_host(const rc::CudaBackend& backend, const run::Tensor& t) {
-  REQUIRE(t.is_contiguous());
-  std::vector<float> out(static_cast<std::size_t>(t.numel()));
-  must(backend.copy(reinterpret_cast<std::byte*>(out.data()), ir::Device{}, static_cast<const std::byte*>(t.data()),
-                    t.device(), static_cast<std::int64_t>(out.size() * sizeof(float))));
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("a real CUDA export runs on the executor and matches eager PyTorch") {
   const ir::Program program = load_program();
   Prepared p = prepare(program);
-  const auto inputs_file = must(wrapir::io::read_safetensors(data / "inputs.safetensors"));
-  const auto expected_file = must(wrapir::io::read_safetensors(data / "outputs.safetensors"));
+  const auto inputs_file = wrapir_test::load_export_tensors("inputs.safetensors");
+  const auto expected_file = wrapir_test::load_export_tensors("outputs.safetensors");
   std::vector<run::Tensor> inputs;
   for (const ir::ProgramInput& in : program.inputs) {
     const std::string& name = program.buffer(boost::variant2::get<ir::BufferId>(in)).name;
@@ -127,8 +111,8 @@ TEST_CASE("graph mode on a real export: replays equal the uncaptured executor, m
   graph_options.graph.enabled = true;
   const run::Executor plain = must(run::Executor::prepare(program, plain_options));
   const run::Executor graphed = must(run::Executor::prepare(program, graph_options));
-  const auto inputs_file = must(wrapir::io::read_safetensors(data / "inputs.safetensors"));
-  const auto expected_file = must(wrapir::io::read_safetensors(data / "outputs.safetensors"));
+  const auto inputs_file = wrapir_test::load_export_tensors("inputs.safetensors");
+  const auto expected_file = wrapir_test::load_export_tensors("outputs.safetensors");
   std::vector<run::Tensor> a, b;
   for (std::size_t i = 0; i < program.inputs.size(); ++i) {
     const std::string& name = program.buffer(boost::variant2::get<ir::BufferId>(program.inputs[i])).name;
@@ -183,7 +167,7 @@ TEST_CASE("graph mode on a real export: replays equal the uncaptured executor, m
 TEST_CASE("an input on the host where the program wants the GPU is refused, naming it") {
   const ir::Program program = load_program();
   Prepared p = prepare(program);
-  const auto inputs_file = must(wrapir::io::read_safetensors(data / "inputs.safetensors"));
+  const auto inputs_file = wrapir_test::load_export_tensors("inputs.safetensors");
   std::vector<run::Tensor> inputs;
   for (const ir::ProgramInput& in : program.inputs)
     inputs.push_back(*inputs_file.find(program.buffer(boost::variant2::get<ir::BufferId>(in)).name));

@@ -5,15 +5,6 @@ IndexPutFallbackLine)."""
 import torch
 
 
-# The emitted C++ unit failed both cpp paths on an H100 (2026-11-26); this
-# CUDA program also holds a C++ kernel for the host, which the executor runs
-# through the CPU backend. Not yet diagnosed (issue 15).
-expect_failing_paths = {
-    "cpp@cuda": "the emitted CUDA unit fails on this program (not yet diagnosed, issue 15)",
-    "cpp+arena@cuda": "the emitted CUDA unit fails on this program (not yet diagnosed, issue 15)",
-}
-
-
 def model():
     index = torch.randint(0, 32, (16,), generator=torch.Generator().manual_seed(0))
 

@@ -2,11 +2,14 @@
 // and a small host for what it emits.
 //
 //   wrapir emit-cpp [--prefix P] [--no-input-asserts] [--no-verify]
-//                   [--kernels DIR] [--embed-cubins] FILE [-o OUT.cpp]
+//                   [--kernels DIR] [--embed-cubins] [--companion OUT.cu] FILE [-o OUT.cpp]
 //       the program as a standalone C++ translation unit (stdout or OUT).
 //       A CUDA program's Triton kernels are launched as DIR/kernels.json
 //       says (DIR defaults to FILE's folder when that has a kernels.json);
-//       --embed-cubins puts the cubins' bytes in the unit.
+//       --embed-cubins puts the cubins' bytes in the unit (and those of
+//       PTX and cubin kernels, read from the files their definitions name,
+//       relative to DIR). A program with CUDA C++ kernels needs
+//       --companion: their source, for nvcc (cpp::cuda_companion).
 //   wrapir emit-cpp --print-flags
 //       two lines: the flags that compile an emitted CPU unit (Inductor's
 //       kernel flags, torch's headers as -isystem, from WRAPIR_TORCH_INCLUDE
@@ -122,6 +125,15 @@ int cmd_print_flags() {
 #endif
 }
 
+/// Whether `p` or a subgraph declares a kernel in `language`.
+bool has_language(const ir::Program& p, ir::KernelLanguage language) {
+  for (const ir::KernelDecl& k : p.kernels)
+    if (k.language == language) return true;
+  for (const ir::Program& g : p.subgraphs)
+    if (has_language(g, language)) return true;
+  return false;
+}
+
 int cmd_emit_cpp(std::vector<std::string_view> args) {
   if (args.size() == 1 && args[0] == "--print-flags") return cmd_print_flags();
   cpp::CppOptions options;
@@ -129,6 +141,7 @@ int cmd_emit_cpp(std::vector<std::string_view> args) {
   options.input_asserts = !take_flag(args, "--no-input-asserts");
   const auto kernels = take_option(args, "--kernels", "emit-cpp");
   const bool embed = take_flag(args, "--embed-cubins");
+  const auto companion = take_option(args, "--companion", "emit-cpp");
   const Arguments a("emit-cpp", args);
   a.allow_only({"-o", "--no-verify", "--max-input-bytes"});
   const ir::Program program = load_verified_program(a);
@@ -140,11 +153,22 @@ int cmd_emit_cpp(std::vector<std::string_view> args) {
     auto launches = cpp::cuda_kernels_from_export(dir, embed);
     if (!launches) throw Failure{"emit-cpp: " + one_line(launches.error().message, 600)};
     options.cuda_kernels = *std::move(launches);
-  } else if (embed) {
+  } else if (embed && !has_language(program, ir::KernelLanguage::ptx) && !has_language(program, ir::KernelLanguage::cubin)) {
     throw Failure{"emit-cpp: --embed-cubins needs the export's kernels.json (--kernels DIR)"};
+  }
+  if (embed) {  // PTX and cubin kernels: the files their definitions name, relative to DIR
+    auto images = cpp::binary_kernel_images(program, dir);
+    if (!images) throw Failure{"emit-cpp: " + one_line(images.error().message, 600)};
+    for (cpp::CudaKernelLaunch& k : *images) options.cuda_kernels.push_back(std::move(k));
   }
   auto unit = cpp::to_cpp(program, options);
   if (!unit) throw Failure{"emit-cpp: " + one_line(unit.error().message, 600)};
+  // CUDA C++ kernels live in a companion .cu that nvcc compiles.
+  auto cu = cpp::cuda_companion(program, options);
+  if (!cu) throw Failure{"emit-cpp: " + one_line(cu.error().message, 600)};
+  if (!cu->empty() && !companion)
+    throw Failure{"emit-cpp: the program has CUDA C++ kernels: name their companion source with --companion OUT.cu"};
+  if (companion) write_output_file(*companion, *cu);
   if (auto path = a.value("-o")) write_output_file(*path, *unit);
   else std::fputs(unit->c_str(), stdout);
   return 0;

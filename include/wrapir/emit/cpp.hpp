@@ -120,6 +120,8 @@ struct CppOptions {
   bool input_asserts = true;
   /// CUDA programs: the launch configuration of every Triton kernel the
   /// program defines, by name. A Triton kernel without one is refused.
+  /// An entry named as a PTX or cubin kernel gives the bytes to embed for
+  /// it (`cpp::binary_kernel_images`); its launch comes from the definition.
   std::vector<CudaKernelLaunch> cuda_kernels;
 };
 

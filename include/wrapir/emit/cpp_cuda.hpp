@@ -25,6 +25,8 @@
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/emit/cpp.hpp>
 #include <wrapir/ir/kernel.hpp>
+#include <wrapir/ir/lines.hpp>
+#include <wrapir/ir/program.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
@@ -184,6 +186,108 @@ inline bool is_inside(const std::string& path) {
     out.push_back(std::move(k));
   }
   return out;
+}
+
+/// The bytes of every PTX and cubin kernel `program` (and its subgraphs)
+/// defines, read from the files their definitions name (relative to
+/// `directory`, or absolute), as `CppOptions::cuda_kernels` entries that
+/// embed them in the unit (name, path, entry, image; launch sizes come from
+/// the definitions' metadata).
+[[nodiscard]] inline Result<std::vector<CudaKernelLaunch>> binary_kernel_images(const ir::Program& program,
+                                                                                const std::filesystem::path& directory) {
+  std::vector<CudaKernelLaunch> out;
+  std::vector<const ir::Program*> graphs{&program};
+  for (std::size_t g = 0; g < graphs.size(); ++g) {
+    if (graphs.size() > 4096) return Diagnostic{"more than 4096 subgraphs"};
+    for (const ir::Program& sub : graphs[g]->subgraphs) graphs.push_back(&sub);
+    const ir::Program& p = *graphs[g];
+    for (const ir::Line& line : p.body) {
+      const auto* l = std::get_if<ir::KernelDefinition>(&line);
+      if (l == nullptr || !p.contains(l->kernel)) continue;
+      const ir::KernelDecl& k = p.kernels[l->kernel.index];
+      const auto* binary = boost::variant2::get_if<ir::BinaryRef>(&l->source);
+      if ((k.language != ir::KernelLanguage::ptx && k.language != ir::KernelLanguage::cubin) || binary == nullptr) continue;
+      const CudaKernelLaunch* seen = nullptr;
+      for (const CudaKernelLaunch& e : out)
+        if (e.name == k.name) seen = &e;
+      if (seen != nullptr) {  // one image a name, as CppOptions::cuda_kernels holds
+        if (seen->cubin != binary->path)
+          return Diagnostic{"kernel '" + k.name + "' is defined from two files, '" + seen->cubin + "' and '" +
+                            binary->path + "': one name, one image"};
+        continue;
+      }
+      const std::filesystem::path file = std::filesystem::path(binary->path).is_absolute()
+                                             ? std::filesystem::path(binary->path)
+                                             : directory / binary->path;
+      auto image = cuda_export_detail::read_text(file, std::uintmax_t{256} << 20);
+      if (!image) return Diagnostic{"kernel '" + k.name + "': " + image.error().message};
+      if (image->empty()) return Diagnostic{"kernel '" + k.name + "': " + file.string() + " is empty"};
+      CudaKernelLaunch e;
+      e.name = k.name;
+      e.cubin = binary->path;
+      e.symbol = binary->entry.empty() ? k.name : binary->entry;
+      e.image = *std::move(image);
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+/// The companion CUDA source of the unit `to_cpp(program, options)` emits:
+/// every CUDA C++ kernel (`KernelLanguage::cuda`) of the program and its
+/// subgraphs, each renamed to the unit's symbol for it
+/// (`<prefix>_k<graph>_<name>`, by `#define`) and otherwise verbatim. Empty
+/// when there is none. Compile it with nvcc (`nvcc -c -Xcompiler -fPIC`)
+/// and link it into the unit's library with the CUDA runtime.
+///
+/// Why nvcc and not NVRTC: Inductor's CUDA C++ kernels (its CUDA/CUTLASS
+/// templates) are host functions, `extern "C" int name(args..., stream)`,
+/// that launch their device code themselves with the runtime API; NVRTC
+/// compiles device code only. AOTInductor likewise compiles them with nvcc
+/// into objects linked with the model's library.
+[[nodiscard]] inline Result<std::string> cuda_companion(const ir::Program& program, const CppOptions& options = {}) {
+  if (!detail::is_c_identifier(options.entry_prefix))
+    return Diagnostic{"the entry prefix " + ir::quote_for_diagnostic(options.entry_prefix) + " is not a C identifier"};
+  return wrapir::detail::catch_failure([&] {
+    detail::UnitTables t;
+    t.prefix = options.entry_prefix;
+    detail::number_graphs(t, program, 0);
+    std::string out;
+    for (std::size_t g = 0; g < t.graphs.size(); ++g) {
+      const ir::Program& p = *t.graphs[g];
+      for (std::size_t i = 0; i < p.body.size(); ++i) {
+        const auto* l = std::get_if<ir::KernelDefinition>(&p.body[i]);
+        if (l == nullptr) continue;
+        if (!p.contains(l->kernel))
+          detail::fail("line " + std::to_string(i) + " of graph '" + p.name + "': kernel #" +
+                       std::to_string(l->kernel.index) + " is out of range");
+        const ir::KernelDecl& k = p.kernels[l->kernel.index];
+        if (k.language != ir::KernelLanguage::cuda) continue;
+        const auto* text = boost::variant2::get_if<ir::SourceText>(&l->source);
+        if (text == nullptr)
+          detail::fail("line " + std::to_string(i) + " (KernelDefinition) of graph '" + p.name + "': kernel '" + k.name +
+                       "' has no source text");
+        if (!detail::is_c_identifier(k.name))
+          detail::fail("line " + std::to_string(i) + " (KernelDefinition) of graph '" + p.name + "': kernel name '" +
+                       k.name + "' is not a C identifier");
+        if (out.empty()) {
+          out += "// Generated by wrapir (emit::cpp): the CUDA C++ kernels of program ";
+          detail::append_comment(out, program.name);
+          out +=
+              ", the companion of its C++ unit.\n"
+              "// Compile with nvcc (-c -Xcompiler -fPIC) and link into the unit's library with the CUDA runtime.\n"
+              "// Each kernel is a host function `extern \"C\" int NAME(args..., cudaStream_t)` returning 0 on\n"
+              "// success, renamed to the unit's symbol for it.\n";
+        }
+        const std::string symbol = t.kernel_symbol(g, k.name);
+        out += "\n// ---- kernel " + k.name + " (graph " + std::to_string(g) + ")\n#define " + k.name + " " + symbol + "\n";
+        out += text->text;
+        if (!text->text.empty() && text->text.back() != '\n') out += '\n';
+        out += "#undef " + k.name + "\n";
+      }
+    }
+    return out;
+  });
 }
 
 }  // namespace wrapir::cpp

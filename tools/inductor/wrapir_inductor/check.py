@@ -478,6 +478,13 @@ def _cuda_cpp_flags() -> tuple[list[str], list[str]]:
     return ["-std=c++17", "-O2", "-isystem", str(home / "include")], link
 
 
+def _has_cpp_kernels(program: Path) -> bool:
+    """Whether the program (JSON) declares a C++ kernel in any graph."""
+    import re
+
+    return re.search(r'"language"\s*:\s*"cpp"', program.read_text()) is not None
+
+
 def _run_cpp(label: str, program: Path, exported: Exported, wrapir: str, work: Path,
              size_scales: list[int], peak: str, device: str = "cpu") -> Result:
     """The program as a standalone C++ unit (`wrapir emit-cpp`), compiled by
@@ -505,6 +512,12 @@ def _run_cpp(label: str, program: Path, exported: Exported, wrapir: str, work: P
         return result
     try:
         compile_flags, link_flags = _cuda_cpp_flags() if device == "cuda" else _cpp_flags(wrapir)
+        if device == "cuda" and _has_cpp_kernels(program):
+            # Host work in a CUDA program (index_put's int64 histogram): its
+            # C++ kernels include Inductor's prefix header and need the CPU
+            # kernels' flags (torch's headers, OpenMP, the vector ISA) too.
+            cpu_compile, cpu_link = _cpp_flags(wrapir)
+            compile_flags, link_flags = [*compile_flags, *cpu_compile], [*cpu_link, *link_flags]
     except (CheckError, OSError, subprocess.TimeoutExpired) as e:
         result.why = f"flags: {e}"
         return result

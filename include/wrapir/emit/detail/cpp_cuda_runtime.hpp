@@ -103,8 +103,8 @@ struct CudaKernelSet {
   bool initialised = false;
 };
 
-/// One Triton kernel: what kernels.json and Triton's metadata say, and the
-/// loaded function.
+/// One Triton kernel (what kernels.json and Triton's metadata say) or PTX
+/// or cubin kernel (what its definition says), and the loaded function.
 struct CudaKernel {
   const char* name;
   const char* cubin;   // relative to the kernel directory
@@ -132,10 +132,13 @@ inline CUfunction cuda_function(CudaKernel& k, CudaKernelSet& set) {
   if (k.image != nullptr) {
     cuda_check(cuModuleLoadData(&module, k.image), "cuModuleLoadData", k.name);
   } else {
-    if (!set.initialised)
+    // An absolute path (a PTX or cubin kernel's definition may give one)
+    // needs no directory.
+    const bool absolute = k.cubin[0] == '/';
+    if (!set.initialised && !absolute)
       fail(std::string("kernel ") + quoted(k.name) + ": the program was not given the directory of its cubins (call its _init first)",
            WRAPIR_ERROR_INVALID_ARGUMENT);
-    const std::string path = set.directory.empty() ? std::string(k.cubin) : set.directory + "/" + k.cubin;
+    const std::string path = set.directory.empty() || absolute ? std::string(k.cubin) : set.directory + "/" + k.cubin;
     const CUresult r = cuModuleLoad(&module, path.c_str());
     if (r != CUDA_SUCCESS) fail("cuModuleLoad of " + quoted(path.c_str()) + " for kernel " + quoted(k.name) + " failed: " + cuda_error_text(r));
   }
@@ -189,6 +192,13 @@ inline void launch_triton(CudaKernel& k, CudaKernelSet& set, std::int64_t x, std
   cuda_check(cuLaunchKernel(f, static_cast<unsigned>(x), static_cast<unsigned>(y), static_cast<unsigned>(z), 32u * k.num_warps, 1, 1,
                             k.shared_bytes, cuda_stream(), args, nullptr),
              "cuLaunchKernel", k.name);
+}
+
+/// A CUDA C++ kernel's host function (the companion .cu) returned `status`:
+/// 0 is success (as Inductor's CUDA templates return), anything else fails
+/// the run naming the kernel.
+inline void check_cuda_cpp_kernel(int status, const char* kernel) {
+  if (status != 0) fail(std::string("CUDA C++ kernel ") + quoted(kernel) + " returned " + std::to_string(status));
 }
 
 /// The device pointer a Triton kernel takes for tensor `t`.

@@ -17,6 +17,7 @@
 #include <functional>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <set>
 #include <string>
@@ -45,6 +46,15 @@ struct UnitTables {
   std::map<std::string, const CudaKernelLaunch*, std::less<>> cuda_launches;
   std::map<std::pair<std::size_t, std::uint32_t>, std::size_t> cuda_slots;
   std::vector<const CudaKernelLaunch*> cuda_table;  // by slot
+  /// The launch configurations of PTX and cubin kernels, made from their
+  /// definitions (stable addresses: cuda_table points into it).
+  std::deque<CudaKernelLaunch> binary_launches;
+  /// CUDA C++ kernels defined, by (graph, kernel): their host functions are
+  /// in the companion .cu.
+  std::set<std::pair<std::size_t, std::uint32_t>> cuda_sources;
+  /// The unit's head notes how to compile it once.
+  bool notes_host_kernels = false;
+  bool notes_cuda_cpp = false;
 
   std::size_t extern_index(const std::string& op) {
     const auto it = externs.find(op);
@@ -59,6 +69,30 @@ struct UnitTables {
 };
 
 inline bool is_reserved(std::string_view name) { return name.rfind("wrapir", 0) == 0; }
+
+/// Kernels launched through the unit's table of driver-loaded modules
+/// (rt::CudaKernel): Triton's cubins and PTX or cubin binaries.
+inline bool in_cuda_table(ir::KernelLanguage l) {
+  return l == ir::KernelLanguage::triton || l == ir::KernelLanguage::ptx || l == ir::KernelLanguage::cubin;
+}
+
+/// The C++ type of a scalar kernel parameter (Triton, PTX, cubin, CUDA C++).
+inline const char* launch_scalar_type(ir::DType t) {
+  switch (t) {
+    case ir::DType::bool_: return "bool";
+    case ir::DType::uint8: return "std::uint8_t";
+    case ir::DType::int8: return "std::int8_t";
+    case ir::DType::int16: return "std::int16_t";
+    case ir::DType::int32: return "std::int32_t";
+    case ir::DType::int64: return "std::int64_t";
+    case ir::DType::uint16: return "std::uint16_t";
+    case ir::DType::uint32: return "std::uint32_t";
+    case ir::DType::uint64: return "std::uint64_t";
+    case ir::DType::float32: return "float";
+    case ir::DType::float64: return "double";
+    default: return nullptr;
+  }
+}
 
 /// Writes `std::vector<rt::Value> wrapir_graph_<id>(...)` for one graph.
 class GraphWriter {
@@ -186,9 +220,17 @@ class GraphWriter {
 
   // ---- kernels -------------------------------------------------------------
   void operator()(const ir::KernelDefinition& l) {
-    if (kernel(l.kernel).language == ir::KernelLanguage::triton) {
-      line("/* kernel " + kernel(l.kernel).name + ": Triton, loaded on its first launch (wrapir_cuda_kernels[" +
-           std::to_string(cuda_slot(l.kernel)) + "]) */");
+    const ir::KernelLanguage language = kernel(l.kernel).language;
+    if (in_cuda_table(language)) {
+      line("/* kernel " + kernel(l.kernel).name + ": " +
+           (language == ir::KernelLanguage::triton ? std::string("Triton")
+                                                   : language == ir::KernelLanguage::ptx ? "PTX" : "cubin") +
+           ", loaded on its first launch (wrapir_cuda_kernels[" + std::to_string(cuda_slot(l.kernel)) + "]) */");
+      return;
+    }
+    if (language == ir::KernelLanguage::cuda) {
+      line("/* kernel " + kernel(l.kernel).name + ": CUDA C++, " + t_.kernel_symbol(id_, kernel(l.kernel).name) +
+           " in the unit's companion .cu */");
       return;
     }
     line("/* kernel " + kernel(l.kernel).name + ": defined above as " + t_.kernel_symbol(id_, kernel(l.kernel).name) +
@@ -196,8 +238,15 @@ class GraphWriter {
   }
   void operator()(const ir::KernelCall& l) {
     const ir::KernelDecl& k = kernel(l.kernel);
-    if (k.language == ir::KernelLanguage::triton) {
+    if (in_cuda_table(k.language)) {
+      if (k.language != ir::KernelLanguage::triton && !boost::variant2::holds_alternative<ir::ExplicitGrid>(l.grid))
+        fail("kernel '" + k.name + "' is " + (k.language == ir::KernelLanguage::ptx ? "a PTX" : "a cubin") +
+             " kernel, launched over an explicit grid; the call gives the grid of a Triton launcher");
       triton_call(l, k);
+      return;
+    }
+    if (k.language == ir::KernelLanguage::cuda) {
+      cuda_cpp_call(l, k);
       return;
     }
     if (k.language != ir::KernelLanguage::cpp)
@@ -229,7 +278,7 @@ class GraphWriter {
   void operator()(const ir::MultiKernelDefinition& l) {
     if (l.candidates.empty()) fail("the multi-kernel '" + kernel(l.kernel).name + "' has no candidates");
     const ir::KernelDecl& first = kernel(l.candidates[0]);
-    const bool defined = first.language == ir::KernelLanguage::triton
+    const bool defined = in_cuda_table(first.language)
                              ? t_.cuda_slots.count({id_, l.candidates[0].index}) != 0
                              : defined_.count(l.candidates[0].index) != 0;
     if (!defined) fail("the multi-kernel's candidate '" + first.name + "' is not defined before it");
@@ -422,22 +471,7 @@ class GraphWriter {
   }
 
   /// The C++ type of a Triton scalar parameter.
-  [[nodiscard]] static const char* scalar_type(ir::DType t) {
-    switch (t) {
-      case ir::DType::bool_: return "bool";
-      case ir::DType::uint8: return "std::uint8_t";
-      case ir::DType::int8: return "std::int8_t";
-      case ir::DType::int16: return "std::int16_t";
-      case ir::DType::int32: return "std::int32_t";
-      case ir::DType::int64: return "std::int64_t";
-      case ir::DType::uint16: return "std::uint16_t";
-      case ir::DType::uint32: return "std::uint32_t";
-      case ir::DType::uint64: return "std::uint64_t";
-      case ir::DType::float32: return "float";
-      case ir::DType::float64: return "double";
-      default: return nullptr;
-    }
-  }
+  [[nodiscard]] static const char* scalar_type(ir::DType t) { return launch_scalar_type(t); }
 
   /// The grid of a Triton call as three expressions: the launcher's grid
   /// type and block sizes over the call's numel arguments (as the
@@ -513,8 +547,11 @@ class GraphWriter {
     if (l.args.size() != k.signature.size())
       fail("kernel '" + k.name + "' takes " + std::to_string(k.signature.size()) + " arguments, the call passes " +
            std::to_string(l.args.size()));
-    if (l.device.type != ir::DeviceType::cuda) fail("the Triton call runs on " + ir::to_string(l.device) + ", not CUDA");
+    if (l.device.type != ir::DeviceType::cuda)
+      fail("the " + std::string(ir::kernel_language_name(k.language)) + " call runs on " + ir::to_string(l.device) +
+           ", not CUDA");
     auto dropped = [&](std::size_t i) {
+      if (launch.launch_constants.empty()) return false;
       for (const auto& [n, v] : launch.launch_constants)
         if (k.signature[i].name == n) return true;
       return false;
@@ -528,9 +565,66 @@ class GraphWriter {
     const std::string& grid = grid_text(l, k, slot);
     line("{");
     ++depth_;
-    std::size_t passed = 0;
+    const std::size_t passed = launch_arg_locals(l, k, dropped);
+    if (passed > 254) fail("kernel '" + k.name + "': " + std::to_string(passed) + " launch arguments, more than 254");
+    indent();
+    out_ += "void* wrapir_args[] = {"sv;
     for (std::size_t i = 0; i < l.args.size(); ++i) {
       if (!launch.launch_constants.empty() && dropped(i)) continue;
+      out_ += "&wrapir_a"sv;
+      append_count(out_, i);
+      out_ += ", "sv;
+    }
+    out_ += "nullptr, nullptr};\n"sv;
+    indent();
+    out_ += "rt::launch_triton(wrapir_cuda_kernels["sv;
+    append_count(out_, slot);
+    out_ += "], wrapir_cuda_set, "sv;
+    out_ += grid;
+    out_ += ", wrapir_args, "sv;
+    append_count(out_, passed);
+    out_ += ");\n"sv;
+    close_scope();
+  }
+
+  /// A CUDA C++ kernel (Inductor's CUDA templates): a host function in the
+  /// companion .cu that launches its device code itself on the stream it
+  /// is given last, and returns 0 on success.
+  void cuda_cpp_call(const ir::KernelCall& l, const ir::KernelDecl& k) {
+    if (l.args.size() != k.signature.size())
+      fail("kernel '" + k.name + "' takes " + std::to_string(k.signature.size()) + " arguments, the call passes " +
+           std::to_string(l.args.size()));
+    if (l.device.type != ir::DeviceType::cuda) fail("the CUDA C++ call runs on " + ir::to_string(l.device) + ", not CUDA");
+    if (!boost::variant2::holds_alternative<ir::LauncherGrid>(l.grid))
+      fail("kernel '" + k.name + "' is a CUDA C++ kernel, which launches its device code itself; the call gives a grid");
+    if (t_.cuda_sources.count({id_, l.kernel.index}) == 0)
+      fail("kernel '" + k.name + "' is called before its KernelDefinition");
+    line("{");
+    ++depth_;
+    launch_arg_locals(l, k, [](std::size_t) { return false; });
+    indent();
+    out_ += "rt::check_cuda_cpp_kernel("sv;
+    out_ += t_.kernel_symbol(id_, k.name);
+    out_ += '(';
+    for (std::size_t i = 0; i < l.args.size(); ++i) {
+      out_ += "wrapir_a"sv;
+      append_count(out_, i);
+      out_ += ", "sv;
+    }
+    out_ += "rt::cuda_stream()), \""sv;
+    out_ += k.name;  // a checked identifier
+    out_ += "\");\n"sv;
+    close_scope();
+  }
+
+  /// One local per launch argument (`wrapir_a<i>`, of the parameter's
+  /// type: device pointers as void*), the dropped ones left out; returns
+  /// how many there are.
+  template <class Dropped>
+  std::size_t launch_arg_locals(const ir::KernelCall& l, const ir::KernelDecl& k, const Dropped& dropped) {
+    std::size_t passed = 0;
+    for (std::size_t i = 0; i < l.args.size(); ++i) {
+      if (dropped(i)) continue;
       ++passed;
       const ir::ParamType type = k.signature[i].type;
       auto what = [&] { return "kernel '" + k.name + "' argument " + std::to_string(i); };
@@ -585,31 +679,13 @@ class GraphWriter {
         append_double(out_, *v);
         out_ += '}';
       } else {
-        fail(what() + " is a " + std::string(ir::arg_kind_name(l.args[i])) + ", which a Triton kernel cannot take");
+        fail(what() + " is a " + std::string(ir::arg_kind_name(l.args[i])) + ", which a CUDA kernel cannot take");
       }
       out_ += ", "sv;
       append_count(out_, i);
       out_ += ");\n"sv;
     }
-    if (passed > 254) fail("kernel '" + k.name + "': " + std::to_string(passed) + " launch arguments, more than 254");
-    indent();
-    out_ += "void* wrapir_args[] = {"sv;
-    for (std::size_t i = 0; i < l.args.size(); ++i) {
-      if (!launch.launch_constants.empty() && dropped(i)) continue;
-      out_ += "&wrapir_a"sv;
-      append_count(out_, i);
-      out_ += ", "sv;
-    }
-    out_ += "nullptr, nullptr};\n"sv;
-    indent();
-    out_ += "rt::launch_triton(wrapir_cuda_kernels["sv;
-    append_count(out_, slot);
-    out_ += "], wrapir_cuda_set, "sv;
-    out_ += grid;
-    out_ += ", wrapir_args, "sv;
-    append_count(out_, passed);
-    out_ += ");\n"sv;
-    close_scope();
+    return passed;
   }
 
   void indent() { out_.append(static_cast<std::size_t>(depth_ + 2) * 2, ' '); }

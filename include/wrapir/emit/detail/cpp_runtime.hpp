@@ -458,6 +458,10 @@ struct RealArg {
 template <std::size_t Size>
 PtrArg<Size> ptr(const Tensor& t, const char* who) {
   if (!t.live()) fail(std::string(who) + " is passed to a kernel but is not live");
+  // C++ kernels run on the host, also in a CUDA program (host work beside
+  // the device's): device memory there would be a wild pointer.
+  if (on_device(t.storage.get()) && t.numel() != 0)
+    fail(std::string(who) + " is in device memory but is passed to a C++ kernel, which runs on the host");
   return PtrArg<Size>{t.data()};
 }
 

@@ -40,6 +40,44 @@ inline void number_graphs(UnitTables& t, const ir::Program& p, std::size_t depth
   for (const ir::Program& g : p.subgraphs) number_graphs(t, g, depth + 1);
 }
 
+/// A PTX or cubin kernel: a slot in the unit's kernel table, loaded on its
+/// first launch from the file its definition names (relative to the
+/// directory `<prefix>_init` gives, or absolute), or from the bytes
+/// CppOptions::cuda_kernels gives under its name (embedded); launched with
+/// 32 x num_warps threads a block and the metadata's shared memory.
+inline void write_binary_kernel(UnitTables& t, std::size_t graph, const ir::KernelDecl& k, const ir::KernelDefinition& l) {
+  const char* language = k.language == ir::KernelLanguage::ptx ? "PTX" : "cubin";
+  const ir::BinaryRef* binary = boost::variant2::get_if<ir::BinaryRef>(&l.source);
+  if (binary == nullptr) fail("kernel '" + k.name + "' is a " + language + " kernel without a binary (path and entry)");
+  CudaKernelLaunch launch;
+  launch.name = k.name;
+  launch.cubin = binary->path;
+  launch.symbol = binary->entry.empty() ? k.name : binary->entry;
+  const ir::KernelMetadata& m = *l.metadata;
+  if (!m.num_warps)
+    fail("kernel '" + k.name + "' (" + language +
+         ") has no num_warps in its metadata: a launch's block is 32 x num_warps threads");
+  if (*m.num_warps < 1 || *m.num_warps > 32)
+    fail("kernel '" + k.name + "': num_warps " + std::to_string(*m.num_warps) + " is outside 1..32");
+  const std::int64_t shared = m.shared_memory_bytes.value_or(0);
+  if (shared < 0 || shared > (std::int64_t{1} << 31) - 1)
+    fail("kernel '" + k.name + "': shared memory " + std::to_string(shared) + " is outside 0..2^31-1");
+  launch.num_warps = static_cast<int>(*m.num_warps);
+  launch.shared_bytes = static_cast<int>(shared);
+  if (const auto it = t.cuda_launches.find(k.name); it != t.cuda_launches.end()) {
+    // Embedded bytes are of one file: never another definition's.
+    if (!it->second->cubin.empty() && it->second->cubin != binary->path)
+      fail("kernel '" + k.name + "': CppOptions::cuda_kernels embeds the bytes of '" + it->second->cubin +
+           "', its definition names '" + binary->path + "'");
+    launch.image = it->second->image;
+  }
+  if (launch.cubin.empty() && launch.image.empty())
+    fail("kernel '" + k.name + "' (" + language + ") has no path and no embedded image");
+  t.cuda_slots.emplace(std::pair{graph, l.kernel.index}, t.cuda_table.size());
+  t.binary_launches.push_back(std::move(launch));
+  t.cuda_table.push_back(&t.binary_launches.back());
+}
+
 /// `#define kernel <symbol>` around the kernel's own source, with the
 /// warnings Inductor's generated code trips turned off for it alone.
 inline void write_kernel(std::string& out, UnitTables& t, std::size_t graph, const ir::Program& p,
@@ -57,9 +95,31 @@ inline void write_kernel(std::string& out, UnitTables& t, std::size_t graph, con
     t.cuda_table.push_back(it->second);
     return;
   }
+  if (k.language == ir::KernelLanguage::ptx || k.language == ir::KernelLanguage::cubin) {
+    write_binary_kernel(t, graph, k, l);
+    return;
+  }
+  if (k.language == ir::KernelLanguage::cuda) {
+    // Compiled by nvcc from the companion .cu (cpp::cuda_companion): here,
+    // the declaration of its host function.
+    if (boost::variant2::get_if<ir::SourceText>(&l.source) == nullptr) fail("kernel '" + k.name + "' has no source text");
+    if (!is_c_identifier(k.name)) fail("kernel name '" + k.name + "' is not a C identifier");
+    t.cuda_sources.emplace(graph, l.kernel.index);
+    out += "// ---- kernel " + k.name + " (graph " + std::to_string(graph) +
+           "): CUDA C++, defined in the companion .cu\nextern \"C\" int " + t.kernel_symbol(graph, k.name) + "(";
+    for (const ir::KernelParam& param : k.signature) {
+      const char* type = param.type.pointer ? "void*" : launch_scalar_type(param.type.dtype);
+      if (type == nullptr)
+        fail("kernel '" + k.name + "': a scalar parameter of type " + ir::to_string(param.type) + " is not supported");
+      out += type;
+      out += ", ";
+    }
+    out += "CUstream);\n\n";
+    return;
+  }
   if (k.language != ir::KernelLanguage::cpp)
     fail("kernel '" + k.name + "' is written in " + std::string(ir::kernel_language_name(k.language)) +
-         "; emit::cpp renders C++ and Triton kernels (CUDA C++, PTX and cubin kernels are a later step)");
+         "; emit::cpp renders C++, Triton, CUDA C++, PTX and cubin kernels");
   const ir::SourceText* text = boost::variant2::get_if<ir::SourceText>(&l.source);
   if (text == nullptr) fail("kernel '" + k.name + "' has no source text");
   const std::string symbol = t.kernel_symbol(graph, k.name);
@@ -146,7 +206,8 @@ inline void write_unit(std::string& out, const ir::Program& program, const CppOp
   for (const ir::Program* g : t.graphs) {
     for (const ir::BufferDecl& b : g->buffers) cuda = cuda || b.layout.device.type == ir::DeviceType::cuda;
     for (const ir::PoolDecl& pool : g->pools) cuda = cuda || pool.device.type == ir::DeviceType::cuda;
-    for (const ir::KernelDecl& k : g->kernels) cuda = cuda || k.language == ir::KernelLanguage::triton;
+    for (const ir::KernelDecl& k : g->kernels)
+      cuda = cuda || in_cuda_table(k.language) || k.language == ir::KernelLanguage::cuda;
   }
   // About 200 bytes a line, plus the prelude: one allocation, not a dozen.
   out.reserve(out.size() + (std::size_t{1} << 16) + 224 * ir::total_lines(program));
@@ -156,8 +217,25 @@ inline void write_unit(std::string& out, const ir::Program& program, const CppOp
   out +=
       ".\n// A standalone C++17 translation unit: no Python, no libtorch. Entry points:\n"
       "// " + t.prefix + "_run and " + t.prefix + "_info (the C interface below, wrapir/run/c_abi.h)" +
-      (cuda ? ", and " + t.prefix + "_init.\n// A CUDA program: compile with the CUDA Toolkit's include directory, link -lcuda.\n\n"
-            : std::string(".\n\n"));
+      (cuda ? ", and " + t.prefix + "_init.\n// A CUDA program: compile with the CUDA Toolkit's include directory, link -lcuda.\n"
+            : std::string(".\n"));
+  for (const ir::Program* g : t.graphs) {
+    bool host_kernels = false, cuda_cpp = false;
+    for (const ir::KernelDecl& k : g->kernels) {
+      host_kernels = host_kernels || k.language == ir::KernelLanguage::cpp;
+      cuda_cpp = cuda_cpp || k.language == ir::KernelLanguage::cuda;
+    }
+    if (cuda && host_kernels && !t.notes_host_kernels) {
+      out += "// It runs C++ kernels on the host too: also compile with their flags (`wrapir emit-cpp --print-flags`).\n";
+      t.notes_host_kernels = true;
+    }
+    if (cuda_cpp && !t.notes_cuda_cpp) {
+      out += "// Its CUDA C++ kernels are in the companion .cu (`wrapir emit-cpp --companion OUT.cu`): compile that with\n"
+             "// nvcc and link both into one library (with the CUDA runtime, -lcudart).\n";
+      t.notes_cuda_cpp = true;
+    }
+  }
+  out += "\n";
   out += c_abi_text;
 
   // Kernels: every KernelDefinition of every graph, hoisted.
