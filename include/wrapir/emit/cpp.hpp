@@ -121,6 +121,26 @@ struct CppOptions {
   /// CUDA programs: the launch configuration of every Triton kernel the
   /// program defines, by name. A Triton kernel without one is refused.
   std::vector<CudaKernelLaunch> cuda_kernels;
+  /// Inductor's intermediate-value debug printer (reference §6), as
+  /// `python::PythonOptions::debug_level`, around kernel launches and
+  /// extern calls: 0 off (the unit is exactly what it is without the
+  /// printer); 1 write every tensor argument before and after the call to
+  /// `<debug_save_directory>/<before|after>_launch_<kernel>_<buffer>.npy`;
+  /// 2 print every argument (a tensor's dtype, device, sizes, strides,
+  /// offset and min/max/mean; a scalar's value) and, once, the program's
+  /// tensor inputs; 3 print kernel names only. Lines go to the sink the
+  /// host gives `<prefix>_debug_sink`, else to stderr. CUDA tensors are
+  /// copied to the host (after the run's stream) for statistics and saving.
+  /// Multi-kernel calls are never wrapped. Values outside 0-3 are a
+  /// diagnostic. docs/emitters.md shows the lines.
+  int debug_level = 0;
+  /// The kernels (or extern operators, such as `extern_kernels.mm`) the
+  /// debug printer wraps, compared case-insensitively; empty wraps all.
+  /// Unlike Inductor, whose filter applies to level 2 only, it applies to
+  /// every level (as in the Python emitter).
+  std::vector<std::string> debug_kernel_filter{};
+  /// Where level 1 writes tensors (created at run time when missing).
+  std::string debug_save_directory = "tmp/jit_inductor";
 };
 
 /// `program` as a C++ translation unit, or a diagnostic saying why it

@@ -45,6 +45,11 @@ struct UnitTables {
   std::map<std::string, const CudaKernelLaunch*, std::less<>> cuda_launches;
   std::map<std::pair<std::size_t, std::uint32_t>, std::size_t> cuda_slots;
   std::vector<const CudaKernelLaunch*> cuda_table;  // by slot
+  /// The debug printer (CppOptions::debug_level): its level, the kernel
+  /// names it wraps (lowercased; empty: all) and level 1's directory.
+  int debug_level = 0;
+  std::vector<std::string> debug_filter;
+  std::string debug_save_directory;
 
   std::size_t extern_index(const std::string& op) {
     const auto it = externs.find(op);
@@ -77,6 +82,7 @@ class GraphWriter {
     out_ += ";\n  try {\n"sv;
     declare_locals();
     bind_inputs();
+    if (t_.debug_level == 2 && id_ == 0) debug_inputs();
     for (line_ = 0; line_ < p_.body.size(); ++line_) {
       const ir::Line& line = p_.body[line_];
       try {
@@ -99,6 +105,14 @@ class GraphWriter {
               out_ += ") of graph '"sv;
               out_ += p_.name;
               out_ += "'\";\n"sv;
+              if constexpr (debug_wrapped<std::decay_t<decltype(l)>>) {
+                if (t_.debug_level != 0) {
+                  debug_call(l, "before_launch");
+                  (*this)(l);
+                  debug_call(l, "after_launch");
+                  return;
+                }
+              }
               (*this)(l);
             },
             line);
@@ -1009,6 +1023,138 @@ class GraphWriter {
           append_expr_list(out_, d.layout.strides);
           out_ += ", " + string_literal("input " + std::to_string(i) + " (" + d.name + ")") + ", " + code + ");\n";
         }
+  }
+
+  // ---- the debug printer (CppOptions::debug_level, reference §6) ----------
+  /// The lines it wraps: kernel launches and extern calls. A multi-kernel
+  /// call is not one of them (as in Inductor): its candidate's launch is
+  /// rendered directly, not through the line visitor.
+  template <class L>
+  static constexpr bool debug_wrapped = std::is_same_v<L, ir::KernelCall> || std::is_same_v<L, ir::ExternKernelAlloc> ||
+                                        std::is_same_v<L, ir::ExternKernelOut> ||
+                                        std::is_same_v<L, ir::ExternKernelMultiOut>;
+
+  [[nodiscard]] bool debug_wraps(std::string_view kernel_name) const {
+    if (t_.debug_filter.empty()) return true;
+    std::string lower(kernel_name);
+    for (char& c : lower)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return std::find(t_.debug_filter.begin(), t_.debug_filter.end(), lower) != t_.debug_filter.end();
+  }
+
+  void debug_call(const ir::KernelCall& l, std::string_view when) {
+    const ir::KernelDecl& k = kernel(l.kernel);
+    if (!debug_wraps(k.name)) return;
+    if (t_.debug_level == 3) {
+      debug_name(when, k.name);
+      return;
+    }
+    for (std::size_t i = 0; i < l.args.size(); ++i) {
+      if (const auto* b = l.args[i].get_if<ir::BufferArg>()) {
+        debug_tensor(when, k.name, *b);
+      } else if (t_.debug_level == 2) {
+        debug_scalar(when, k.name, i < k.signature.size() ? k.signature[i].name : "argument " + std::to_string(i),
+                     l.args[i]);
+      }
+    }
+  }
+  /// Extern calls: their tensor arguments only (Inductor's "extern" kind).
+  void debug_extern(std::string_view when, const std::string& op, const std::vector<ir::Arg>& args,
+                    const std::vector<ir::NamedArg>& kwargs, const std::vector<const ir::BufferArg*>& outs) {
+    if (!debug_wraps(op)) return;
+    if (t_.debug_level == 3) {
+      debug_name(when, op);
+      return;
+    }
+    for (const ir::Arg& a : args)
+      if (const auto* b = a.get_if<ir::BufferArg>()) debug_tensor(when, op, *b);
+    for (const ir::NamedArg& k : kwargs)
+      if (const auto* b = k.value.get_if<ir::BufferArg>()) debug_tensor(when, op, *b);
+    for (const ir::BufferArg* b : outs) debug_tensor(when, op, *b);
+  }
+  void debug_call(const ir::ExternKernelAlloc& l, std::string_view when) {
+    debug_extern(when, l.kernel.text, l.args, l.kwargs, {});
+  }
+  void debug_call(const ir::ExternKernelOut& l, std::string_view when) {
+    debug_extern(when, l.kernel.text, l.args, l.kwargs, {&l.out});
+  }
+  void debug_call(const ir::ExternKernelMultiOut& l, std::string_view when) {
+    std::vector<const ir::BufferArg*> outs;
+    for (const ir::NamedBuffer& o : l.outs) outs.push_back(&o.buffer);
+    debug_extern(when, l.kernel.text, l.args, l.kwargs, outs);
+  }
+
+  /// Level 3: `[ before_launch: <kernel> ]`, as Inductor's C++ printer.
+  void debug_name(std::string_view when, std::string_view kernel_name) {
+    indent();
+    out_ += "wrapir_debug::print_line(wrapir_debug_sink, "sv;
+    append_string_literal(out_, "[ " + std::string(when) + ": " + std::string(kernel_name) + " ]");
+    out_ += ");\n"sv;
+  }
+  /// Level 1 saves the tensor, level 2 prints it.
+  void debug_tensor(std::string_view when, std::string_view kernel_name, const ir::BufferArg& b) {
+    const std::string& label = name(b.buffer);
+    indent();
+    if (t_.debug_level == 1) {
+      std::string path = t_.debug_save_directory;
+      path += '/';
+      path += when;
+      path += '_';
+      // An operator's name may hold any byte: the file name keeps it safe.
+      for (const char c : kernel_name)
+        path += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+                        c == '-'
+                    ? c
+                    : '_';
+      path += '_';
+      path += label;
+      path += ".npy"sv;
+      out_ += "wrapir_debug::save_tensor("sv;
+      append_string_literal(out_, path);
+    } else {
+      out_ += "wrapir_debug::print_tensor(wrapir_debug_sink, "sv;
+      append_string_literal(out_, std::string(when) + " - " + std::string(kernel_name) + " - " + label);
+    }
+    out_ += ", "sv;
+    append_tensor_of(out_, b);
+    out_ += ");\n"sv;
+  }
+  /// Level 2 prints a scalar argument under its parameter's name.
+  void debug_scalar(std::string_view when, std::string_view kernel_name, const std::string& label, const ir::Arg& a) {
+    const std::string message = std::string(when) + " - " + std::string(kernel_name) + " - " + label;
+    if (const double* d = a.get_if<double>()) {
+      indent();
+      out_ += "wrapir_debug::print_real(wrapir_debug_sink, "sv;
+      append_string_literal(out_, message);
+      out_ += ", "sv;
+      append_double(out_, *d);
+      out_ += ");\n"sv;
+      return;
+    }
+    const expr::Expr* e = a.get_if<expr::Expr>();
+    const std::int64_t* n = a.get_if<std::int64_t>();
+    const bool* x = a.get_if<bool>();
+    if (e == nullptr && n == nullptr && x == nullptr) return;  // None, strings, lists: nothing to print
+    indent();
+    out_ += "wrapir_debug::print_integer(wrapir_debug_sink, "sv;
+    append_string_literal(out_, message);
+    out_ += ", "sv;
+    if (e != nullptr) append_expr(out_, *e);
+    else if (n != nullptr) append_int(out_, *n);
+    else out_ += *x ? "1"sv : "0"sv;
+    out_ += ");\n"sv;
+  }
+  /// Level 2 prints the program's tensor inputs once, as Inductor's C++
+  /// wrapper does in its prefix (`aoti_model_inputs - arg0_1`).
+  void debug_inputs() {
+    for (const ir::ProgramInput& in : p_.inputs)
+      if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&in)) {
+        out_ += "    wrapir_debug::print_tensor(wrapir_debug_sink, "sv;
+        append_string_literal(out_, "aoti_model_inputs - " + name(*b));
+        out_ += ", "sv;
+        out_ += name(*b);
+        out_ += ");\n"sv;
+      }
   }
 
   void write_outputs() {
