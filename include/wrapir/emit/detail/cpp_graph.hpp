@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -281,13 +282,16 @@ class GraphWriter {
     define_result(*l.result, call);
   }
   void operator()(const ir::ExternKernelOut& l) {
-    line("(void)" + extern_call(l.kernel.text, l.args, l.kwargs, {{"out", tensor_of(l.out)}}) + ";");
+    indent();
+    out_ += "(void)"sv;
+    append_extern_call(out_, l.kernel.text, l.args, l.kwargs, {{"out"sv, &l.out}});
+    out_ += ";\n"sv;
   }
   void operator()(const ir::ExternKernelMultiOut& l) {
-    std::vector<std::pair<std::string, std::string>> outs;
+    std::vector<std::pair<std::string_view, const ir::BufferArg*>> outs;
     for (const ir::NamedBuffer& o : l.outs) {
       check_name(o.name.text, "keyword");
-      outs.emplace_back(o.name.text, tensor_of(o.buffer));
+      outs.emplace_back(o.name.text, &o.buffer);
     }
     const std::string call = extern_call(l.kernel.text, l.args, l.kwargs, outs);
     if (!l.result) {
@@ -659,25 +663,36 @@ class GraphWriter {
   /// must be identifiers, distinct, and not the emitter's own (`wrapir*`).
   void check_names() {
     if (!ir::is_valid_name(p_.name)) fail("the graph name " + ir::quote_for_diagnostic(p_.name) + " is not a valid identifier");
-    // One open-addressing table of views, not a hash set of strings (its
-    // allocations were 45 % of the time) nor a sorted vector (its sort 5 %):
-    // a graph may have 100k names.
+    // One open-addressing table of 8-byte slots (the hash's top half and
+    // the name's number + 1), not a hash set of strings (its allocations
+    // were 45 % of the time) nor a sorted vector (its sort 5 %): a graph may
+    // have a million names.
     const std::size_t count = p_.buffers.size() + p_.symbols.size() + p_.pools.size();
+    if (count >= std::numeric_limits<std::uint32_t>::max()) fail("graph '" + p_.name + "' has too many names");
     std::size_t slots = 16;
     while (slots < 2 * count) slots *= 2;
-    std::vector<std::string_view> table(slots);
+    std::vector<std::uint64_t> table(slots, 0);
+    auto name_at = [&](std::size_t i) -> std::string_view {
+      if (i < p_.buffers.size()) return p_.buffers[i].name;
+      i -= p_.buffers.size();
+      if (i < p_.symbols.size()) return p_.symbols[i].symbol.name();
+      return p_.pools[i - p_.symbols.size()].name;
+    };
+    std::size_t number = 0;
     auto add = [&](std::string_view n, const char* what) {
       if (!ir::is_valid_name(n)) fail(std::string(what) + " " + ir::quote_for_diagnostic(n) + " is not a valid identifier");
       if (is_reserved(n))
         fail("graph '" + p_.name + "': " + what + " '" + std::string(n) +
              "' starts with 'wrapir', which emit::cpp keeps for its own names");
-      // Valid names are never empty: an empty view is a free slot.
-      for (std::size_t at = std::hash<std::string_view>{}(n) & (slots - 1);; at = (at + 1) & (slots - 1)) {
-        if (table[at].empty()) {
-          table[at] = n;
+      const std::uint64_t hash = std::hash<std::string_view>{}(n);
+      const std::uint64_t tag = hash & 0xffffffff00000000u;
+      for (std::size_t at = static_cast<std::size_t>(hash) & (slots - 1);; at = (at + 1) & (slots - 1)) {
+        const std::uint64_t slot = table[at];
+        if (slot == 0) {
+          table[at] = tag | ++number;  // numbers count from 1: 0 is a free slot
           return;
         }
-        if (table[at] == n)
+        if ((slot & 0xffffffff00000000u) == tag && name_at((slot & 0xffffffffu) - 1) == n)
           fail("graph '" + p_.name + "': the name '" + std::string(n) +
                "' is used twice (buffers, symbols and pools share one C++ scope)");
       }
@@ -864,62 +879,108 @@ class GraphWriter {
 
   /// An argument as an `rt::Value` expression.
   [[nodiscard]] std::string value_of(const ir::Arg& a) const {
-    if (a.holds<ir::None>()) return "rt::Value{}";
-    if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) {
-      if (!b->view && decl(b->buffer).multi_output) return name(b->buffer);
-      return "rt::Value::of(" + tensor_of(*b) + ")";
-    }
     std::string s;
+    append_value_of(s, a);
+    return s;
+  }
+  void append_value_of(std::string& s, const ir::Arg& a) const {
+    if (a.holds<ir::None>()) {
+      s += "rt::Value{}"sv;
+      return;
+    }
+    if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) {
+      if (!b->view && decl(b->buffer).multi_output) {
+        s += name(b->buffer);
+        return;
+      }
+      s += "rt::Value::of("sv;
+      append_tensor_of(s, *b);
+      s += ')';
+      return;
+    }
     if (const expr::Expr* e = a.get_if<expr::Expr>()) {
-      s = "rt::Value::of_int(";
+      s += "rt::Value::of_int("sv;
       append_expr(s, *e);
     } else if (const std::int64_t* n = a.get_if<std::int64_t>()) {
-      s = "rt::Value::of_int(";
+      s += "rt::Value::of_int("sv;
       append_int(s, *n);
     } else if (const double* d = a.get_if<double>()) {
-      s = "rt::Value::of_real(";
+      s += "rt::Value::of_real("sv;
       append_double(s, *d);
     } else if (const bool* x = a.get_if<bool>()) {
-      s = std::string("rt::Value::of_bool(") + (*x ? "true" : "false");
+      s += *x ? "rt::Value::of_bool(true"sv : "rt::Value::of_bool(false"sv;
     } else if (const std::string* str = a.get_if<std::string>()) {
-      s = "rt::Value::of_string(" + string_literal(*str);
+      s += "rt::Value::of_string("sv;
+      append_string_literal(s, *str);
     } else if (const ir::Device* dev = a.get_if<ir::Device>()) {
       if (dev->type != ir::DeviceType::cpu && dev->type != ir::DeviceType::cuda)
         fail("device " + ir::to_string(*dev) + " has no number in the C ABI");
-      s = std::string("rt::Value::of_device(") + (dev->type == ir::DeviceType::cpu ? "WRAPIR_DEVICE_CPU" : "WRAPIR_DEVICE_CUDA") +
-          ", " + std::to_string(dev->index.value_or(-1));
+      s += dev->type == ir::DeviceType::cpu ? "rt::Value::of_device(WRAPIR_DEVICE_CPU, "sv
+                                            : "rt::Value::of_device(WRAPIR_DEVICE_CUDA, "sv;
+      s += std::to_string(dev->index.value_or(-1));
     } else if (const ir::DType* dt = a.get_if<ir::DType>()) {
-      s = "rt::Value::of_dtype(";
+      s += "rt::Value::of_dtype("sv;
       append_dtype(s, *dt);
     } else {
-      s = "rt::Value::of_list(" + values_of(a.get_if<ir::ArgList>()->items);
+      s += "rt::Value::of_list("sv;
+      append_values_of(s, a.get_if<ir::ArgList>()->items);
     }
-    return s + ")";
+    s += ')';
   }
   [[nodiscard]] std::string values_of(const std::vector<ir::Arg>& args) const {
-    std::string s = "std::vector<rt::Value>{";
-    for (std::size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + value_of(args[i]);
-    return s + "}";
+    std::string s;
+    append_values_of(s, args);
+    return s;
+  }
+  void append_values_of(std::string& s, const std::vector<ir::Arg>& args) const {
+    s += "std::vector<rt::Value>{"sv;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (i) s += ", "sv;
+      append_value_of(s, args[i]);
+    }
+    s += '}';
   }
 
-  [[nodiscard]] std::string extern_call(const std::string& op, const std::vector<ir::Arg>& args,
-                                        const std::vector<ir::NamedArg>& kwargs,
-                                        const std::vector<std::pair<std::string, std::string>>& out_tensors) {
+  /// `rt::call_extern(...)`, written in place: an extern line was a dozen
+  /// temporary strings.
+  void append_extern_call(std::string& s, const std::string& op, const std::vector<ir::Arg>& args,
+                          const std::vector<ir::NamedArg>& kwargs,
+                          const std::vector<std::pair<std::string_view, const ir::BufferArg*>>& out_tensors) {
     if (op.empty()) fail("the extern has no name");
     const std::size_t index = t_.extern_index(op);
-    std::string s = "rt::call_extern(wrapir_ctx, " + std::to_string(index) + ", " + string_literal(op) + ", " +
-                    values_of(args) + ", {";
+    s += "rt::call_extern(wrapir_ctx, "sv;
+    append_count(s, index);
+    s += ", "sv;
+    append_string_literal(s, op);
+    s += ", "sv;
+    append_values_of(s, args);
+    s += ", {"sv;
     bool first = true;
     for (const ir::NamedArg& k : kwargs) {
       check_name(k.name.text, "keyword");
-      s += (first ? "{" : ", {") + string_literal(k.name.text) + ", " + value_of(k.value) + "}";
+      s += first ? "{"sv : ", {"sv;
+      append_string_literal(s, k.name.text);
+      s += ", "sv;
+      append_value_of(s, k.value);
+      s += '}';
       first = false;
     }
     for (const auto& [n, tensor] : out_tensors) {
-      s += (first ? "{" : ", {") + string_literal(n) + ", rt::Value::of(" + tensor + ")}";
+      s += first ? "{"sv : ", {"sv;
+      append_string_literal(s, n);
+      s += ", rt::Value::of("sv;
+      append_tensor_of(s, *tensor);
+      s += ")}"sv;
       first = false;
     }
-    return s + "})";
+    s += "})"sv;
+  }
+  [[nodiscard]] std::string extern_call(const std::string& op, const std::vector<ir::Arg>& args,
+                                        const std::vector<ir::NamedArg>& kwargs,
+                                        const std::vector<std::pair<std::string_view, const ir::BufferArg*>>& out_tensors) {
+    std::string s;
+    append_extern_call(s, op, args, kwargs, out_tensors);
+    return s;
   }
 
   /// `buf = result` for a tensor buffer (dtype and sizes checked) or a
