@@ -679,3 +679,31 @@ TEST_CASE("emit/cpp: debug level 1 writes each tensor argument as a .npy file nu
           std::string::npos);
   }
 }
+
+TEST_CASE("emit/cpp: a name used twice is found among many, wherever the two are") {
+  // check_names partitions the names by hash once there are more than 1024:
+  // a duplicate must be found in any part, and distinct names never refused.
+  std::mt19937 rng(11);
+  for (const std::size_t extra : {std::size_t{10}, std::size_t{3000}, std::size_t{40000}}) {
+    ir::Program p = add_relu();
+    const ir::BufferDecl model = p.buffers[2];
+    for (std::size_t i = 0; i < extra; ++i) {
+      ir::BufferDecl d = model;
+      d.name = "extra" + std::to_string(i);
+      p.buffers.push_back(d);
+    }
+    CHECK(wrapir::cpp::to_cpp(p).has_value());
+    for (int round = 0; round < 3; ++round) {
+      ir::Program q = p;
+      const std::size_t a = 3 + rng() % extra;
+      std::size_t b = 3 + rng() % extra;
+      if (b == a) b = a == 3 ? 4 : 3;
+      q.buffers[b].name = q.buffers[a].name;
+      const std::string why = emit_error(q);
+      CHECK_MESSAGE(why.find("the name '" + q.buffers[a].name + "' is used twice") != std::string::npos, why);
+    }
+    ir::Program q = p;
+    q.buffers.back().name = "s0";  // a buffer named as a symbol
+    CHECK(emit_error(q).find("the name 's0' is used twice") != std::string::npos);
+  }
+}
