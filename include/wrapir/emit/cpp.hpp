@@ -34,7 +34,9 @@
 ///   (input dimensions written as an expression of one unknown are solved,
 ///   expr/solve.hpp), input asserts, then the body, one statement group per
 ///   line, each marked with its line number and kind;
-/// - the C entry points `<prefix>_run` and `<prefix>_info` (c_abi.h).
+/// - the C entry points `<prefix>_run` and `<prefix>_info` (c_abi.h), and
+///   with the debug printer (`CppOptions::debug_level` 1-3, after its own
+///   prelude) `<prefix>_debug_sink`, where the host takes its lines.
 ///
 /// Lines: allocations are 64-byte aligned `aligned_alloc`; pools and the
 /// planned arena are allocated once and carved (`alloc_from_pool`); reuse
