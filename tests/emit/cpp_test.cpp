@@ -707,3 +707,20 @@ TEST_CASE("emit/cpp: a name used twice is found among many, wherever the two are
     CHECK(emit_error(q).find("the name 's0' is used twice") != std::string::npos);
   }
 }
+
+TEST_CASE("emit/cpp: the debug printer leaves out arguments that are not tensors") {
+  // An extern may take a multi-output buffer (a list of results): level 2
+  // prints its tensor arguments only, where it used to refuse the program.
+  ir::Program p{"call"};
+  ir::Builder b{p};
+  b.set_default_device(wrapir::cpu_device());
+  const auto x = b.input("arg0_1", {p.ctx().integer(4)}, wrapir::f32);
+  const auto pair = b.extern_alloc_multi("aten.split.Tensor", {x, std::int64_t{2}});
+  const auto out = b.empty({p.ctx().integer(4)}, wrapir::f32);
+  b.extern_out("aten.cat.out", {pair}, ir::BufferArg{out, std::nullopt});
+  b.output(out);
+  const std::string unit = emit_ok(p, debug_options(2));
+  CHECK(unit.find("\"before_launch - aten.cat.out - buf") != std::string::npos);  // the out tensor
+  CHECK(unit.find("- aten.cat.out - " + p.buffers[pair.index].name + "\"") == std::string::npos);
+  CHECK(unit.find("\"before_launch - aten.split.Tensor - arg0_1\"") != std::string::npos);
+}

@@ -1200,6 +1200,9 @@ class GraphWriter {
   }
   /// Level 1 saves the tensor, level 2 prints it.
   void debug_tensor(std::string_view when, std::string_view kernel_name, const ir::BufferArg& b) {
+    // A multi-output buffer holds a list of results, not a tensor: an
+    // extern may take it, the printer leaves it out.
+    if (decl(b.buffer).multi_output) return;
     const std::string& label = name(b.buffer);
     indent();
     if (t_.debug_level == 1) {
