@@ -9,6 +9,7 @@
 // their own); WRAPIR_UPDATE_GOLDEN=1 rewrites them.
 
 #include <wrapir/emit/cpp.hpp>
+#include <wrapir/emit/targets.hpp>
 #include <wrapir/expr/ops.hpp>
 #include <wrapir/ir/builder.hpp>
 #include <wrapir/ir/program.hpp>
@@ -63,6 +64,10 @@ std::string without_prelude(const std::string& unit) {
   const std::size_t rt_end = out.find("}  // namespace wrapir_rt_v2\n");
   if (rt != std::string::npos && rt_end != std::string::npos)
     out.replace(rt, rt_end + 29 - rt, "\n/* <the runtime of emit/detail/cpp_runtime.hpp> */\n");
+  const std::size_t debug = out.find("\n#include <cstdio>\n#include <filesystem>\n");
+  const std::size_t debug_end = out.find("}  // namespace wrapir_rt_debug_v1\n");
+  if (debug != std::string::npos && debug_end != std::string::npos)
+    out.replace(debug, debug_end + 35 - debug, "\n/* <the debug printer's runtime of emit/detail/cpp_runtime.hpp> */\n");
   return out;
 }
 
@@ -524,4 +529,198 @@ TEST_CASE("emit/cpp: a kernel argument out of its parameter's range fails naming
   o = call(l, {run::Value{std::int64_t{-4}}, run::Value{float_tensor({0, 0, 0, 0})}}, 1);
   CHECK(o.rc == WRAPIR_ERROR_INVALID_ARGUMENT);
   CHECK(o.message.find("symbol 's0' would be -4") != std::string::npos);
+}
+
+// ---- the debug printer (CppOptions::debug_level) -----------------------------
+
+namespace {
+
+wrapir::cpp::CppOptions debug_options(int level, std::vector<std::string> filter = {}, std::string directory = "tmp/jit_inductor") {
+  wrapir::cpp::CppOptions o;
+  o.debug_level = level;
+  o.debug_kernel_filter = std::move(filter);
+  o.debug_save_directory = std::move(directory);
+  return o;
+}
+
+/// The lines a loaded unit's debug printer hands its sink.
+struct DebugLines {
+  std::vector<std::string> lines;
+  static void write(void* host, const char* line) { static_cast<DebugLines*>(host)->lines.emplace_back(line); }
+};
+
+void set_sink(const Loaded& l, DebugLines& sink) {
+  auto set = reinterpret_cast<void (*)(void (*)(void*, const char*), void*)>(dlsym(l.handle, "wrapir_model_debug_sink"));
+  REQUIRE(reinterpret_cast<void*>(set) != nullptr);
+  set(&DebugLines::write, &sink);
+}
+
+std::vector<run::Value> add_relu_inputs() {
+  return {run::Value{float_tensor({1, -2, 3})}, run::Value{float_tensor({1, 1, -5})}};
+}
+
+}  // namespace
+
+TEST_CASE("emit/cpp: debug printer goldens, levels 1 to 3; level 0 adds nothing") {
+  check_golden("add_relu_debug1", emit_ok(add_relu(), debug_options(1)));
+  check_golden("add_relu_debug2", emit_ok(add_relu(), debug_options(2)));
+  check_golden("add_relu_debug3", emit_ok(add_relu(), debug_options(3)));
+  check_golden("extern_view_debug2", emit_ok(extern_view(), debug_options(2)));
+  // Level 0 with a filter and a directory is the unit without the printer.
+  CHECK(emit_ok(add_relu(), debug_options(0, {"x"}, "elsewhere")) == emit_ok(add_relu()));
+  const std::string plain = emit_ok(add_relu());
+  CHECK(plain.find("wrapir_debug") == std::string::npos);
+  CHECK(plain.find("_debug_sink") == std::string::npos);
+}
+
+TEST_CASE("emit/cpp: the debug printer's options are checked") {
+  CHECK(emit_error(add_relu(), debug_options(4)).find("debug_level 4 is outside 0-3") != std::string::npos);
+  CHECK(emit_error(add_relu(), debug_options(-1)).find("outside 0-3") != std::string::npos);
+  CHECK(emit_error(add_relu(), debug_options(1, {}, "")).find("debug_save_directory") != std::string::npos);
+  CHECK(emit_error(add_relu(), debug_options(1, {}, std::string("a\0b", 3))).find("NUL") != std::string::npos);
+  // The path and messages are escaped literals, whatever they hold.
+  const std::string unit = emit_ok(add_relu(), debug_options(1, {}, "dir \"quoted\"\n"));
+  CHECK(unit.find("\"dir \\\"quoted\\\"\\012/before_launch_cpp_fused_add_relu_0_arg0_1.npy\"") != std::string::npos);
+}
+
+TEST_CASE("emit/cpp: the cpp target takes the debug printer's options") {
+  const wrapir::EmitTarget target = wrapir::cpp_target();
+  auto emit_with = [&](std::vector<std::pair<std::string, std::string>> pairs) {
+    wrapir::EmitOptions o;
+    for (auto& [k, v] : pairs) o.values.emplace_back(k, v);
+    std::string out;
+    wrapir::Result<void> r = target.emit(add_relu(), o, out);
+    return r ? out : "error: " + r.error().message;
+  };
+  CHECK(emit_with({{"debug_level", "2"}, {"debug_kernels", "CPP_fused_add_relu_0,other"}}) ==
+        emit_ok(add_relu(), debug_options(2, {"CPP_fused_add_relu_0", "other"})));
+  CHECK(emit_with({{"debug_level", "1"}, {"debug_save_directory", "/tmp/x"}}) ==
+        emit_ok(add_relu(), debug_options(1, {}, "/tmp/x")));
+  CHECK(emit_with({{"debug_level", "5"}}).rfind("error: ", 0) == 0);
+  CHECK(emit_with({{"debug_level", "2"}, {"debug_kernels", "a,,b"}}).find("empty name") != std::string::npos);
+}
+
+TEST_CASE("emit/cpp: debug level 2 prints each argument and the inputs to the host's sink") {
+  const Loaded l = compile_and_load(emit_ok(add_relu(), debug_options(2)));
+  if (l.handle == nullptr) return;
+  DebugLines sink;
+  set_sink(l, sink);
+  const Outcome o = call(l, add_relu_inputs(), 1);
+  REQUIRE_MESSAGE(o.rc == WRAPIR_OK, o.message);
+  REQUIRE(sink.lines.size() == 10);
+  CHECK(sink.lines[0] ==
+        "[  aoti_model_inputs - arg0_1: float32 cpu sizes=[3] strides=[1] offset=0 numel=3 min=-2 max=3 "
+        "mean=0.666666667  ]");
+  CHECK(sink.lines[1] ==
+        "[  aoti_model_inputs - arg1_1: float32 cpu sizes=[3] strides=[1] offset=0 numel=3 min=-5 max=1 mean=-1  ]");
+  CHECK(sink.lines[2] ==
+        "[  before_launch - cpp_fused_add_relu_0 - arg0_1: float32 cpu sizes=[3] strides=[1] offset=0 numel=3 min=-2 "
+        "max=3 mean=0.666666667  ]");
+  CHECK(sink.lines[4].rfind("[  before_launch - cpp_fused_add_relu_0 - buf0: float32 cpu sizes=[3] strides=[1]", 0) == 0);
+  CHECK(sink.lines[5] == "[  before_launch - cpp_fused_add_relu_0 - ks0: 3  ]");
+  CHECK(sink.lines[8] ==
+        "[  after_launch - cpp_fused_add_relu_0 - buf0: float32 cpu sizes=[3] strides=[1] offset=0 numel=3 min=0 max=2 "
+        "mean=0.666666667  ]");
+  CHECK(sink.lines[9] == "[  after_launch - cpp_fused_add_relu_0 - ks0: 3  ]");
+
+  SUBCASE("a filter that names no kernel of the program leaves only the inputs") {
+    const Loaded f = compile_and_load(emit_ok(add_relu(), debug_options(2, {"triton_other"})));
+    DebugLines s2;
+    set_sink(f, s2);
+    REQUIRE(call(f, add_relu_inputs(), 1).rc == WRAPIR_OK);
+    CHECK(s2.lines.size() == 2);
+  }
+}
+
+TEST_CASE("emit/cpp: debug level 3 prints kernel and extern names, filtered case-insensitively") {
+  const Loaded l = compile_and_load(emit_ok(add_relu(), debug_options(3, {"CPP_Fused_Add_Relu_0"})));
+  if (l.handle == nullptr) return;
+  DebugLines sink;
+  set_sink(l, sink);
+  REQUIRE(call(l, add_relu_inputs(), 1).rc == WRAPIR_OK);
+  CHECK(sink.lines ==
+        std::vector<std::string>{"[ before_launch: cpp_fused_add_relu_0 ]", "[ after_launch: cpp_fused_add_relu_0 ]"});
+  const std::string externs = emit_ok(extern_view(), debug_options(3));
+  CHECK(externs.find("wrapir_debug::print_line(wrapir_debug_sink, \"[ before_launch: extern_kernels.mm ]\");") !=
+        std::string::npos);
+}
+
+TEST_CASE("emit/cpp: debug level 1 writes each tensor argument as a .npy file numpy reads") {
+  const std::filesystem::path dir = scratch_directory() / "saved";  // created by the run
+  const Loaded l = compile_and_load(emit_ok(add_relu(), debug_options(1, {}, dir.string())));
+  if (l.handle == nullptr) return;
+  REQUIRE(call(l, add_relu_inputs(), 1).rc == WRAPIR_OK);
+  for (const char* name : {"before_launch_cpp_fused_add_relu_0_arg0_1.npy", "before_launch_cpp_fused_add_relu_0_arg1_1.npy",
+                           "before_launch_cpp_fused_add_relu_0_buf0.npy", "after_launch_cpp_fused_add_relu_0_arg0_1.npy",
+                           "after_launch_cpp_fused_add_relu_0_arg1_1.npy"})
+    CHECK_MESSAGE(std::filesystem::exists(dir / name), name);
+  const std::string file = read_file(dir / "after_launch_cpp_fused_add_relu_0_buf0.npy");
+  REQUIRE(file.size() > 10);
+  CHECK(file.substr(0, 8) == std::string("\x93NUMPY\x01\x00", 8));
+  const std::size_t header_length = static_cast<unsigned char>(file[8]) + 256u * static_cast<unsigned char>(file[9]);
+  CHECK((10 + header_length) % 64 == 0);  // numpy's alignment of the data
+  REQUIRE(file.size() == 10 + header_length + 12);
+  const std::string header = file.substr(10, header_length);
+  CHECK(header.rfind("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", 0) == 0);
+  CHECK(header.back() == '\n');
+  float values[3];
+  std::memcpy(values, file.data() + 10 + header_length, sizeof values);
+  CHECK(values[0] == 2);
+  CHECK(values[1] == 0);
+  CHECK(values[2] == 0);
+  std::filesystem::remove_all(dir.parent_path());
+
+  SUBCASE("a directory that cannot be made fails the run, naming the file") {
+    const Loaded bad = compile_and_load(emit_ok(add_relu(), debug_options(1, {}, "/proc/wrapir_no_such_place")));
+    const Outcome o = call(bad, add_relu_inputs(), 1);
+    CHECK(o.rc == WRAPIR_ERROR_RUNTIME);
+    CHECK(o.message.find("line 2 (KernelCall 'cpp_fused_add_relu_0') of graph 'call': the debug printer cannot write "
+                         "'/proc/wrapir_no_such_place/before_launch_cpp_fused_add_relu_0_arg0_1.npy'") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("emit/cpp: a name used twice is found among many, wherever the two are") {
+  // check_names partitions the names by hash once there are more than 1024:
+  // a duplicate must be found in any part, and distinct names never refused.
+  std::mt19937 rng(11);
+  for (const std::size_t extra : {std::size_t{10}, std::size_t{3000}, std::size_t{40000}}) {
+    ir::Program p = add_relu();
+    const ir::BufferDecl model = p.buffers[2];
+    for (std::size_t i = 0; i < extra; ++i) {
+      ir::BufferDecl d = model;
+      d.name = "extra" + std::to_string(i);
+      p.buffers.push_back(d);
+    }
+    CHECK(wrapir::cpp::to_cpp(p).has_value());
+    for (int round = 0; round < 3; ++round) {
+      ir::Program q = p;
+      const std::size_t a = 3 + rng() % extra;
+      std::size_t b = 3 + rng() % extra;
+      if (b == a) b = a == 3 ? 4 : 3;
+      q.buffers[b].name = q.buffers[a].name;
+      const std::string why = emit_error(q);
+      CHECK_MESSAGE(why.find("the name '" + q.buffers[a].name + "' is used twice") != std::string::npos, why);
+    }
+    ir::Program q = p;
+    q.buffers.back().name = "s0";  // a buffer named as a symbol
+    CHECK(emit_error(q).find("the name 's0' is used twice") != std::string::npos);
+  }
+}
+
+TEST_CASE("emit/cpp: the debug printer leaves out arguments that are not tensors") {
+  // An extern may take a multi-output buffer (a list of results): level 2
+  // prints its tensor arguments only, where it used to refuse the program.
+  ir::Program p{"call"};
+  ir::Builder b{p};
+  b.set_default_device(wrapir::cpu_device());
+  const auto x = b.input("arg0_1", {p.ctx().integer(4)}, wrapir::f32);
+  const auto pair = b.extern_alloc_multi("aten.split.Tensor", {x, std::int64_t{2}});
+  const auto out = b.empty({p.ctx().integer(4)}, wrapir::f32);
+  b.extern_out("aten.cat.out", {pair}, ir::BufferArg{out, std::nullopt});
+  b.output(out);
+  const std::string unit = emit_ok(p, debug_options(2));
+  CHECK(unit.find("\"before_launch - aten.cat.out - buf") != std::string::npos);  // the out tensor
+  CHECK(unit.find("- aten.cat.out - " + p.buffers[pair.index].name + "\"") == std::string::npos);
+  CHECK(unit.find("\"before_launch - aten.split.Tensor - arg0_1\"") != std::string::npos);
 }

@@ -65,7 +65,7 @@ constexpr std::string_view usage =
     "       wrapir emit --target python|text|dot|cpp|fx|fx-python [--options KEY=VALUE,...] [--no-verify]\n"
     "                   FILE.json [-o OUT]\n"
     "                   python: [--no-device-guard] [--no-benchmark-harness]\n"
-    "                   [--size-asserts none|eager|deferred] [--debug-level 0-3]\n"
+    "                   [--size-asserts none|eager|deferred]; python, cpp: [--debug-level 0-3]\n"
     "                   [--debug-kernels NAME,...]; dot: --options legend=false,\n"
     "                   subgraphs=false, direction=LR\n"
     "       wrapir plan --strategy reuse|pools|arena [--pool-policy none|intermediates|outputs|combined]\n"

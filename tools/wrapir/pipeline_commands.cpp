@@ -6,8 +6,8 @@
 //       or in OUT. --options KEY=VALUE[,KEY=VALUE...] passes the target's
 //       options (`--options legend=false,direction=LR` for dot). For python
 //       also: --no-device-guard, --no-benchmark-harness,
-//       --size-asserts none|eager|deferred, --debug-level 0-3,
-//       --debug-kernels NAME[,NAME...]
+//       --size-asserts none|eager|deferred; for python and cpp:
+//       --debug-level 0-3, --debug-kernels NAME[,NAME...]
 //   wrapir plan --strategy reuse|pools|arena [options] FILE [-o OUT] [--timeline SVG]
 //       the planned program as JSON on stdout (or in OUT), one statistics
 //       line on stderr, and with --timeline the memory timeline picture.
@@ -49,6 +49,8 @@ void write_output(const Arguments& a, std::string_view text) {
   else std::fwrite(text.data(), 1, text.size(), stdout);
 }
 
+void debug_flags(const Arguments& a, EmitOptions& options);
+
 /// The Python flags as options of the `python` target, checked here so that
 /// their errors name the flags.
 void python_flags(const Arguments& a, EmitOptions& options) {
@@ -59,6 +61,11 @@ void python_flags(const Arguments& a, EmitOptions& options) {
       throw Failure{"emit: --size-asserts takes none, eager or deferred, not '" + one_line(*s, 40) + "'"};
     options.values.emplace_back("size_asserts", *s);
   }
+  debug_flags(a, options);
+}
+
+/// The debug printer's flags (python and cpp targets).
+void debug_flags(const Arguments& a, EmitOptions& options) {
   if (auto level = a.value("--debug-level")) {
     int v = -1;
     const auto r = std::from_chars(level->data(), level->data() + level->size(), v);
@@ -109,9 +116,12 @@ int cmd_emit(const Arguments& a) {
   if (*target == "python") {
     python_flags(a, options);
   } else {
-    for (std::string_view flag :
-         {"--no-device-guard", "--no-benchmark-harness", "--size-asserts", "--debug-level", "--debug-kernels"})
+    const bool debug = *target == "cpp";  // the C++ unit has the debug printer too
+    for (std::string_view flag : {"--no-device-guard", "--no-benchmark-harness", "--size-asserts"})
       if (a.flag(flag)) throw Failure{"emit: " + std::string(flag) + " applies to --target python only"};
+    for (std::string_view flag : {"--debug-level", "--debug-kernels"})
+      if (!debug && a.flag(flag)) throw Failure{"emit: " + std::string(flag) + " applies to --target python and cpp only"};
+    if (debug) debug_flags(a, options);
   }
   generic_options(a, options);
 

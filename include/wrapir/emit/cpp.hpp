@@ -34,7 +34,9 @@
 ///   (input dimensions written as an expression of one unknown are solved,
 ///   expr/solve.hpp), input asserts, then the body, one statement group per
 ///   line, each marked with its line number and kind;
-/// - the C entry points `<prefix>_run` and `<prefix>_info` (c_abi.h).
+/// - the C entry points `<prefix>_run` and `<prefix>_info` (c_abi.h), and
+///   with the debug printer (`CppOptions::debug_level` 1-3, after its own
+///   prelude) `<prefix>_debug_sink`, where the host takes its lines.
 ///
 /// Lines: allocations are 64-byte aligned `aligned_alloc`; pools and the
 /// planned arena are allocated once and carved (`alloc_from_pool`); reuse
@@ -123,6 +125,26 @@ struct CppOptions {
   /// An entry named as a PTX or cubin kernel gives the bytes to embed for
   /// it (`cpp::binary_kernel_images`); its launch comes from the definition.
   std::vector<CudaKernelLaunch> cuda_kernels;
+  /// Inductor's intermediate-value debug printer (reference §6), as
+  /// `python::PythonOptions::debug_level`, around kernel launches and
+  /// extern calls: 0 off (the unit is exactly what it is without the
+  /// printer); 1 write every tensor argument before and after the call to
+  /// `<debug_save_directory>/<before|after>_launch_<kernel>_<buffer>.npy`;
+  /// 2 print every argument (a tensor's dtype, device, sizes, strides,
+  /// offset and min/max/mean; a scalar's value) and, once, the program's
+  /// tensor inputs; 3 print kernel names only. Lines go to the sink the
+  /// host gives `<prefix>_debug_sink`, else to stderr. CUDA tensors are
+  /// copied to the host (after the run's stream) for statistics and saving.
+  /// Multi-kernel calls are never wrapped. Values outside 0-3 are a
+  /// diagnostic. docs/emitters.md shows the lines.
+  int debug_level = 0;
+  /// The kernels (or extern operators, such as `extern_kernels.mm`) the
+  /// debug printer wraps, compared case-insensitively; empty wraps all.
+  /// Unlike Inductor, whose filter applies to level 2 only, it applies to
+  /// every level (as in the Python emitter).
+  std::vector<std::string> debug_kernel_filter{};
+  /// Where level 1 writes tensors (created at run time when missing).
+  std::string debug_save_directory = "tmp/jit_inductor";
 };
 
 /// `program` as a C++ translation unit, or a diagnostic saying why it

@@ -7,7 +7,7 @@
 /// | `python` | the Python module (emit/python.hpp) | `device_guard`, `benchmark_harness` (true/false), `size_asserts` (none, eager, deferred), `debug_level` (0-3), `debug_kernels` (NAME,NAME...) |
 /// | `text` | the text form (emit/text.hpp) | none |
 /// | `dot` | the dataflow as Graphviz (emit/dot.hpp) | `legend`, `subgraphs` (true/false), `direction` (TB, LR) |
-/// | `cpp` | a standalone C++ unit with a C entry point, CPU programs (emit/cpp.hpp) | `entry_prefix` (a C identifier), `input_asserts` (true/false), `max_loop_iterations` |
+/// | `cpp` | a standalone C++ unit with a C entry point, CPU programs (emit/cpp.hpp) | `entry_prefix` (a C identifier), `input_asserts` (true/false), `max_loop_iterations`, `debug_level` (0-3), `debug_kernels` (NAME,NAME...), `debug_save_directory` |
 /// | `fx` | the FX graph text, as torch prints `gm.graph` (emit/fx.hpp) | `asserts` (true/false) |
 /// | `fx-python` | a Python module building that FX GraphModule (emit/fx.hpp) | `asserts` (true/false) |
 ///
@@ -26,6 +26,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace wrapir {
 
@@ -102,6 +103,22 @@ namespace wrapir {
                     }};
 }
 
+/// The names of the option `debug_kernels` (NAME,NAME...), appended to
+/// `names`; an empty name is a diagnostic.
+inline Result<void> debug_kernel_names(const EmitOptions& o, std::vector<std::string>& names) {
+  const auto text = o.get("debug_kernels");
+  if (!text) return {};
+  std::string_view rest = *text;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view name = rest.substr(0, comma);
+    if (name.empty()) return Diagnostic{"option 'debug_kernels' has an empty name in " + ir::quote_for_diagnostic(*text)};
+    names.emplace_back(name);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  return {};
+}
+
 /// `cpp`: a standalone C++ translation unit (CPU programs).
 [[nodiscard]] inline EmitTarget cpp_target() {
   return EmitTarget{
@@ -109,7 +126,10 @@ namespace wrapir {
       "the program as one C++ translation unit with a C entry point, no Python and no libtorch (CPU programs)",
       {{"entry_prefix", "the C names of the entry points, <prefix>_run and <prefix>_info (wrapir_model)"},
        {"input_asserts", "check each input's sizes and strides against the program's layout (true)"},
-       {"max_loop_iterations", "a WhileLoop running longer stops the run with an error (16777216)"}},
+       {"max_loop_iterations", "a WhileLoop running longer stops the run with an error (16777216)"},
+       {"debug_level", "the intermediate-value debug printer, 0 to 3 (0)"},
+       {"debug_kernels", "the kernels the debug printer wraps, NAME,NAME... (all)"},
+       {"debug_save_directory", "where debug level 1 writes tensors as .npy files (tmp/jit_inductor)"}},
       [](const ir::Program& p, const EmitOptions& o, std::string& out) -> Result<void> {
         cpp::CppOptions options;
         if (const auto prefix = o.get("entry_prefix")) options.entry_prefix = std::string(*prefix);
@@ -119,6 +139,11 @@ namespace wrapir {
         Result<std::int64_t> limit = o.integer("max_loop_iterations", std::int64_t{1} << 24, 1, std::int64_t{1} << 62);
         if (!limit) return std::move(limit).error();
         options.max_loop_iterations = static_cast<std::size_t>(limit.value());
+        Result<std::int64_t> level = o.integer("debug_level", 0, 0, 3);
+        if (!level) return std::move(level).error();
+        options.debug_level = static_cast<int>(level.value());
+        if (Result<void> names = debug_kernel_names(o, options.debug_kernel_filter); !names) return names;
+        if (const auto directory = o.get("debug_save_directory")) options.debug_save_directory = std::string(*directory);
         return cpp::to_cpp(p, out, options);
       }};
 }

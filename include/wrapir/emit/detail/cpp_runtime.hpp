@@ -755,4 +755,223 @@ inline int report(const char* text, char* message, std::size_t size) {
 }  // namespace wrapir_rt_v2
 )WRAPIR_RT";
 
+/// The intermediate-value debug printer's runtime (CppOptions::debug_level),
+/// written after `runtime_text` only into units that print: a unit without
+/// the printer is byte for byte what it was before it existed. Its own
+/// versioned namespace, so that units with and without it link together.
+inline constexpr std::string_view debug_runtime_text = R"WRAPIR_DEBUG(
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+
+namespace wrapir_rt_debug_v1 {
+
+namespace rt = wrapir_rt_v2;
+
+/// Where the printer's lines go: the host's callback (each line without
+/// its newline), or stderr when the host gave none.
+struct Sink {
+  std::mutex mutex{};
+  void (*write)(void* host, const char* line) = nullptr;
+  void* host = nullptr;
+};
+
+inline void print_line(Sink& sink, const std::string& line) {
+  std::lock_guard<std::mutex> lock(sink.mutex);
+  if (sink.write != nullptr) {
+    sink.write(sink.host, line.c_str());
+    return;
+  }
+  std::fputs(line.c_str(), stderr);
+  std::fputc('\n', stderr);
+}
+
+inline std::string number_text(double v) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.9g", v);
+  return buffer;
+}
+
+/// The tensor's elements in row-major order of its sizes, on the host (a
+/// device tensor's span is copied first, after the run's stream).
+inline std::vector<unsigned char> host_elements(const rt::Tensor& t) {
+  const std::int64_t item = rt::itemsize_of(t.dtype);
+  const std::int64_t span = rt::bytes_spanned(t.sizes, t.strides, t.offset, t.dtype);
+  std::vector<unsigned char> out(static_cast<std::size_t>(t.numel() * item));
+  if (out.empty() || span == 0) return out;
+  const unsigned char* base = nullptr;
+  std::vector<unsigned char> copy;
+  if (rt::on_device(t.storage.get())) {
+    const std::int64_t start = t.offset * item;
+    copy.resize(static_cast<std::size_t>(span - start));
+    rt::require_device_ops().copy(copy.data(), t.storage->data + start, copy.size(), true);
+    base = copy.data();
+  } else {
+    base = reinterpret_cast<const unsigned char*>(t.data());
+  }
+  const std::size_t rank = t.sizes.size();
+  std::vector<std::int64_t> index(rank, 0);
+  std::int64_t at = 0;  // element offset of `index` from the first element
+  for (std::size_t n = 0; n * static_cast<std::size_t>(item) < out.size(); ++n) {
+    std::memcpy(out.data() + n * static_cast<std::size_t>(item), base + at * item, static_cast<std::size_t>(item));
+    for (std::size_t d = rank; d-- > 0;) {
+      at += t.strides[d];
+      if (++index[d] < t.sizes[d]) break;
+      at -= t.strides[d] * t.sizes[d];
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+inline float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h >> 15) << 31;
+  const std::uint32_t exponent = (h >> 10) & 0x1f;
+  const std::uint32_t mantissa = h & 0x3ffu;
+  if (exponent == 0) {
+    const float v = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign != 0 ? -v : v;
+  }
+  const std::uint32_t bits = exponent == 0x1f ? (sign | 0x7f800000u | (mantissa << 13))
+                                              : (sign | ((exponent + 112u) << 23) | (mantissa << 13));
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/// Element `i` of a host copy as a double; false for dtypes without an
+/// ordering (complex, float8, float4).
+inline bool element_value(const unsigned char* p, std::int32_t dtype, double& v) {
+  switch (dtype) {
+    case WRAPIR_DTYPE_BOOL: v = *p != 0 ? 1 : 0; return true;
+    case WRAPIR_DTYPE_UINT8: v = *p; return true;
+    case WRAPIR_DTYPE_INT8: { std::int8_t x; std::memcpy(&x, p, 1); v = x; return true; }
+    case WRAPIR_DTYPE_INT16: { std::int16_t x; std::memcpy(&x, p, 2); v = x; return true; }
+    case WRAPIR_DTYPE_INT32: { std::int32_t x; std::memcpy(&x, p, 4); v = x; return true; }
+    case WRAPIR_DTYPE_INT64: { std::int64_t x; std::memcpy(&x, p, 8); v = static_cast<double>(x); return true; }
+    case WRAPIR_DTYPE_UINT16: { std::uint16_t x; std::memcpy(&x, p, 2); v = x; return true; }
+    case WRAPIR_DTYPE_UINT32: { std::uint32_t x; std::memcpy(&x, p, 4); v = x; return true; }
+    case WRAPIR_DTYPE_UINT64: { std::uint64_t x; std::memcpy(&x, p, 8); v = static_cast<double>(x); return true; }
+    case WRAPIR_DTYPE_FLOAT16: { std::uint16_t x; std::memcpy(&x, p, 2); v = half_to_float(x); return true; }
+    case WRAPIR_DTYPE_BFLOAT16: {
+      std::uint16_t x;
+      std::memcpy(&x, p, 2);
+      const std::uint32_t bits = static_cast<std::uint32_t>(x) << 16;
+      float f;
+      std::memcpy(&f, &bits, sizeof f);
+      v = f;
+      return true;
+    }
+    case WRAPIR_DTYPE_FLOAT32: { float x; std::memcpy(&x, p, 4); v = x; return true; }
+    case WRAPIR_DTYPE_FLOAT64: std::memcpy(&v, p, 8); return true;
+    default: return false;
+  }
+}
+
+inline const char* dtype_name(std::int32_t dtype) {
+  static const char* const names[] = {"bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32",
+                                      "uint64", "float16", "bfloat16", "float32", "float64", "complex32",
+                                      "complex64", "complex128", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+                                      "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2"};
+  return dtype >= 0 && dtype < 22 ? names[dtype] : "unknown";
+}
+
+inline std::string shape_text(const std::vector<std::int64_t>& v) { return rt::list_text(v); }
+
+/// `[  <message>: float32 cpu sizes=[..] strides=[..] offset=0 numel=N min=.. max=.. mean=..  ]`
+/// (no statistics for an empty tensor or a dtype without an ordering; NaN
+/// when an element is NaN).
+inline void print_tensor(Sink& sink, const char* message, const rt::Tensor& t) {
+  std::string line = std::string("[  ") + message + ": " + dtype_name(t.dtype) +
+                     (rt::on_device(t.storage.get()) ? " cuda" : " cpu") + " sizes=" + shape_text(t.sizes) +
+                     " strides=" + shape_text(t.strides) + " offset=" + std::to_string(t.offset) +
+                     " numel=" + std::to_string(t.numel());
+  const std::vector<unsigned char> bytes = host_elements(t);
+  const auto item = static_cast<std::size_t>(rt::itemsize_of(t.dtype));
+  double v = 0;
+  if (!bytes.empty() && element_value(bytes.data(), t.dtype, v)) {
+    double low = v, high = v, sum = 0;
+    bool nan = false;
+    for (std::size_t i = 0; i < bytes.size(); i += item) {
+      (void)element_value(bytes.data() + i, t.dtype, v);
+      if (std::isnan(v)) nan = true;
+      low = std::min(low, v);
+      high = std::max(high, v);
+      sum += v;
+    }
+    const double count = static_cast<double>(bytes.size() / item);
+    const double q = std::numeric_limits<double>::quiet_NaN();
+    line += " min=" + number_text(nan ? q : low) + " max=" + number_text(nan ? q : high) +
+            " mean=" + number_text(nan ? q : sum / count);
+  }
+  print_line(sink, line + "  ]");
+}
+
+/// `[  <message>: <value>  ]`, as Inductor's C++ printer prints scalars.
+inline void print_integer(Sink& sink, const char* message, std::int64_t v) {
+  print_line(sink, std::string("[  ") + message + ": " + std::to_string(v) + "  ]");
+}
+inline void print_real(Sink& sink, const char* message, double v) {
+  print_line(sink, std::string("[  ") + message + ": " + number_text(v) + "  ]");
+}
+
+/// The .npy type of a dtype: numpy's own, or the raw bits as unsigned
+/// integers of the element's size where numpy has none (bfloat16,
+/// complex32, float8, float4).
+inline std::string npy_descr(std::int32_t dtype) {
+  const std::uint16_t probe = 1;
+  unsigned char first;
+  std::memcpy(&first, &probe, 1);
+  const char order = first == 1 ? '<' : '>';
+  switch (dtype) {
+    case WRAPIR_DTYPE_BOOL: return "|b1";
+    case WRAPIR_DTYPE_UINT8: return "|u1";
+    case WRAPIR_DTYPE_INT8: return "|i1";
+    case WRAPIR_DTYPE_INT16: return std::string(1, order) + "i2";
+    case WRAPIR_DTYPE_INT32: return std::string(1, order) + "i4";
+    case WRAPIR_DTYPE_INT64: return std::string(1, order) + "i8";
+    case WRAPIR_DTYPE_UINT16: return std::string(1, order) + "u2";
+    case WRAPIR_DTYPE_UINT32: return std::string(1, order) + "u4";
+    case WRAPIR_DTYPE_UINT64: return std::string(1, order) + "u8";
+    case WRAPIR_DTYPE_FLOAT16: return std::string(1, order) + "f2";
+    case WRAPIR_DTYPE_FLOAT32: return std::string(1, order) + "f4";
+    case WRAPIR_DTYPE_FLOAT64: return std::string(1, order) + "f8";
+    case WRAPIR_DTYPE_COMPLEX64: return std::string(1, order) + "c8";
+    case WRAPIR_DTYPE_COMPLEX128: return std::string(1, order) + "c16";
+    case WRAPIR_DTYPE_BFLOAT16: return std::string(1, order) + "u2";
+    case WRAPIR_DTYPE_COMPLEX32: return std::string(1, order) + "u4";
+    default: return "|u1";
+  }
+}
+
+/// Writes `t` to `path` as a .npy file (format 1.0, C order), creating its
+/// directory; a file that cannot be written fails the run.
+inline void save_tensor(const char* path, const rt::Tensor& t) {
+  std::string header = "{'descr': '" + npy_descr(t.dtype) + "', 'fortran_order': False, 'shape': (";
+  for (std::size_t i = 0; i < t.sizes.size(); ++i)
+    header += std::to_string(t.sizes[i]) + (t.sizes.size() == 1 ? ",)" : i + 1 < t.sizes.size() ? ", " : ")");
+  if (t.sizes.empty()) header += ")";
+  header += ", }";
+  // Magic (6), version (2), length (2), then the header padded with spaces
+  // and ended by a newline to a multiple of 64 bytes.
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  const std::vector<unsigned char> bytes = host_elements(t);
+  std::error_code error;
+  const std::filesystem::path file(path);
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
+  std::FILE* f = std::fopen(path, "wb");
+  if (f == nullptr) rt::fail(std::string("the debug printer cannot write ") + rt::quoted(path));
+  const unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<unsigned char>(header.size() & 0xff),
+                                      static_cast<unsigned char>(header.size() >> 8)};
+  bool ok = std::fwrite(preamble, 1, sizeof preamble, f) == sizeof preamble &&
+            std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
+            (bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size());
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok) rt::fail(std::string("the debug printer cannot write ") + rt::quoted(path));
+}
+
+}  // namespace wrapir_rt_debug_v1
+)WRAPIR_DEBUG";
+
 }  // namespace wrapir::cpp::detail

@@ -190,6 +190,20 @@ inline void write_unit(std::string& out, const ir::Program& program, const CppOp
   t.prefix = options.entry_prefix;
   t.max_loop_iterations = options.max_loop_iterations;
   t.input_asserts = options.input_asserts;
+  if (options.debug_level < 0 || options.debug_level > 3)
+    fail("debug_level " + std::to_string(options.debug_level) + " is outside 0-3");
+  t.debug_level = options.debug_level;
+  for (const std::string& k : options.debug_kernel_filter) {
+    std::string lower = k;
+    for (char& c : lower)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    t.debug_filter.push_back(std::move(lower));
+  }
+  if (options.debug_level == 1 &&
+      (options.debug_save_directory.empty() || options.debug_save_directory.find('\0') != std::string::npos))
+    fail("debug_save_directory " + ir::quote_for_diagnostic(options.debug_save_directory) +
+         " is empty or holds a NUL byte");
+  t.debug_save_directory = options.debug_save_directory;
   number_graphs(t, program, 0);
   for (const CudaKernelLaunch& k : options.cuda_kernels) {
     if (!t.cuda_launches.emplace(k.name, &k).second)
@@ -241,23 +255,20 @@ inline void write_unit(std::string& out, const ir::Program& program, const CppOp
   // Kernels: every KernelDefinition of every graph, hoisted.
   // Inductor's kernels include their prefix header (`kernel` may be a name
   // in it): it is included once, before any kernel is renamed.
+  // They are found first and written in place after the runtime: a
+  // separate string of them, freed at the end, made malloc consolidate the
+  // heap of a long program (6 % of the time).
   bool any_kernel = false;
-  std::string kernels;
-  std::vector<std::vector<std::uint32_t>> defined(t.graphs.size());
+  struct Definition {
+    std::size_t graph, line;
+    const ir::KernelDefinition* l;
+  };
+  std::vector<Definition> definitions;
   for (std::size_t g = 0; g < t.graphs.size(); ++g) {
     const ir::Program& p = *t.graphs[g];
     for (std::size_t i = 0; i < p.body.size(); ++i)
       if (const auto* l = std::get_if<ir::KernelDefinition>(&p.body[i])) {
-        for (const std::uint32_t k : defined[g])
-          if (k == l->kernel.index)
-            fail("line " + std::to_string(i) + " (KernelDefinition) of graph '" + p.name + "': kernel #" +
-                 std::to_string(k) + " is defined twice");
-        try {
-          write_kernel(kernels, t, g, p, *l);
-        } catch (wrapir::detail::Failure& f) {
-          fail("line " + std::to_string(i) + " (KernelDefinition) of graph '" + p.name + "': " + f.diagnostic.message);
-        }
-        defined[g].push_back(l->kernel.index);
+        definitions.push_back(Definition{g, i, l});
         if (const auto* text = boost::variant2::get_if<ir::SourceText>(&l->source);
             text != nullptr && text->text.find("torch/csrc/inductor/cpp_prefix.h") != std::string::npos)
           any_kernel = true;
@@ -274,11 +285,29 @@ inline void write_unit(std::string& out, const ir::Program& program, const CppOp
         "#include <torch/csrc/inductor/cpp_prefix.h>\n";
   out += runtime_text;
   if (cuda) out += cuda_runtime_text;
+  if (t.debug_level != 0) out += debug_runtime_text;
   out += "\n";
-  out += kernels;
+  std::vector<std::vector<std::uint32_t>> defined(t.graphs.size());
+  for (const Definition& d : definitions) {
+    const ir::Program& p = *t.graphs[d.graph];
+    for (const std::uint32_t k : defined[d.graph])
+      if (k == d.l->kernel.index)
+        fail("line " + std::to_string(d.line) + " (KernelDefinition) of graph '" + p.name + "': kernel #" +
+             std::to_string(k) + " is defined twice");
+    try {
+      write_kernel(out, t, d.graph, p, *d.l);
+    } catch (wrapir::detail::Failure& f) {
+      fail("line " + std::to_string(d.line) + " (KernelDefinition) of graph '" + p.name + "': " + f.diagnostic.message);
+    }
+    defined[d.graph].push_back(d.l->kernel.index);
+  }
 
   out += "namespace {\nnamespace rt = wrapir_rt_v2;\nnamespace wrapir = wrapir_rt_v2::wrapir;\n\n";
   if (cuda) write_cuda_kernel_table(out, t);
+  if (t.debug_level != 0)
+    out +=
+        "// The debug printer's sink (debug level " + std::to_string(t.debug_level) + "): set by " + t.prefix +
+        "_debug_sink.\nnamespace wrapir_debug = wrapir_rt_debug_v1;\nwrapir_debug::Sink wrapir_debug_sink;\n\n";
   // Every graph function is declared first, so that any may call any.
   for (std::size_t g = t.graphs.size(); g-- > 0;)
     out += "std::vector<rt::Value> wrapir_graph_" + std::to_string(g) +
@@ -297,6 +326,14 @@ inline void write_unit(std::string& out, const ir::Program& program, const CppOp
   out += "extern \"C\" const wrapir_program_info* " + t.prefix + "_info(void) {\n";
   out += "  static const wrapir_program_info info = {WRAPIR_C_ABI_VERSION, " + string_literal(p.name) + ", " + n_in +
          "u, " + n_out + "u, " + (cuda ? "WRAPIR_DEVICE_CUDA" : "WRAPIR_DEVICE_CPU") + "};\n  return &info;\n}\n\n";
+  if (t.debug_level != 0)
+    out += "/* Where the debug printer's lines go: `write(host, line)` for each line (no newline), or stderr when\n"
+           "   `write` is null. */\n"
+           "extern \"C\" void " + t.prefix +
+           "_debug_sink(void (*write)(void* host, const char* line), void* host) {\n"
+           "  std::lock_guard<std::mutex> lock(wrapir_debug_sink.mutex);\n"
+           "  wrapir_debug_sink.write = write;\n"
+           "  wrapir_debug_sink.host = host;\n}\n\n";
   if (cuda)
     out += "extern \"C\" int " + t.prefix +
            "_init(const char* kernel_directory, char* message, size_t message_size) {\n"
