@@ -385,4 +385,35 @@ TEST_CASE("emit/fx: a while loop runs its submodules") {
   const std::string text = fx_ok(p);
   check_golden("while_loop", text, &p);
   CHECK(text.find("call_function[target=torch.ops.higher_order.while_loop](args = (%cond_fn_0, %body_fn_0, (%arg0_1,), ())") != std::string::npos);
+  // torch's while_loop runs the body only if it returns a tuple (a list
+  // failed on an H100, 2026-11-27); the condition returns its boolean bare.
+  CHECK(text.find("# body_fn_0\ngraph():\n    %arg0_1 : [num_users=1] = placeholder[target=arg0_1]\n") != std::string::npos);
+  CHECK(text.find("    return (buf0,)\n\n") != std::string::npos);
+  CHECK(text.find("return [") == std::string::npos);
+}
+
+TEST_CASE("emit/fx: a while loop's body returns all its carried values as one tuple") {
+  ir::Program p{"loop2"};
+  ir::Builder b{p};
+  const auto x = b.input("arg0_1", {I(p, 4)}, wrapir::f32);
+  const auto y = b.input("arg1_1", {I(p, 4)}, wrapir::f32);
+  const auto outs = b.while_loop(
+      {x, y}, {},
+      [&](ir::Builder& sb, std::span<const ir::ProgramInput> in) {
+        const auto c = boost::variant2::get<ir::BufferId>(in[0]);
+        sb.output(sb.extern_alloc("torch.ops.aten.any.default", {c}, ir::Layout{{}, {}, I(p, 0), wrapir::b8, wrapir::cuda_device(0)}));
+      },
+      [&](ir::Builder& sb, std::span<const ir::ProgramInput> in) {
+        const auto c = boost::variant2::get<ir::BufferId>(in[0]);
+        const auto d = boost::variant2::get<ir::BufferId>(in[1]);
+        sb.output(sb.extern_alloc("aten.sub.Scalar", {c, 1}, sb.program().buffers[c.index].layout));
+        sb.output(sb.extern_alloc("aten.add.Tensor", {c, d}, sb.program().buffers[d.index].layout));
+      });
+  b.output(outs[0]);
+  b.output(outs[1]);
+  const std::string text = fx_ok(p);
+  CHECK(text.find("    return (buf0, buf1)\n\n") != std::string::npos);
+  auto module = fx::to_fx_python(p);
+  REQUIRE(module.has_value());
+  CHECK(module.value().find("    g.output((n2, n3))\n") != std::string::npos);
 }
