@@ -43,9 +43,42 @@ std::string fx_error(const ir::Program& p, const fx::FxOptions& o = {}) {
 /// The graph text, golden `name`.txt, and its fx-python module, golden
 /// `name`.py (tools/inductor/tests/test_fx.py builds each module with real
 /// torch.fx and compares torch's text with the .txt).
+/// The renderings reserve their output from a size computed before writing
+/// (Graph::printed_size, text_size, SizeSink): it must be exact, or the
+/// output grows by doubling after all.
+void check_sized_exactly(const fx::detail::Module& m, bool python) {
+  for (const auto& c : m.children) check_sized_exactly(*c, python);
+  if (python) {
+    fx::detail::SizeSink size;
+    fx::detail::print_builder_nodes(m.graph, size);
+    std::string written;
+    fx::detail::print_builder_nodes(m.graph, written);
+    CHECK(size.size == written.size());
+  } else {
+    std::string written;
+    m.graph.print(written);
+    CHECK(m.graph.printed_size() == written.size());
+  }
+}
+
+void check_sized_exactly(const ir::Program& program) {
+  for (const bool python : {false, true}) {
+    auto converted = fx::detail::convert(program, {}, python);
+    REQUIRE(converted.has_value());
+    const fx::detail::Module& root = converted.value()->root;
+    check_sized_exactly(root, python);
+    if (!python) {
+      std::string text;
+      fx::detail::print_text(root, "", text);
+      CHECK(fx::detail::text_size(root, 0) == text.size());
+    }
+  }
+}
+
 void check_golden(const std::string& name, const std::string& actual, const ir::Program* program = nullptr) {
   wrapir_test::check_golden_file(golden_dir / (name + ".txt"), actual);
   if (program) {
+    check_sized_exactly(*program);
     auto module = fx::to_fx_python(*program);
     REQUIRE_MESSAGE(module.has_value(), (module.has_value() ? std::string() : module.error().message));
     wrapir_test::check_golden_file(golden_dir / (name + ".py"), module.value());
