@@ -51,6 +51,7 @@
 #include <wrapir/ir/program.hpp>
 
 #include <string>
+#include <utility>
 
 namespace wrapir::fx {
 
@@ -77,7 +78,8 @@ namespace wrapir::fx {
   std::string text;
   Result<void> printed = wrapir::detail::catch_failure([&] { detail::print_python(*converted.value(), program.name, text); });
   if (!printed) return printed;
-  out += text;
+  if (out.empty()) out = std::move(text);  // the module as built: no copy
+  else out += text;
   return {};
 }
 

@@ -1,4 +1,5 @@
 # The FX graph of wrapir program 'view_output', built with the torch.fx API (wrapir fx-python).
+import copy
 import operator
 
 import torch
@@ -7,14 +8,27 @@ from torch._higher_order_ops.triton_kernel_wrap import kernel_side_table
 
 
 def _load_triton(name, source, device):
-    # The kernel as Inductor loads it (a CachingAutotuner), unwrapped to the
-    # @triton.jit function the kernel side table holds.
-    from torch._inductor.async_compile import AsyncCompile
+    # The @triton.jit function the kernel side table holds, taken as
+    # Inductor's FX backend takes it: the kernel's module loaded in this
+    # process, its CachingAutotuner unwrapped. (AsyncCompile is no way to
+    # get it: a kernel compiled in a worker comes back with the function's
+    # code dropped for pickling, and the launch through the side table
+    # needs that code.) Triton compiles the function on its first launch.
+    from torch._inductor.codecache import PyCodeCache
+    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
 
-    kernel = AsyncCompile().triton(name, source, device_str=device)
-    if hasattr(kernel, "result"):
-        kernel = kernel.result()
-    return kernel.fn
+    kernel = getattr(PyCodeCache.load(source), name)
+    if isinstance(kernel, CachingAutotuner):
+        kernel = kernel.fn
+    inner = kernel
+    while inner is not None and not hasattr(inner, "__code__"):
+        inner = getattr(inner, "fn", None)
+    if inner is None:
+        raise RuntimeError(f"Triton kernel {name!r} ({device}): no function code to launch")
+    # A copy: one side-table entry per kernel of the program, as the graph
+    # numbers them. The code cache gives the same function for the same
+    # source (a kernel in both branches of a cond), which the table merges.
+    return copy.copy(kernel)
 
 
 class _CppKernel:

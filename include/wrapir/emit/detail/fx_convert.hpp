@@ -25,6 +25,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <variant>
@@ -74,13 +75,17 @@ struct Conversion {
 };
 
 
+/// How a graph returns its outputs: a program and a conditional's branch as
+/// Inductor's FX backend does (one output bare, a branch's as a list); a while
+/// loop's condition its boolean itself and its body a tuple, as torch's
+/// while_loop requires when it runs them.
+enum class OutputForm : std::uint8_t { inductor, bare, tuple };
+
 class GraphConverter {
  public:
-  /// `bare_output`: a while loop's condition, which torch's while_loop
-  /// wants to return its boolean itself rather than a list of it.
   GraphConverter(Conversion& conversion, const ir::Program& program, Module& module, bool is_subgraph,
-                 const FxOptions& options, bool bare_output = false)
-      : bare_output_(bare_output),
+                 const FxOptions& options, OutputForm output_form = OutputForm::inductor)
+      : output_form_(output_form),
         conv_(conversion),
         p_(program),
         m_(module),
@@ -159,25 +164,30 @@ class GraphConverter {
   // ---- subgraphs -----------------------------------------------------------
 
   void convert_subgraphs() {
-    std::unordered_set<std::uint32_t> done;
-    auto add = [&](ir::GraphId id, bool bare) {
+    std::unordered_map<std::uint32_t, OutputForm> done;
+    auto add = [&](ir::GraphId id, OutputForm form) {
       if (!p_.contains(id)) fail("subgraph id " + std::to_string(id.index) + " is out of range");
-      if (!done.insert(id.index).second) return;
+      if (const auto [it, fresh] = done.emplace(id.index, form); !fresh) {
+        if (it->second != form)
+          fail("subgraph '" + p_.subgraph(id).name +
+               "' runs in two roles (a branch, a loop's condition or body) that return their outputs differently");
+        return;
+      }
       const ir::Program& sub = p_.subgraph(id);
       auto child = std::make_unique<Module>();
       if (auto err = ir::check_name(sub.name, "a subgraph")) fail(*err);
       child->name = sub.name;
-      GraphConverter(conv_, sub, *child, true, options_, bare).run();
+      GraphConverter(conv_, sub, *child, true, options_, form).run();
       m_.children.push_back(std::move(child));
     };
     for (line_index_ = 0; line_index_ < p_.body.size(); ++line_index_) {
       line_kind_ = "a line running subgraphs";
       if (const auto* c = std::get_if<ir::Conditional>(&p_.body[line_index_])) {
-        add(c->true_graph, false);
-        add(c->false_graph, false);
+        add(c->true_graph, OutputForm::inductor);
+        add(c->false_graph, OutputForm::inductor);
       } else if (const auto* w = std::get_if<ir::WhileLoop>(&p_.body[line_index_])) {
-        add(w->cond_graph, true);
-        add(w->body_graph, false);
+        add(w->cond_graph, OutputForm::bare);
+        add(w->body_graph, OutputForm::tuple);
       }
     }
   }
@@ -1066,7 +1076,14 @@ class GraphConverter {
       else if (n <= -2) w.integer(scalars[static_cast<std::size_t>(-2 - n)].literal);
       else w.node(static_cast<std::uint32_t>(n));
     };
-    if (nodes.size() == 1 && (!is_subgraph_ || bare_output_)) {
+    if (output_form_ == OutputForm::tuple) {
+      w.both("(");
+      for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (i) w.both(", ");
+        one(nodes[i]);
+      }
+      w.both(nodes.size() == 1 ? ",)" : ")");
+    } else if (nodes.size() == 1 && (!is_subgraph_ || output_form_ == OutputForm::bare)) {
       one(nodes[0]);
     } else {
       w.both("[");
@@ -1079,7 +1096,7 @@ class GraphConverter {
     g_.set_output(w);
   }
 
-  bool bare_output_;
+  OutputForm output_form_;
   Conversion& conv_;
   const ir::Program& p_;
   Module& m_;

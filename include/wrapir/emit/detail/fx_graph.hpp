@@ -22,6 +22,7 @@
 /// torch.fx's `num_users` without a second pass.
 
 #include <wrapir/detail/escape.hpp>
+#include <wrapir/diagnostic.hpp>
 #include <wrapir/emit/detail/python_literals.hpp>
 #include <wrapir/emit/detail/shortest_double.hpp>
 
@@ -34,6 +35,7 @@
 #include <cmath>
 #include <memory>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -74,10 +76,30 @@ namespace wrapir::fx::detail {
   return names.contains(name);
 }
 
-/// Hashes strings and views alike, so that lookups build no string.
+/// Hashes strings and views alike, so that lookups build no string. Eight
+/// bytes at a step with a multiply and a shift: names are short, and the
+/// flat containers mix the result again (std::hash's byte loop was a
+/// twentieth of the emission).
 struct NameHash {
   using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  std::size_t operator()(std::string_view s) const noexcept {
+    std::uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
+    const char* p = s.data();
+    std::size_t n = s.size();
+    for (; n >= 8; p += 8, n -= 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p, 8);
+      h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+      h ^= h >> 31;
+    }
+    if (n != 0) {
+      std::uint64_t w = 0;
+      std::memcpy(&w, p, n);
+      h = (h ^ w) * 0x94D049BB133111EBull;
+      h ^= h >> 29;
+    }
+    return static_cast<std::size_t>(h);
+  }
 };
 struct NameEqual {
   using is_transparent = void;
@@ -164,12 +186,22 @@ class Namespace {
     std::uint64_t num = 0;
     std::string_view result = candidate;
     // The common case, a target's name asked for again (`empty_strided`):
-    // one lookup of its count, one insertion per name tried.
-    decltype(count_)::iterator counted = count_.end();
+    // one lookup of its count, which also knows that the bare name is
+    // taken (names are never given back), and one insertion.
+    BaseCount* counted = nullptr;
+    bool bare = false;  // the candidate, a base with no suffix, is tried as it is
     if (digits.empty() || used_.contains(candidate)) {
-      counted = count_.find(candidate);
-      num = counted == count_.end() ? 0 : counted->second;
-      if (is_fx_illegal_name(candidate)) result = suffixed(base, ++num);
+      if (const auto it = count_.find(candidate); it != count_.end()) {
+        counted = &it->second;
+        num = counted->num;
+      }
+      if (counted != nullptr && counted->bare_used) {
+        result = suffixed(base, ++num);  // known legal: bare_used is only set for legal names
+      } else if (is_fx_illegal_name(candidate)) {
+        result = suffixed(base, ++num);
+      } else {
+        bare = digits.empty();
+      }
     } else {
       num = parse_digits(digits);
     }
@@ -180,9 +212,17 @@ class Namespace {
       arena_.drop(kept.size());
       result = suffixed(base, ++num);
     }
-    if (counted != count_.end() && base == candidate) counted->second = num;
-    else if (const auto it = count_.find(base); it != count_.end()) it->second = num;
-    else count_.emplace(arena_.keep(base), num);
+    // torch.fx: `_base_count[base] = num`. A bare candidate is taken now,
+    // whether it was free or not.
+    if (counted != nullptr && base == candidate) {
+      counted->num = num;
+      counted->bare_used = counted->bare_used || bare;
+    } else if (const auto it = count_.find(base); it != count_.end()) {
+      it->second.num = num;
+      it->second.bare_used = it->second.bare_used || bare;
+    } else {
+      count_.emplace(arena_.keep(base), BaseCount{num, bare});
+    }
     return kept;
   }
 
@@ -214,7 +254,12 @@ class Namespace {
   NameArena arena_;
   std::string scratch_;
   boost::unordered_flat_set<std::string_view, NameHash, NameEqual> used_;
-  boost::unordered_flat_map<std::string_view, std::uint64_t, NameHash, NameEqual> count_;
+  struct BaseCount {
+    std::uint64_t num = 0;
+    /// The base itself is a used name (and not one torch.fx suffixes).
+    bool bare_used = false;
+  };
+  boost::unordered_flat_map<std::string_view, BaseCount, NameHash, NameEqual> count_;
 };
 
 /// A callable a node calls: how `str(graph)` prints it, the Python
@@ -401,33 +446,33 @@ class Graph {
 
   /// The graph as `str(graph)` prints it, without a final newline.
   void print(std::string& out) const {
-    out += "graph():";
+    out += print_head;
     char digits[16];
     for (const Node& n : nodes) {
-      out += "\n    %";
+      out += print_node;
       out += n.name;
-      out += " : [num_users=";
+      out += print_users;
       const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n.users);
       (void)ec;
       out.append(digits, end);
-      out += "] = ";
+      out += print_eq;
       switch (n.op) {
         case Op::placeholder:
-          out += "placeholder[target=";
+          out += print_placeholder;
           out += n.label;
           out += ']';
           break;
         case Op::get_attr:
-          out += "get_attr[target=";
+          out += print_get_attr;
           out += n.label;
           out += ']';
           break;
         case Op::call_function:
-          out += "call_function[target=";
+          out += print_call;
           out += n.target->printed;
-          out += "](args = ";
+          out += print_args;
           out += text(n.args);
-          out += ", kwargs = ";
+          out += print_kwargs;
           out += text(n.kwargs);
           out += ')';
           break;
@@ -435,13 +480,55 @@ class Graph {
       }
     }
     if (has_output) {
-      out += "\n    return ";
+      out += print_return;
       out += text(output);
     }
   }
 
+  /// The size of what `print` writes, exactly: the output is allocated
+  /// once (growing it by doubling copied it and touched half as much
+  /// memory again, which on a fresh page costs more than the copy).
+  [[nodiscard]] std::size_t printed_size() const noexcept {
+    std::size_t size = print_head.size();
+    constexpr std::size_t per_node = print_node.size() + print_users.size() + print_eq.size();
+    for (const Node& n : nodes) {
+      size += per_node + n.name.size() + decimal_digits(n.users);
+      switch (n.op) {
+        case Op::placeholder: size += print_placeholder.size() + n.label.size() + 1; break;
+        case Op::get_attr: size += print_get_attr.size() + n.label.size() + 1; break;
+        case Op::call_function:
+          size += print_call.size() + n.target->printed.size() + print_args.size() + n.args.size +
+                  print_kwargs.size() + n.kwargs.size + 1;
+          break;
+        case Op::output: break;
+      }
+    }
+    if (has_output) size += print_return.size() + output.size;
+    return size;
+  }
+
  private:
   friend class ArgWriter;
+
+  static constexpr std::string_view print_head = "graph():";
+  static constexpr std::string_view print_node = "\n    %";
+  static constexpr std::string_view print_users = " : [num_users=";
+  static constexpr std::string_view print_eq = "] = ";
+  static constexpr std::string_view print_placeholder = "placeholder[target=";
+  static constexpr std::string_view print_get_attr = "get_attr[target=";
+  static constexpr std::string_view print_call = "call_function[target=";
+  static constexpr std::string_view print_args = "](args = ";
+  static constexpr std::string_view print_kwargs = ", kwargs = ";
+  static constexpr std::string_view print_return = "\n    return ";
+
+  static constexpr std::size_t decimal_digits(std::uint32_t v) noexcept {
+    std::size_t d = 1;
+    while (v >= 10) {
+      v /= 10;
+      ++d;
+    }
+    return d;
+  }
 
   static constexpr std::uint32_t output_user = UINT32_MAX - 1;
 

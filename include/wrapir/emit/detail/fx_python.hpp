@@ -14,9 +14,19 @@
 
 namespace wrapir::fx::detail {
 
+/// The size of what print_text writes for `m` under a path of
+/// `path_size` bytes.
+inline std::size_t text_size(const Module& m, std::size_t path_size) {
+  std::size_t size = 0;
+  for (const auto& c : m.children)
+    size += text_size(*c, path_size == 0 ? c->name.size() : path_size + 1 + c->name.size());
+  if (path_size != 0) size += 2 + path_size + 1;
+  return size + m.graph.printed_size() + (path_size == 0 ? 1 : 2);
+}
+
 /// Submodules first (depth first, each under `# <path>`), then the graph.
 inline void print_text(const Module& m, const std::string& path, std::string& out) {
-  out.reserve(out.size() + m.graph.arena.size() + m.graph.nodes.size() * 72);
+  if (path.empty()) out.reserve(out.size() + text_size(m, 0));
   for (const auto& c : m.children) {
     const std::string child = path.empty() ? c->name : path + "." + c->name;
     print_text(*c, child, out);
@@ -39,37 +49,25 @@ inline void append_source(std::string& out, std::string_view source, std::string
     wrapir::detail::fail("the source of kernel '" + std::string(kernel) + "' is not valid UTF-8");
 }
 
-/// `def _build_N(_triton_kernels, _cpp_kernels):` for `m`, after its children's.
-inline std::size_t print_builder(const Module& m, std::string& out, std::size_t& counter) {
-  std::vector<std::size_t> children;
-  for (const auto& c : m.children) children.push_back(print_builder(*c, out, counter));
-  const std::size_t id = counter++;
-  out += "\n\ndef _build_";
-  out += std::to_string(id);
-  out += "(_triton_kernels, _cpp_kernels):\n";
-  if (!m.name.empty()) {
-    out += "    # ";
-    out += m.name;
-    out += '\n';
+/// Counts what it is given instead of keeping it: the size of a rendering,
+/// computed by the same code that writes it, so the output is allocated
+/// once and exactly (growing a 16 MB module by doubling copied it).
+struct SizeSink {
+  std::size_t size = 0;
+  SizeSink& operator+=(std::string_view s) noexcept {
+    size += s.size();
+    return *this;
   }
-  for (std::size_t i = 0; i < m.children.size(); ++i) {
-    out += "    sub";
-    out += std::to_string(i);
-    out += " = _build_";
-    out += std::to_string(children[i]);
-    out += "(_triton_kernels, _cpp_kernels)\n";
+  SizeSink& operator+=(char) noexcept {
+    ++size;
+    return *this;
   }
-  out += "    root = torch.nn.Module()\n";
-  for (std::size_t i = 0; i < m.children.size(); ++i) {
-    out += "    root.add_module(";
-    append_python_literal(out, m.children[i]->name);
-    out += ", sub";
-    out += std::to_string(i);
-    out += ")\n";
-  }
-  out += "    g = torch.fx.Graph()\n";
-  const Graph& g = m.graph;
-  out.reserve(out.size() + g.arena.size() + g.nodes.size() * 64);
+};
+
+/// The lines of `_build_N` that make `g`'s nodes, into `out` (a
+/// std::string or a SizeSink).
+template <class Sink>
+void print_builder_nodes(const Graph& g, Sink& out) {
   // Names and labels are identifiers (checked or made by the namespace):
   // quoted as they are, with no escaping to do.
   auto quoted = [&](std::string_view name) {
@@ -122,13 +120,52 @@ inline std::size_t print_builder(const Module& m, std::string& out, std::size_t&
       out += '\n';
     }
   }
+}
+
+/// `def _build_N(_triton_kernels, _cpp_kernels):` for `m`, after its children's.
+inline std::size_t print_builder(const Module& m, std::string& out, std::size_t& counter) {
+  std::vector<std::size_t> children;
+  for (const auto& c : m.children) children.push_back(print_builder(*c, out, counter));
+  const std::size_t id = counter++;
+  out += "\n\ndef _build_";
+  out += std::to_string(id);
+  out += "(_triton_kernels, _cpp_kernels):\n";
+  if (!m.name.empty()) {
+    out += "    # ";
+    out += m.name;
+    out += '\n';
+  }
+  for (std::size_t i = 0; i < m.children.size(); ++i) {
+    out += "    sub";
+    out += std::to_string(i);
+    out += " = _build_";
+    out += std::to_string(children[i]);
+    out += "(_triton_kernels, _cpp_kernels)\n";
+  }
+  out += "    root = torch.nn.Module()\n";
+  for (std::size_t i = 0; i < m.children.size(); ++i) {
+    out += "    root.add_module(";
+    append_python_literal(out, m.children[i]->name);
+    out += ", sub";
+    out += std::to_string(i);
+    out += ")\n";
+  }
+  out += "    g = torch.fx.Graph()\n";
+  const Graph& g = m.graph;
+  SizeSink size;
+  print_builder_nodes(g, size);
+  // And room for what follows: the output line, and the module's epilogue
+  // when this is the root (under 2 KiB).
+  out.reserve(out.size() + size.size + g.output.size + 2048);
+  print_builder_nodes(g, out);
   out += "    g.output(";
   out += g.text(g.output);
   out += ")\n    return torch.fx.GraphModule(root, g)\n";
   return id;
 }
 
-inline constexpr std::string_view python_prologue = R"(import operator
+inline constexpr std::string_view python_prologue = R"(import copy
+import operator
 
 import torch
 import torch.fx
@@ -136,14 +173,27 @@ from torch._higher_order_ops.triton_kernel_wrap import kernel_side_table
 
 
 def _load_triton(name, source, device):
-    # The kernel as Inductor loads it (a CachingAutotuner), unwrapped to the
-    # @triton.jit function the kernel side table holds.
-    from torch._inductor.async_compile import AsyncCompile
+    # The @triton.jit function the kernel side table holds, taken as
+    # Inductor's FX backend takes it: the kernel's module loaded in this
+    # process, its CachingAutotuner unwrapped. (AsyncCompile is no way to
+    # get it: a kernel compiled in a worker comes back with the function's
+    # code dropped for pickling, and the launch through the side table
+    # needs that code.) Triton compiles the function on its first launch.
+    from torch._inductor.codecache import PyCodeCache
+    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
 
-    kernel = AsyncCompile().triton(name, source, device_str=device)
-    if hasattr(kernel, "result"):
-        kernel = kernel.result()
-    return kernel.fn
+    kernel = getattr(PyCodeCache.load(source), name)
+    if isinstance(kernel, CachingAutotuner):
+        kernel = kernel.fn
+    inner = kernel
+    while inner is not None and not hasattr(inner, "__code__"):
+        inner = getattr(inner, "fn", None)
+    if inner is None:
+        raise RuntimeError(f"Triton kernel {name!r} ({device}): no function code to launch")
+    # A copy: one side-table entry per kernel of the program, as the graph
+    # numbers them. The code cache gives the same function for the same
+    # source (a kernel in both branches of a cond), which the table merges.
+    return copy.copy(kernel)
 
 
 class _CppKernel:

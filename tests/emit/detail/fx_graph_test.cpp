@@ -1,0 +1,87 @@
+// The FX emitter's namespace (emit/detail/fx_graph.hpp) against a plain
+// model of torch.fx 2.11's `_Namespace.create_name` (obj None): the fast
+// paths (a base's count remembers that the bare base is taken) must give
+// the names torch gives, in every order of candidates.
+
+#include <wrapir/emit/detail/fx_graph.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+namespace fxd = wrapir::fx::detail;
+
+/// torch.fx's rules, written as plainly as they read: split `base_N`,
+/// count by the candidate, suffix an illegal name, then count up past the
+/// used names; record the base's count.
+class ModelNamespace {
+ public:
+  std::string create(const std::string& candidate) {
+    std::string base = candidate;
+    std::string digits;
+    if (const auto us = candidate.rfind('_'); us != std::string::npos && us > 0 && us + 1 < candidate.size()) {
+      const std::string tail = candidate.substr(us + 1);
+      if (tail.find_first_not_of("0123456789") == std::string::npos) {
+        base = candidate.substr(0, us);
+        digits = tail;
+      }
+    }
+    std::string name = candidate;
+    std::uint64_t num = 0;
+    if (digits.empty() || used_.count(candidate) != 0) {
+      num = count_[candidate];
+      if (fxd::is_fx_illegal_name(candidate)) name = base + "_" + std::to_string(++num);
+    } else {
+      num = std::stoull(digits);
+    }
+    while (used_.count(name) != 0) name = base + "_" + std::to_string(++num);
+    used_.insert(name);
+    count_[base] = num;
+    return name;
+  }
+
+ private:
+  std::set<std::string> used_;
+  std::map<std::string, std::uint64_t> count_;
+};
+
+}  // namespace
+
+TEST_CASE("emit/fx/namespace: names as torch.fx's create_name gives them, in any order of candidates") {
+  // Bases asked for again and again, explicit suffixes that lower a base's
+  // count or take a name the counter would make, illegal names, bases that
+  // end in digits.
+  const std::vector<std::string> candidates{
+      "empty_strided", "empty_strided_1", "empty_strided_3", "empty_strided_2", "pow", "pow_1", "buf0", "buf0_1",
+      "x",             "x_0",             "x_01",            "x_1_2",           "x_1", "sum", "arg0_1", "arg0"};
+  for (std::uint32_t seed = 1; seed <= 200; ++seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<std::size_t> pick(0, seed % 3 == 0 ? 3 : candidates.size() - 1);
+    fxd::Namespace ns;
+    ModelNamespace model;
+    for (int i = 0; i < 300; ++i) {
+      const std::string& c = candidates[pick(rng)];
+      const std::string want = model.create(c);
+      const std::string got(ns.create_sanitized(c));
+      REQUIRE_MESSAGE(got == want, "seed " << seed << ", call " << i << ", candidate " << c);
+    }
+  }
+}
+
+TEST_CASE("emit/fx/namespace: a repeated base counts up, an illegal one starts at _1") {
+  fxd::Namespace ns;
+  CHECK(ns.create_sanitized("empty_strided") == "empty_strided");
+  CHECK(ns.create_sanitized("empty_strided") == "empty_strided_1");
+  CHECK(ns.create_sanitized("empty_strided_1") == "empty_strided_2");
+  CHECK(ns.create_sanitized("empty_strided") == "empty_strided_3");
+  CHECK(ns.create_sanitized("pow") == "pow_1");
+  CHECK(ns.create_sanitized("pow") == "pow_2");
+}
