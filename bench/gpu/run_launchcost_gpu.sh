@@ -52,6 +52,7 @@ bench() {  # NAME BINARY FILTER
     --benchmark_report_aggregates_only=true 2>&1 | grep -E "median|gpu|rror" | tee -a "$R/launchcost.log"
 }
 for round in 1 2; do
+  [ $round = 2 ] && [ $((SECONDS - T0)) -gt ${ROUND2_BEFORE:-200} ] && { say "no time for round 2"; break; }
   bench "old tree, round $round" $W/old/bench/executor_overhead_bench '^(Executor|Stubbed|RawLaunch)/'
   bench "this tree, round $round" $W/new/bench/executor_overhead_bench '^(Executor|Stubbed|RawLaunch)/'
 done
