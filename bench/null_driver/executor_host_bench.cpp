@@ -333,7 +333,6 @@ void BM_addmm_mlp(benchmark::State& state) { run_program(state, addmm_mlp(static
 void BM_launches(benchmark::State& state) { run_program(state, launches(static_cast<int>(state.range(0))), true); }
 void BM_alloc_free(benchmark::State& state) { run_program(state, alloc_free(static_cast<int>(state.range(0))), true); }
 void BM_externs(benchmark::State& state) { run_program(state, externs(static_cast<int>(state.range(0))), true); }
-void BM_deep_mlp_graph(benchmark::State& state) { run_program(state, deep_mlp(static_cast<int>(state.range(0))), false, true); }
 
 /// The floor on this driver: the launches of `launches/L` as a loop of
 /// cuLaunchKernel calls through the loaded table, arguments packed once.
@@ -360,6 +359,5 @@ BENCHMARK(BM_addmm_mlp)->Arg(64);
 BENCHMARK(BM_launches)->Arg(64);
 BENCHMARK(BM_alloc_free)->Arg(64);
 BENCHMARK(BM_externs)->Arg(64);
-BENCHMARK(BM_deep_mlp_graph)->Arg(64);
 BENCHMARK(BM_raw_launch)->Arg(64);
 BENCHMARK_MAIN();
