@@ -71,7 +71,7 @@ constexpr std::string_view usage =
     "       wrapir plan --strategy reuse|pools|arena [--pool-policy none|intermediates|outputs|combined]\n"
     "                   [--no-spill] [--no-verify] FILE.json [-o OUT.json] [--timeline OUT.svg]\n"
     "       wrapir run FILE.json --inputs IN.safetensors [--device cpu|cuda [--kernels DIR] [--graph]] [--repeat N]\n"
-    "                  [--no-verify] [-o OUT.safetensors]\n"
+    "                  [--no-verify] [-o OUT.safetensors] [--debug-level 0-3 [--debug-kernels NAME,...]]\n"
     "       wrapir autotune FILE.json [--inputs IN.safetensors] [--device cpu|cuda] [--kernels DIR]\n"
     "                  [--symbols NAME=VALUE,...] [--warmup N] [--repetitions N]\n"
     "                  [--allow-failed-candidates] [--report REPORT.json] [--no-verify] [-o OUT.json]\n"

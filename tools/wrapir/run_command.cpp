@@ -1,4 +1,5 @@
-// wrapir run PROGRAM --inputs FILE [--device cpu|cuda] [--kernels DIR] [--graph] [--repeat N] [-o FILE]:
+// wrapir run PROGRAM --inputs FILE [--device cpu|cuda] [--kernels DIR] [--graph] [--repeat N] [-o FILE]
+//            [--debug-level 0-3] [--debug-kernels NAME,...]:
 // runs a program on the executor (include/wrapir/run/executor.hpp), on the
 // CPU or, with --device cuda, on GPU 0 through the CUDA backend
 // (run/cuda/: the exporter's Triton cubins from DIR/kernels.json — DIR
@@ -21,6 +22,13 @@
 // entry `scalars` under the same names. Without -o one line per output is
 // printed. `--repeat N` runs the program N more times after the first run
 // and prints the per-call time (mean and best) on stdout.
+//
+// `--debug-level N` (1-3) turns on the executor's intermediate-value debug
+// printer (`ExecutorOptions::debug`, docs/runtime.md "Debug printing"):
+// 1 saves every tensor argument of each kernel and extern call before and
+// after it under tmp/jit_inductor/, 2 prints every argument's values,
+// 3 prints the kernel names; `--debug-kernels A,B` wraps only those kernels
+// (case-insensitive). Not with --graph.
 //
 // `--graph` (with --device cuda) runs in CUDA Graph mode
 // (`ExecutorOptions::graph`, docs/runtime.md): the first call runs and
@@ -133,7 +141,8 @@ struct Placement {
 };
 
 int cmd_run(const Arguments& a) {
-  a.allow_only({"--inputs", "--device", "--kernels", "--repeat", "-o", "--no-verify", "--max-input-bytes", "--graph"});
+  a.allow_only({"--inputs", "--device", "--kernels", "--repeat", "-o", "--no-verify", "--max-input-bytes", "--graph",
+                "--debug-level", "--debug-kernels"});
   const std::string_view device = a.value("--device").value_or("cpu");
   if (device != "cpu" && device != "cuda")
     throw Failure{"run: --device must be cpu or cuda, got '" + one_line(device, 40) + "'"};
@@ -151,6 +160,23 @@ int cmd_run(const Arguments& a) {
     if (ec != std::errc{} || end != r->data() + r->size() || repeat > 1'000'000)
       throw Failure{"run: --repeat takes a count from 0 to 1000000, got '" + one_line(*r, 40) + "'"};
   }
+  run::DebugPrintOptions debug;
+  if (auto level = a.value("--debug-level")) {
+    const auto r = std::from_chars(level->data(), level->data() + level->size(), debug.level);
+    if (r.ec != std::errc{} || r.ptr != level->data() + level->size() || debug.level < 0 || debug.level > 3)
+      throw Failure{"run: --debug-level takes 0, 1, 2 or 3, not '" + one_line(*level, 40) + "'"};
+  }
+  if (auto names = a.value("--debug-kernels")) {
+    std::string_view rest = *names;
+    while (!rest.empty()) {
+      const std::size_t comma = rest.find(',');
+      if (comma == 0 || comma + 1 == rest.size())
+        throw Failure{"run: --debug-kernels has an empty name in '" + one_line(*names, 80) + "'"};
+      debug.kernel_filter.emplace_back(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+  }
+  if (debug.level != 0 && graph) throw Failure{"run: --debug-level and --graph cannot be used together"};
   const auto inputs_path = a.value("--inputs");
   if (!inputs_path) throw Failure{"run: --inputs FILE is required (a safetensors file of the program's inputs)"};
 
@@ -200,6 +226,7 @@ int cmd_run(const Arguments& a) {
   }
   options.verify = !a.flag("--no-verify");
   options.graph.enabled = graph;
+  options.debug = std::move(debug);  // printed to stdout; level 1 saves under tmp/jit_inductor
   auto executor = run::Executor::prepare(program, std::move(options));
   if (!executor) throw Failure{"run: " + one_line(executor.error().message, 600)};
   // Inputs are copied per run: a program that updates an input in place

@@ -37,8 +37,10 @@
 ///
 /// Thread safety: a prepared `Executor` is immutable except for its
 /// multi-kernel dispatchers, which are themselves thread-safe
-/// (run/multi_kernel.hpp); all per-call state (buffers, symbols, pools,
-/// argument scratch) lives in the call. So one executor may `run` on many
+/// (run/multi_kernel.hpp), and its pool of recycled per-call states
+/// (locked; a call takes one for itself and gives it back without any
+/// storage in it); all per-call state (buffers, symbols, pools, argument
+/// scratch) belongs to one call at a time. So one executor may `run` on many
 /// threads at once, provided the kernels and externs it was given may be
 /// called concurrently and the calls do not share input tensors they
 /// mutate. In graph mode (`ExecutorOptions::graph`, CUDA) calls of one
@@ -59,6 +61,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <span>
@@ -103,6 +106,32 @@ struct GraphModeStats {
   std::size_t cached = 0;      ///< graphs held now
 };
 
+/// The intermediate-value debug printer (`ExecutorOptions::debug`,
+/// docs/runtime.md "Debug printing"; Inductor's
+/// `debug_intermediate_value_printer`, reference §6, with the Python
+/// emitter's `debug_level` and `debug_kernel_filter`). Around each kernel
+/// and extern call (not multi-kernel calls) whose name passes the filter:
+/// 1 saves every tensor argument before and after into `save_directory`
+/// (`before_launch_<kernel>_<buffer>.safetensors`); 2 prints every argument
+/// (`inductor: before_launch - <kernel> - <argument>` and the tensor's
+/// elements when at most 64, element count, size, dtype, mean, min, max,
+/// std; extern calls: tensors only); 3 prints kernel names only
+/// (`[ before_launch: <kernel> ]`). Level 0 costs one test of a pointer
+/// per kernel or extern line.
+struct DebugPrintOptions {
+  /// 0 off, 1 save, 2 print values, 3 kernel names; other values are
+  /// refused by `prepare`.
+  int level = 0;
+  /// Kernels (or extern operators, `extern_kernels.mm`) to wrap, compared
+  /// case-insensitively; empty wraps all.
+  std::vector<std::string> kernel_filter{};
+  /// Where level 1 saves (created on first use).
+  std::string save_directory = "tmp/jit_inductor";
+  /// Where levels 2 and 3 print; null: standard output. Must outlive the
+  /// executor's calls; calls on several threads interleave their lines.
+  std::ostream* out = nullptr;
+};
+
 struct ExecutorOptions {
   /// The device the program's non-CPU buffers, pools and launches are on;
   /// null: CPU programs only. Its kernels and externs come from `kernels`
@@ -130,6 +159,8 @@ struct ExecutorOptions {
   /// data-dependent control flow, host copies, CPU kernels, externs that
   /// allocate their results).
   GraphModeOptions graph{};
+  /// The intermediate-value debug printer; off by default.
+  DebugPrintOptions debug{};
 };
 
 namespace executor_detail {
@@ -168,5 +199,6 @@ class Executor {
 }  // namespace wrapir::run
 
 #include <wrapir/run/detail/executor_prepare.hpp>
+#include <wrapir/run/detail/executor_debug.hpp>
 #include <wrapir/run/detail/executor_lines.hpp>
 #include <wrapir/run/detail/executor_graph_call.hpp>

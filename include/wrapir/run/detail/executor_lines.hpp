@@ -50,19 +50,47 @@ class Frame {
  public:
   /// `memory`: graph mode's device memory (executor_graph.hpp), else null:
   /// device allocations come from the backend.
-  Frame(const Prepared& prep, Dispatchers& disp, const Graph& g, GraphMemory* memory = nullptr)
-      : prep_(prep), disp_(disp), g_(g), p_(*g.program), memory_(memory) {
+  /// `state`: a recycled state (FramePool) or null for a fresh one.
+  Frame(const Prepared& prep, Dispatchers& disp, const Graph& g, GraphMemory* memory = nullptr,
+        FrameState* state = nullptr)
+      : prep_(prep),
+        disp_(disp),
+        g_(g),
+        p_(*g.program),
+        own_(state != nullptr ? nullptr : std::make_unique<FrameState>()),
+        st_(state != nullptr ? *state : *own_),
+        buffers_(st_.buffers),
+        live_(st_.live),
+        values_(st_.values),
+        bound_(st_.bound),
+        pools_(st_.pools),
+        slots_(st_.slots),
+        params_(st_.params),
+        arg_tensors_(st_.arg_tensors),
+        scopes_(st_.scopes),
+        memory_(memory) {
     buffers_.resize(p_.buffers.size());
     live_.assign(p_.buffers.size(), 0);
     values_.assign(g.slot_symbols.size(), 0);
     bound_.assign(g.slot_symbols.size(), 0);
     pools_.resize(p_.pools.size());
-    slots_.resize(g.max_args);
-    params_.resize(g.max_args);
-    arg_tensors_.resize(g.max_args);
+    if (slots_.size() < g.max_args) {
+      slots_.resize(g.max_args);
+      params_.resize(g.max_args);
+      arg_tensors_.resize(g.max_args);
+    }
+    scopes_.clear();
   }
 
+  /// Binds the top level's inputs straight from the caller's spans (no
+  /// list of values is built): `index[i]` is program input i's position in
+  /// `tensors` or `scalars`.
+  void bind_top_inputs(std::span<const Tensor> tensors, std::span<const std::int64_t> scalars,
+                       std::span<const std::uint32_t> index);
+
   void bind_inputs(std::span<const Value> inputs);
+  template <class Inputs>
+  void bind(const Inputs& inputs);
   void run_body();
   std::vector<Value> outputs();
   /// The value of symbol slot `slot` once bound (graph mode's key).
@@ -72,18 +100,24 @@ class Frame {
   }
 
   // ---- memory ------------------------------------------------------------
-  void operator()(const ir::Allocate& l) { define(l.buffer, allocate(l.buffer)); }
+  void operator()(const ir::Allocate& l) { allocate_in_place(l.buffer); }
   void operator()(const ir::FreeIfNotReused& l) {
     if (!l.reused) release(l.buffer);
   }
   void operator()(const ir::Reuse& l) {
-    const Tensor old = tensor(l.old_buffer);
+    // Written in place: the new buffer's tensor keeps its vectors' memory.
+    std::shared_ptr<Storage> storage = tensor(l.old_buffer).storage;
     const ir::BufferDecl& d = decl(l.new_buffer);
-    EvaluatedLayout lay = layout(l.new_buffer);
-    Result<Tensor> t = as_strided(old, std::move(lay.sizes), std::move(lay.strides), lay.offset, d.layout.dtype);
-    if (!t) fail(name(l.new_buffer) + " cannot take the storage of " + name(l.old_buffer) + ": " + t.error().message);
     if (l.delete_old) release(l.old_buffer);
-    define(l.new_buffer, *std::move(t));
+    Tensor& t = slot_tensor(l.new_buffer);
+    t.storage = std::move(storage);
+    t.dtype = d.layout.dtype;
+    layout_into(l.new_buffer, t);
+    if (Result<void> r = fits(t); !r) {
+      t.storage.reset();
+      fail(name(l.new_buffer) + " cannot take the storage of " + name(l.old_buffer) + ": " + r.error().message);
+    }
+    live_[l.new_buffer.index] = 1;
   }
   void operator()(const ir::Free& l) { release(l.buffer); }
   void operator()(const ir::Null&) {}
@@ -137,25 +171,35 @@ class Frame {
 
   // ---- views -------------------------------------------------------------
   void operator()(const ir::Reinterpret& l) {
-    const Tensor& base = tensor(l.base);
+    const Tensor& base_tensor = tensor(l.base);
+    const ir::DType base_dtype = base_tensor.dtype;
+    std::shared_ptr<Storage> storage = base_tensor.storage;
     const ir::DType dtype = decl(l.view).layout.dtype;
-    EvaluatedLayout lay = layout(l.view);
-    std::int64_t offset = lay.offset;  // in elements of the base's dtype
-    if (dtype != base.dtype) {
-      const std::int64_t bytes = offset * ir::itemsize(base.dtype);
+    // Written in place (the view's tensor keeps its vectors' memory).
+    Tensor& t = slot_tensor(l.view);
+    t.storage = std::move(storage);
+    t.dtype = dtype;
+    layout_into(l.view, t);  // offset in elements of the base's dtype
+    live_[l.view.index] = 0;
+    if (dtype != base_dtype) {
+      const std::int64_t bytes = t.offset * ir::itemsize(base_dtype);
       if (bytes % ir::itemsize(dtype) != 0)
         fail("the view's offset of " + std::to_string(bytes) + " bytes is not a whole number of " +
              std::string(ir::name(dtype)) + " elements");
-      offset = bytes / ir::itemsize(dtype);
+      t.offset = bytes / ir::itemsize(dtype);
     }
-    Result<Tensor> t = as_strided(base, std::move(lay.sizes), std::move(lay.strides), offset, dtype);
-    if (!t) fail("view " + name(l.view) + " of " + name(l.base) + ": " + t.error().message);
-    define(l.view, *std::move(t));
+    if (Result<void> r = fits(t); !r) fail("view " + name(l.view) + " of " + name(l.base) + ": " + r.error().message);
+    live_[l.view.index] = 1;
   }
 
   // ---- kernels -----------------------------------------------------------
   void operator()(const ir::KernelDefinition&) {}  // resolved when prepared
   void operator()(const ir::KernelCall& l) {
+    if (prep_.debug != nullptr) [[unlikely]]
+      return debug_around(p_.kernel(l.kernel).name, [&] { return debug_kernel_args(l); }, [&] { launch(l); });
+    launch(l);
+  }
+  void launch(const ir::KernelCall& l) {
     if (const FastLaunch& fast = g_.launches[line_]; fast.usable) [[likely]]
       if (launch_fast(l, fast)) return;
     const ir::KernelDecl& k = p_.kernel(l.kernel);
@@ -198,19 +242,51 @@ class Frame {
   }
 
   // ---- extern kernels ----------------------------------------------------
+  // The argument lists of an extern line are kept in the frame's state and
+  // assigned into per call (`extern_arguments`): no list, name or tensor
+  // layout is allocated once the state has seen the line.
   void operator()(const ir::ExternKernelAlloc& l) {
-    Value result = call_extern(l.kernel, values_of(l.args), named_values_of(l.kwargs));
+    if (prep_.debug != nullptr) [[unlikely]]
+      return debug_around(l.kernel.text, [&] { return debug_extern_args(l.args, l.kwargs, {}); }, [&] { extern_alloc(l); });
+    extern_alloc(l);
+  }
+  void extern_alloc(const ir::ExternKernelAlloc& l) {
+    ExternScratch& s = extern_arguments(l.args, l.kwargs, {});
+    Value result = call_extern(l.kernel, s);
     if (l.result) define_result(*l.result, std::move(result));
   }
   void operator()(const ir::ExternKernelOut& l) {
-    std::vector<KeywordArg> kwargs = named_values_of(l.kwargs);
-    kwargs.push_back(KeywordArg{"out", Value{resolve(l.out)}});
-    (void)call_extern(l.kernel, values_of(l.args), std::move(kwargs));
+    if (prep_.debug != nullptr) [[unlikely]]
+      return debug_around(l.kernel.text, [&] { return debug_extern_args(l.args, l.kwargs, {&l.out, 1}); },
+                          [&] { extern_out(l); });
+    extern_out(l);
+  }
+  void extern_out(const ir::ExternKernelOut& l) {
+    const std::array<std::pair<std::string_view, const ir::BufferArg*>, 1> out{{{"out", &l.out}}};
+    ExternScratch& s = extern_arguments(l.args, l.kwargs, out);
+    (void)call_extern(l.kernel, s);
   }
   void operator()(const ir::ExternKernelMultiOut& l) {
-    std::vector<KeywordArg> kwargs = named_values_of(l.kwargs);
-    for (const ir::NamedBuffer& o : l.outs) kwargs.push_back(KeywordArg{o.name.text, Value{resolve(o.buffer)}});
-    Value result = call_extern(l.kernel, values_of(l.args), std::move(kwargs));
+    if (prep_.debug != nullptr) [[unlikely]] {
+      std::vector<ir::BufferArg> outs;
+      for (const ir::NamedBuffer& o : l.outs) outs.push_back(o.buffer);
+      return debug_around(l.kernel.text, [&] { return debug_extern_args(l.args, l.kwargs, outs); },
+                          [&] { extern_multi_out(l); });
+    }
+    extern_multi_out(l);
+  }
+  void extern_multi_out(const ir::ExternKernelMultiOut& l) {
+    constexpr std::size_t small = 8;
+    std::array<std::pair<std::string_view, const ir::BufferArg*>, small> local{};
+    std::vector<std::pair<std::string_view, const ir::BufferArg*>> large;
+    std::pair<std::string_view, const ir::BufferArg*>* outs = local.data();
+    if (l.outs.size() > small) {
+      large.resize(l.outs.size());
+      outs = large.data();
+    }
+    for (std::size_t i = 0; i < l.outs.size(); ++i) outs[i] = {l.outs[i].name.text, &l.outs[i].buffer};
+    ExternScratch& s = extern_arguments(l.args, l.kwargs, {outs, l.outs.size()});
+    Value result = call_extern(l.kernel, s);
     if (l.result) define_result(*l.result, std::move(result));
   }
   void operator()(const ir::MultiOutput& l) {
@@ -261,7 +337,7 @@ class Frame {
   }
 
   // ---- control -----------------------------------------------------------
-  void operator()(const ir::EnterSubgraph&) { scopes_.push_back(Scope::subgraph); }
+  void operator()(const ir::EnterSubgraph&) { scopes_.push_back(static_cast<std::uint8_t>(Scope::subgraph)); }
   void operator()(const ir::ExitSubgraph&) { exit_scope(Scope::subgraph, "ExitSubgraph"); }
   void operator()(const ir::Conditional& l) {
     bool taken = false;
@@ -305,9 +381,9 @@ class Frame {
     }
     bind_outputs(l.outputs, carried, "the loop");
   }
-  void operator()(const ir::EnterDeviceContext&) { scopes_.push_back(Scope::device); }
+  void operator()(const ir::EnterDeviceContext&) { scopes_.push_back(static_cast<std::uint8_t>(Scope::device)); }
   void operator()(const ir::ExitDeviceContext&) { exit_scope(Scope::device, "ExitDeviceContext"); }
-  void operator()(const ir::EnterStreamContext&) { scopes_.push_back(Scope::stream); }
+  void operator()(const ir::EnterStreamContext&) { scopes_.push_back(static_cast<std::uint8_t>(Scope::stream)); }
   void operator()(const ir::ExitStreamContext&) { exit_scope(Scope::stream, "ExitStreamContext"); }
   void operator()(const ir::GetRawStream&) {}  // one stream per backend
 
@@ -323,11 +399,54 @@ class Frame {
   enum class Scope : std::uint8_t { subgraph, device, stream };
 
   void exit_scope(Scope kind, const char* what) {
-    if (scopes_.empty() || scopes_.back() != kind) fail(std::string(what) + " closes no matching scope");
+    if (scopes_.empty() || scopes_.back() != static_cast<std::uint8_t>(kind)) fail(std::string(what) + " closes no matching scope");
     scopes_.pop_back();
   }
 
   [[nodiscard]] const DeviceBackend* backend() const noexcept { return prep_.options.device.get(); }
+
+  // ---- debug printer (ExecutorOptions::debug; executor_debug.hpp) ----------
+  template <class Gather, class Call>
+  void debug_around(std::string_view kernel, const Gather& gather, const Call& call) {
+    if (!prep_.debug->wraps(kernel)) return call();
+    prep_.debug->print("before_launch", kernel, gather());
+    call();
+    prep_.debug->print("after_launch", kernel, gather());
+  }
+  /// Every argument of a launch (level 1 saves the pointer ones).
+  std::vector<DebugArg> debug_kernel_args(const ir::KernelCall& l) const {
+    std::vector<DebugArg> out;
+    const ir::KernelDecl& k = p_.kernel(l.kernel);
+    for (std::size_t i = 0; i < l.args.size(); ++i) {
+      const ir::Arg& a = l.args[i];
+      const bool pointer = i < k.signature.size() ? k.signature[i].type.pointer : a.holds<ir::BufferArg>();
+      if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) {
+        out.push_back(DebugArg{decl(b->buffer).name, Value{resolve(*b)}, pointer});
+      } else if (const expr::Expr* e = a.get_if<expr::Expr>()) {
+        out.push_back(DebugArg{expr::print_python(*e), Value{eval(*e)}, pointer});
+      } else {
+        Value v = value_of(a);
+        std::string label = "None";
+        if (const std::int64_t* n = v.get_if<std::int64_t>()) label = std::to_string(*n);
+        else if (const double* d = v.get_if<double>()) label = number_text(*d);
+        else if (const bool* x = v.get_if<bool>()) label = *x ? "True" : "False";
+        out.push_back(DebugArg{std::move(label), std::move(v), pointer});
+      }
+    }
+    return out;
+  }
+  /// The buffers an extern call passes: arguments, keyword arguments, outputs.
+  std::vector<DebugArg> debug_extern_args(const std::vector<ir::Arg>& args, const std::vector<ir::NamedArg>& kwargs,
+                                          std::span<const ir::BufferArg> outs) const {
+    std::vector<DebugArg> out;
+    auto add = [&](const ir::Arg& a) {
+      if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) out.push_back(DebugArg{decl(b->buffer).name, Value{resolve(*b)}, true});
+    };
+    for (const ir::Arg& a : args) add(a);
+    for (const ir::NamedArg& k : kwargs) add(k.value);
+    for (const ir::BufferArg& b : outs) out.push_back(DebugArg{decl(b.buffer).name, Value{resolve(b)}, true});
+    return out;
+  }
 
   [[nodiscard]] const ir::BufferDecl& decl(ir::BufferId b) const {
     if (!p_.contains(b)) fail("buffer #" + std::to_string(b.index) + " is not in the buffer table");
@@ -342,13 +461,37 @@ class Frame {
   }
   void define(ir::BufferId b, Value v) {
     (void)decl(b);
-    buffers_[b.index] = std::move(v);
+    if (const Tensor* t = v.get_if<Tensor>()) {
+      assign(slot_tensor(b), *t);
+    } else {
+      buffers_[b.index] = std::move(v);
+    }
     live_[b.index] = 1;
+  }
+  /// `from` copied into `to`, reusing `to`'s vectors' memory.
+  static void assign(Tensor& to, const Tensor& from) {
+    if (&to == &from) return;
+    to.storage = from.storage;
+    to.dtype = from.dtype;
+    to.sizes.assign(from.sizes.begin(), from.sizes.end());
+    to.strides.assign(from.strides.begin(), from.strides.end());
+    to.offset = from.offset;
+  }
+  /// The tensor a definition of `b` is written into (its previous layout's
+  /// vectors reused).
+  Tensor& slot_tensor(ir::BufferId b) {
+    (void)decl(b);
+    Value& v = buffers_[b.index];
+    if (Tensor* t = boost::variant2::get_if<Tensor>(&v.value)) return *t;
+    return v.value.template emplace<Tensor>();
   }
   void release(ir::BufferId b) {
     (void)decl(b);
     if (!live_[b.index]) fail(name(b) + " is freed but is not live");
-    buffers_[b.index] = Value{};
+    // The storage goes (its memory back to the allocator); the tensor's
+    // vectors stay for the next definition.
+    if (Tensor* t = boost::variant2::get_if<Tensor>(&buffers_[b.index].value)) t->storage.reset();
+    else buffers_[b.index] = Value{};
     live_[b.index] = 0;
   }
   [[nodiscard]] const Value& value(ir::BufferId b) const {
@@ -360,6 +503,32 @@ class Frame {
     const Tensor* t = value(b).get_if<Tensor>();
     if (t == nullptr) fail(name(b) + " holds a multi-output result, not a tensor");
     return *t;
+  }
+  /// `a` written into `t` (a view evaluated into `t`'s vectors).
+  void resolve_into(Tensor& t, const ir::BufferArg& a) const {
+    const Tensor& base = tensor(a.buffer);
+    if (!a.view) return assign(t, base);
+    t.storage = base.storage;
+    t.dtype = base.dtype;
+    t.sizes.resize(a.view->sizes.size());
+    t.strides.resize(a.view->strides.size());
+    for (std::size_t i = 0; i < t.sizes.size(); ++i) t.sizes[i] = eval(a.view->sizes[i]);
+    for (std::size_t i = 0; i < t.strides.size(); ++i) t.strides[i] = eval(a.view->strides[i]);
+    t.offset = eval(a.view->offset);
+    if (Result<void> r = fits(t); !r) {
+      t.storage.reset();
+      fail("a view of " + name(a.buffer) + ": " + r.error().message);
+    }
+  }
+  /// Whether `t`'s layout stays inside its storage (`as_strided`'s check).
+  [[nodiscard]] static Result<void> fits(const Tensor& t) {
+    Result<std::int64_t> bytes = bytes_spanned(t.sizes, t.strides, t.offset, t.dtype);
+    if (!bytes) return bytes.error();
+    const std::int64_t available = t.storage ? t.storage->nbytes : 0;
+    if (*bytes > available)
+      return Diagnostic{"the view reaches " + std::to_string(*bytes) + " bytes but its storage has " +
+                        std::to_string(available)};
+    return {};
   }
   [[nodiscard]] Tensor resolve(const ir::BufferArg& a) const {
     const Tensor& base = tensor(a.buffer);
@@ -381,6 +550,45 @@ class Frame {
     for (expr::Expr e : l.strides) out.strides.push_back(eval(e));
     out.offset = eval(l.storage_offset);
     return out;
+  }
+  /// `b`'s layout evaluated into `t`'s vectors.
+  void layout_into(ir::BufferId b, Tensor& t) const {
+    const ir::Layout& l = decl(b).layout;
+    t.sizes.resize(l.sizes.size());
+    t.strides.resize(l.strides.size());
+    for (std::size_t i = 0; i < t.sizes.size(); ++i) t.sizes[i] = eval(l.sizes[i]);
+    for (std::size_t i = 0; i < t.strides.size(); ++i) t.strides[i] = eval(l.strides[i]);
+    t.offset = eval(l.storage_offset);
+  }
+  /// `Allocate`: the layout evaluated into the buffer's own tensor, the
+  /// storage from the backend (or graph mode's memory, or the host).
+  void allocate_in_place(ir::BufferId b) {
+    const ir::BufferDecl& d = decl(b);
+    Tensor& t = slot_tensor(b);
+    t.storage.reset();
+    live_[b.index] = 0;
+    t.dtype = d.layout.dtype;
+    layout_into(b, t);
+    try {
+      if (d.layout.device.type == ir::DeviceType::cpu) {
+        t.storage = allocate_cpu(t.sizes, t.strides, t.offset, t.dtype).storage;
+      } else {
+        if (backend() == nullptr || backend()->device_type() != d.layout.device.type)
+          fail("no backend for " + ir::to_string(d.layout.device) + " (ExecutorOptions::device)");
+        Result<std::int64_t> bytes = bytes_spanned(t.sizes, t.strides, t.offset, t.dtype);
+        if (!bytes) fail(bytes.error().message);
+        if (memory_ != nullptr) {
+          t.storage = memory_->allocate(*backend(), d.layout.device, *bytes);
+        } else {
+          Result<std::shared_ptr<Storage>> storage = backend()->allocate(d.layout.device, *bytes);
+          if (!storage) fail(storage.error().message);
+          t.storage = *std::move(storage);
+        }
+      }
+    } catch (wrapir::detail::Failure& f) {
+      fail("cannot allocate " + name(b) + ": " + f.diagnostic.message);
+    }
+    live_[b.index] = 1;
   }
   [[nodiscard]] Tensor allocate(ir::BufferId b) const {
     EvaluatedLayout lay = layout(b);
@@ -486,14 +694,14 @@ class Frame {
   /// the call, so that a Free later releases the memory.
   void drop_views(const std::vector<ir::Arg>& args) {
     for (std::size_t i = 0; i < args.size(); ++i)
-      if (const ir::BufferArg* b = args[i].get_if<ir::BufferArg>(); b && b->view) arg_tensors_[i] = Tensor{};
+      if (const ir::BufferArg* b = args[i].get_if<ir::BufferArg>(); b && b->view) arg_tensors_[i].storage.reset();
   }
 
   /// The tensor a buffer argument passes: the buffer's own (no copy) or,
   /// for a view, the view made in argument `i`'s scratch.
   const Tensor& argument_tensor(std::size_t i, const ir::BufferArg& b) {
     if (!b.view) return tensor(b.buffer);
-    arg_tensors_[i] = resolve(b);
+    resolve_into(arg_tensors_[i], b);
     return arg_tensors_[i];
   }
 
@@ -610,7 +818,54 @@ class Frame {
     return out;
   }
 
-  Value call_extern(const ir::OpName& op_name, std::vector<Value> args, std::vector<KeywordArg> kwargs) {
+  /// The frame's kept argument lists for this extern line, assigned from
+  /// `args`, `kwargs` and the output buffers `outs` (name, buffer).
+  ExternScratch& extern_arguments(const std::vector<ir::Arg>& args, const std::vector<ir::NamedArg>& kwargs,
+                                  std::span<const std::pair<std::string_view, const ir::BufferArg*>> outs) {
+    if (st_.externs.size() < p_.body.size()) st_.externs.resize(p_.body.size());
+    ExternScratch& s = st_.externs[line_];
+    if (!s.built || s.args.size() != args.size() || s.kwargs.size() != kwargs.size() + outs.size()) {
+      s.args.assign(args.size(), Value{});
+      s.kwargs.clear();
+      s.kwargs.reserve(kwargs.size() + outs.size());
+      for (const ir::NamedArg& k : kwargs) s.kwargs.push_back(KeywordArg{k.name.text, Value{}});
+      for (const auto& o : outs) s.kwargs.push_back(KeywordArg{std::string(o.first), Value{}});
+      s.built = true;
+    }
+    for (std::size_t i = 0; i < args.size(); ++i) value_into(s.args[i], args[i]);
+    for (std::size_t i = 0; i < kwargs.size(); ++i) value_into(s.kwargs[i].value, kwargs[i].value);
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      Value& v = s.kwargs[kwargs.size() + i].value;
+      Tensor* t = boost::variant2::get_if<Tensor>(&v.value);
+      if (t == nullptr) t = &v.value.template emplace<Tensor>();
+      resolve_into(*t, *outs[i].second);
+    }
+    return s;
+  }
+  /// `a`'s value written into `to`; a tensor reuses `to`'s tensor's vectors.
+  void value_into(Value& to, const ir::Arg& a) const {
+    if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) {
+      Tensor* t = boost::variant2::get_if<Tensor>(&to.value);
+      if (t == nullptr) t = &to.value.template emplace<Tensor>();
+      resolve_into(*t, *b);
+      return;
+    }
+    if (const expr::Expr* e = a.get_if<expr::Expr>()) {
+      to.value = eval(*e);
+      return;
+    }
+    if (const std::int64_t* n = a.get_if<std::int64_t>()) {
+      to.value = *n;
+      return;
+    }
+    to = value_of(a);
+  }
+  Value call_extern(const ir::OpName& op_name, ExternScratch& s) {
+    Value result = call_extern(op_name, std::span<const Value>(s.args), std::span<const KeywordArg>(s.kwargs));
+    FrameState::drop_storages(s);  // a Free later releases the memory
+    return result;
+  }
+  Value call_extern(const ir::OpName& op_name, std::span<const Value> args, std::span<const KeywordArg> kwargs) {
     const std::string& op = op_name.text;
     const ExternFn* fn = g_.line_externs.at(line_);
     if (fn == nullptr) fail("extern " + ir::quote_for_diagnostic(op) + " was not resolved");
@@ -652,26 +907,65 @@ class Frame {
   Dispatchers& disp_;
   const Graph& g_;
   const ir::Program& p_;
-  std::vector<Value> buffers_;
-  std::vector<std::uint8_t> live_;
-  std::vector<std::int64_t> values_;
-  std::vector<std::uint8_t> bound_;
-  std::vector<std::shared_ptr<Storage>> pools_;
-  std::vector<ArgSlot> slots_;
-  std::vector<void*> params_;
-  std::vector<Tensor> arg_tensors_;
-  std::vector<Scope> scopes_;
+  std::unique_ptr<FrameState> own_;  // null when the state is recycled
+  FrameState& st_;
+  std::vector<Value>& buffers_;
+  std::vector<std::uint8_t>& live_;
+  std::vector<std::int64_t>& values_;
+  std::vector<std::uint8_t>& bound_;
+  std::vector<std::shared_ptr<Storage>>& pools_;
+  std::vector<ArgSlot>& slots_;
+  std::vector<void*>& params_;
+  std::vector<Tensor>& arg_tensors_;
+  std::vector<std::uint8_t>& scopes_;
   std::size_t line_ = 0;
   GraphMemory* memory_ = nullptr;
 };
 
-inline void Frame::bind_inputs(std::span<const Value> inputs) {
+/// A graph's inputs as a list of values (subgraphs).
+struct ValueInputs {
+  std::span<const Value> values;
+  [[nodiscard]] std::size_t size() const noexcept { return values.size(); }
+  [[nodiscard]] const Tensor* tensor(std::size_t i) const noexcept { return values[i].get_if<Tensor>(); }
+  [[nodiscard]] const std::int64_t* scalar(std::size_t i) const noexcept { return values[i].get_if<std::int64_t>(); }
+  [[nodiscard]] const Value& value(std::size_t i) const noexcept { return values[i]; }
+};
+
+/// The top level's inputs as the caller's spans.
+struct SpanInputs {
+  std::span<const Tensor> tensors;
+  std::span<const std::int64_t> scalars;
+  std::span<const std::uint32_t> index;  // program input -> position in its span
+  const ir::Program* program = nullptr;
+  [[nodiscard]] std::size_t size() const noexcept { return index.size(); }
+  [[nodiscard]] bool is_tensor(std::size_t i) const noexcept {
+    return boost::variant2::holds_alternative<ir::BufferId>(program->inputs[i]);
+  }
+  [[nodiscard]] const Tensor* tensor(std::size_t i) const noexcept { return is_tensor(i) ? &tensors[index[i]] : nullptr; }
+  [[nodiscard]] const std::int64_t* scalar(std::size_t i) const noexcept {
+    return is_tensor(i) ? nullptr : &scalars[index[i]];
+  }
+  /// Only for key paths longer than one step (copies).
+  [[nodiscard]] Value value(std::size_t i) const {
+    return is_tensor(i) ? Value{tensors[index[i]]} : Value{scalars[index[i]]};
+  }
+};
+
+inline void Frame::bind_inputs(std::span<const Value> inputs) { bind(ValueInputs{inputs}); }
+
+inline void Frame::bind_top_inputs(std::span<const Tensor> tensors, std::span<const std::int64_t> scalars,
+                                   std::span<const std::uint32_t> index) {
+  bind(SpanInputs{tensors, scalars, index, &p_});
+}
+
+template <class Inputs>
+inline void Frame::bind(const Inputs& inputs) {
   if (inputs.size() != p_.inputs.size())
     fail("the program takes " + std::to_string(p_.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     auto who = [i] { return "input " + std::to_string(i); };
     if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p_.inputs[i])) {
-      const Tensor* t = inputs[i].get_if<Tensor>();
+      const Tensor* t = inputs.tensor(i);
       if (t == nullptr) fail(who() + " (" + name(*b) + ") must be a tensor");
       const ir::BufferDecl& d = decl(*b);
       if (t->device().type != d.layout.device.type)
@@ -690,17 +984,18 @@ inline void Frame::bind_inputs(std::span<const Value> inputs) {
       if (*reach > (t->storage ? t->storage->nbytes : 0))
         fail(who() + " (" + name(*b) + ") reaches " + std::to_string(*reach) + " bytes past a storage of " +
              std::to_string(t->storage ? t->storage->nbytes : 0));
-      define(*b, inputs[i]);
+      assign(slot_tensor(*b), *t);
+      live_[b->index] = 1;
     } else {
       const expr::Expr s = boost::variant2::get<expr::Expr>(p_.inputs[i]);
-      const std::int64_t* v = inputs[i].get_if<std::int64_t>();
+      const std::int64_t* v = inputs.scalar(i);
       if (v == nullptr) fail(who() + " (symbol " + ir::quote_for_diagnostic(s.name()) + ") must be an integer");
       set_symbol(s, *v);
     }
   }
   for (const ShapeBinding& sb : g_.shape_bindings) {
     // A single size or stride step is the common case: read directly.
-    const Tensor* t = inputs[sb.input].get_if<Tensor>();
+    const Tensor* t = inputs.tensor(sb.input);
     if (t != nullptr && sb.path.size() == 1 && sb.path[0].value >= 0 &&
         static_cast<std::size_t>(sb.path[0].value) < t->dim() &&
         (sb.path[0].kind == ir::KeyStepKind::size || sb.path[0].kind == ir::KeyStepKind::stride)) {
@@ -709,11 +1004,11 @@ inline void Frame::bind_inputs(std::span<const Value> inputs) {
       continue;
     }
     const std::string what = "symbol " + ir::quote_for_diagnostic(sb.symbol.name());
-    set_symbol(sb.symbol, integer_of(follow_path(inputs[sb.input], sb.path, what.c_str()), what.c_str()));
+    set_symbol(sb.symbol, integer_of(follow_path(inputs.value(sb.input), sb.path, what.c_str()), what.c_str()));
   }
   for (const Solver& s : g_.solvers) {
     const std::string what = "symbol " + ir::quote_for_diagnostic(s.symbol.name());
-    values_[s.observed_slot] = integer_of(follow_path(inputs[s.input], ir::KeyPath{s.step}, what.c_str()), what.c_str());
+    values_[s.observed_slot] = integer_of(follow_path(inputs.value(s.input), ir::KeyPath{s.step}, what.c_str()), what.c_str());
     bound_[s.observed_slot] = 1;
     if (eval(s.condition) == 0)
       fail(what + ": input " + std::to_string(s.input) + " has " + std::to_string(values_[s.observed_slot]) +
@@ -725,13 +1020,26 @@ inline void Frame::bind_inputs(std::span<const Value> inputs) {
       if (p_.buffers[b].role == ir::BufferRole::constant) {
         if (!prep_.constants[b].storage)
           fail("constant " + ir::quote_for_diagnostic(p_.buffers[b].name) + " was not given (ExecutorOptions::constants)");
-        define(ir::BufferId{static_cast<std::uint32_t>(b)}, Value{prep_.constants[b]});
+        assign(slot_tensor(ir::BufferId{static_cast<std::uint32_t>(b)}), prep_.constants[b]);
+        live_[b] = 1;
       }
   if (prep_.options.check_inputs)
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p_.inputs[i])) {
+        // Compared dimension by dimension (no vectors built); the layout is
+        // evaluated whole only for the diagnostic.
+        const Tensor& t = *inputs.tensor(i);
+        const ir::Layout& want = decl(*b).layout;
+        bool same = t.sizes.size() == want.sizes.size(), empty = false;
+        for (std::size_t d = 0; same && d < want.sizes.size(); ++d) {
+          same = t.sizes[d] == eval(want.sizes[d]);
+          empty = empty || t.sizes[d] == 0;
+        }
+        for (std::size_t d = 0; same && !empty && d < want.strides.size() && d < t.strides.size(); ++d)
+          same = t.sizes[d] <= 1 || t.strides[d] == eval(want.strides[d]);
+        if (same) continue;
         const EvaluatedLayout lay = layout(*b);
-        check_layout(*inputs[i].get_if<Tensor>(), lay.sizes, lay.strides, [&] { return "input " + std::to_string(i) + " (" + name(*b) + ")"; });
+        check_layout(t, lay.sizes, lay.strides, [&] { return "input " + std::to_string(i) + " (" + name(*b) + ")"; });
       }
 }
 
@@ -813,12 +1121,22 @@ inline Result<Executor> Executor::prepare(const ir::Program& program, ExecutorOp
         prepared->constants[b->index] = tensor;
       }
       for (const ir::ProgramInput& in : p.inputs) {
-        if (boost::variant2::holds_alternative<ir::BufferId>(in)) ++prepared->tensor_inputs;
-        else ++prepared->scalar_inputs;
+        if (boost::variant2::holds_alternative<ir::BufferId>(in))
+          prepared->input_index.push_back(static_cast<std::uint32_t>(prepared->tensor_inputs++));
+        else
+          prepared->input_index.push_back(static_cast<std::uint32_t>(prepared->scalar_inputs++));
       }
       executor_detail::GraphPreparer preparer(options, *options.kernels, *prepared->externs, *dispatchers);
       preparer.prepare(prepared->top, p, "");
       prepared->options = std::move(options);
+      const DebugPrintOptions& debug = prepared->options.debug;
+      if (debug.level < 0 || debug.level > 3)
+        wrapir::detail::fail("ExecutorOptions::debug.level must be 0, 1, 2 or 3, not " + std::to_string(debug.level));
+      if (debug.level != 0 && prepared->options.graph.enabled)
+        wrapir::detail::fail("the debug printer (ExecutorOptions::debug) and graph mode cannot be on together: "
+                             "the printer reads values on the host, which a captured graph cannot replay");
+      if (debug.level != 0)
+        prepared->debug = std::make_unique<const executor_detail::DebugPrinter>(debug, prepared->options.device.get());
       Executor e;
       if (prepared->options.graph.enabled) e.graphs_ = executor_detail::make_graph_calls(*prepared);
       e.prepared_ = std::move(prepared);
@@ -847,16 +1165,24 @@ inline Result<std::vector<Value>> Executor::run(std::span<const Tensor> inputs,
       return Diagnostic{e.what()};
     }
   }
-  std::vector<Value> all;
-  all.reserve(inputs.size() + scalars.size());
-  std::size_t t = 0, s = 0;
-  for (const ir::ProgramInput& in : prep.program->inputs) {
-    if (boost::variant2::holds_alternative<ir::BufferId>(in)) all.push_back(Value{inputs[t++]});
-    else all.push_back(Value{scalars[s++]});
-  }
+  // The top level's frame state is recycled between calls (FramePool): in
+  // steady state a call allocates host memory only for its outputs.
+  struct Recycled {
+    executor_detail::FramePool& pool;
+    std::unique_ptr<executor_detail::FrameState> state;
+    ~Recycled() { pool.give_back(std::move(state)); }
+  } recycled{dispatchers_->frames, dispatchers_->frames.take()};
   try {
-    return wrapir::detail::catch_failure(
-        [&] { return executor_detail::run_graph(prep, *dispatchers_, prep.top, all); });
+    return wrapir::detail::catch_failure([&] {
+      executor_detail::Frame frame(prep, *dispatchers_, prep.top, nullptr, recycled.state.get());
+      try {
+        frame.bind_top_inputs(inputs, scalars, prep.input_index);
+      } catch (wrapir::detail::Failure& f) {
+        wrapir::detail::fail(prep.top.prefix + f.diagnostic.message);
+      }
+      frame.run_body();
+      return frame.outputs();
+    });
   } catch (const std::bad_alloc&) {
     return Diagnostic{"out of memory"};
   } catch (const std::exception& e) {

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -208,9 +209,85 @@ struct ShapeDispatch final : MultiDispatch {
 
 namespace wrapir::run::executor_detail {
 
+/// An extern line's argument lists, kept between calls so that a call
+/// assigns into them instead of building them (names, list shapes and the
+/// tensors' size and stride vectors keep their memory).
+struct ExternScratch {
+  bool built = false;
+  std::vector<Value> args;
+  std::vector<KeywordArg> kwargs;
+};
+
+/// The per-call state of a frame (run/detail/executor_lines.hpp). The
+/// top level's is recycled between calls (`FramePool`): the vectors keep
+/// their memory and every buffer's `Tensor` its size and stride vectors, so
+/// a call in steady state allocates no host memory for them. Between calls
+/// it holds no storage (`scrub`): nothing of a call outlives it.
+struct FrameState {
+  std::vector<Value> buffers;
+  std::vector<std::uint8_t> live;
+  std::vector<std::int64_t> values;
+  std::vector<std::uint8_t> bound;
+  std::vector<std::shared_ptr<Storage>> pools;
+  std::vector<ArgSlot> slots;
+  std::vector<void*> params;
+  std::vector<Tensor> arg_tensors;
+  std::vector<ExternScratch> externs;  // by line index (extern lines only)
+  std::vector<std::uint8_t> scopes;
+
+  /// Drops every storage the last call left (outputs handed out, inputs,
+  /// failures half way), keeping the vectors' memory.
+  void scrub() noexcept {
+    for (Value& v : buffers) {
+      if (Tensor* t = boost::variant2::get_if<Tensor>(&v.value)) t->storage.reset();
+      else if (!v.holds<ir::None>()) v = Value{};
+    }
+    for (auto& p : pools) p.reset();
+    for (Tensor& t : arg_tensors) t.storage.reset();
+    for (ExternScratch& e : externs) drop_storages(e);
+  }
+  static void drop_storages(ExternScratch& e) noexcept {
+    for (Value& v : e.args)
+      if (Tensor* t = boost::variant2::get_if<Tensor>(&v.value)) t->storage.reset();
+    for (KeywordArg& k : e.kwargs)
+      if (Tensor* t = boost::variant2::get_if<Tensor>(&k.value.value)) t->storage.reset();
+  }
+};
+
+/// Frame states of the top level waiting for a call: one per thread that
+/// runs the executor at once, at most `max_kept`.
+class FramePool {
+ public:
+  static constexpr std::size_t max_kept = 8;
+  std::unique_ptr<FrameState> take() {
+    std::lock_guard lock(mutex_);
+    if (kept_.empty()) return std::make_unique<FrameState>();
+    std::unique_ptr<FrameState> s = std::move(kept_.back());
+    kept_.pop_back();
+    return s;
+  }
+  void give_back(std::unique_ptr<FrameState> s) noexcept {
+    s->scrub();
+    std::lock_guard lock(mutex_);
+    if (kept_.size() < max_kept) {
+      try {
+        kept_.push_back(std::move(s));
+      } catch (...) {  // no memory for the list: the state just goes
+      }
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<FrameState>> kept_;
+};
+
 struct Dispatchers {
   std::vector<std::unique_ptr<MultiDispatch>> all;
+  FramePool frames;
 };
+
+class DebugPrinter;  // run/detail/executor_debug.hpp
 
 struct Prepared {
   std::shared_ptr<const ir::Program> program;
@@ -219,6 +296,8 @@ struct Prepared {
   Graph top;
   std::vector<Tensor> constants;  // by buffer index of the top level (empty Tensor: none)
   std::size_t tensor_inputs = 0, scalar_inputs = 0;
+  std::vector<std::uint32_t> input_index;  // program input -> position among the tensor or scalar inputs
+  std::unique_ptr<const DebugPrinter> debug;  // null when ExecutorOptions::debug.level is 0
 };
 
 template <class K>
