@@ -1,5 +1,4 @@
 # The FX graph of wrapir program 'item_size', built with the torch.fx API (wrapir fx-python).
-import copy
 import operator
 
 import torch
@@ -7,7 +6,7 @@ import torch.fx
 from torch._higher_order_ops.triton_kernel_wrap import kernel_side_table
 
 
-def _load_triton(name, source, device):
+def _load_triton(name, source, device, repeat):
     # The @triton.jit function the kernel side table holds, taken as
     # Inductor's FX backend takes it: the kernel's module loaded in this
     # process, its CachingAutotuner unwrapped. (AsyncCompile is no way to
@@ -17,6 +16,14 @@ def _load_triton(name, source, device):
     from torch._inductor.codecache import PyCodeCache
     from torch._inductor.runtime.triton_heuristics import CachingAutotuner
 
+    # One side-table entry per kernel of the program, as the graph numbers
+    # them: the code cache gives one module per source and the table one
+    # index per function, so a source the program holds again (a kernel in
+    # both branches of a cond) is loaded as a module of its own. (A copy of
+    # the function shares Triton's per-device caches with the original,
+    # which then misses what its first launch sets up.)
+    if repeat:
+        source = f"{source}\n# wrapir: entry {repeat + 1} of this kernel in the side table\n"
     kernel = getattr(PyCodeCache.load(source), name)
     if isinstance(kernel, CachingAutotuner):
         kernel = kernel.fn
@@ -25,10 +32,7 @@ def _load_triton(name, source, device):
         inner = getattr(inner, "fn", None)
     if inner is None:
         raise RuntimeError(f"Triton kernel {name!r} ({device}): no function code to launch")
-    # A copy: one side-table entry per kernel of the program, as the graph
-    # numbers them. The code cache gives the same function for the same
-    # source (a kernel in both branches of a cond), which the table merges.
-    return copy.copy(kernel)
+    return kernel
 
 
 class _CppKernel:
@@ -88,7 +92,10 @@ def build():
     """The program as a torch.fx.GraphModule. Its Triton kernels are added to
     torch's kernel side table (kernel_idx); each launch adds its constant
     arguments (constant_args_idx)."""
-    triton_kernels = [kernel_side_table.add_kernel(_load_triton(*s)) for s in _TRITON_SOURCES]
+    triton_kernels, repeats = [], {}
+    for name, source, device in _TRITON_SOURCES:
+        repeats[source] = repeats.get(source, -1) + 1
+        triton_kernels.append(kernel_side_table.add_kernel(_load_triton(name, source, device, repeats[source])))
     return _build_root(triton_kernels, list(range(len(_CPP_KERNELS))))
 
 

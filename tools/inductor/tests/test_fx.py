@@ -26,7 +26,7 @@ class GraphText(unittest.TestCase):
         import triton
         from torch._higher_order_ops.triton_kernel_wrap import kernel_side_table
 
-        def stand_in(name, source, device):
+        def stand_in(name, source, device, repeat):
             # One function per kernel: the side table numbers distinct kernels.
             @triton.jit
             def kernel(x):
@@ -124,7 +124,7 @@ class SideTable(unittest.TestCase):
         module = self._golden()
         name = "triton_poi_fused_add_relu_side_table_0"
         with _without_gpu_driver():
-            kernel = module._load_triton(name, INDUCTOR_KERNEL.replace("NAME", name), "cuda")
+            kernel = module._load_triton(name, INDUCTOR_KERNEL.replace("NAME", name), "cuda", 0)
         self.assertIsInstance(kernel, triton.JITFunction)
         kernel_side_table.reset_table()
         idx = kernel_side_table.add_kernel(kernel)
@@ -166,9 +166,16 @@ class SideTable(unittest.TestCase):
         source = INDUCTOR_KERNEL.replace("NAME", name)
         kernel_side_table.reset_table()
         with _without_gpu_driver():
-            first = kernel_side_table.add_kernel(module._load_triton(name, source, "cuda"))
-            second = kernel_side_table.add_kernel(module._load_triton(name, source, "cuda"))
+            one, two = (module._load_triton(name, source, "cuda", repeat) for repeat in (0, 1))
+            first = kernel_side_table.add_kernel(one)
+            second = kernel_side_table.add_kernel(two)
         self.assertEqual((first, second), (0, 1))
+        # Two functions, not a copy of one: a copy shares Triton's per-device
+        # caches with the original, whose binder then sets itself up and not
+        # the copy, which failed at launch with "'JITFunction' object has no
+        # attribute 'ASTSource'" (every CUDA model on an H100, 2026-11-27).
+        self.assertIsNot(one.device_caches, two.device_caches)
+        self.assertIsNot(one.fn, two.fn)
 
     def test_kernel_without_code_is_refused_by_name(self):
         from torch._inductor.codecache import PyCodeCache
@@ -181,7 +188,7 @@ class SideTable(unittest.TestCase):
         # What a worker's pickling leaves of the kernel.
         autotuner.prepare_for_pickle()
         with _without_gpu_driver(), self.assertRaisesRegex(RuntimeError, name + ".*no function code"):
-            module._load_triton(name, source, "cuda")
+            module._load_triton(name, source, "cuda", 0)
 
 
 if __name__ == "__main__":
