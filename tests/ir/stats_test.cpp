@@ -198,3 +198,25 @@ TEST_CASE("ir/stats: a Conditional's outputs are held by the caller until releas
   CHECK(st.allocations == 1 + 2 + 1);   // the flag, each branch's result, the last buffer
   CHECK(st.bytes_allocated_at_hints == 1 + 40 + 40 + 20);
 }
+
+TEST_CASE("ir/stats: each device peaks on its own, and the peak is the sum of theirs") {
+  // index_put's CUDA export: two CUDA buffers early, three host buffers
+  // later. At no one moment are 768 bytes live (640 at most), but each
+  // device must hold its own peak: 256 on the GPU, 512 on the host, as the
+  // planners' per-device bound and arenas count them.
+  wrapir::Program p{"two_devices"};
+  wrapir::Builder b{p};
+  auto k = b.triton_kernel("k0", "src", "in_ptr0: *fp32, out_ptr0: *fp32");
+  const auto n = [&](std::int64_t v) { return p.ctx().integer(v); };
+  auto a = b.empty({n(32)}, wrapir::f32, wrapir::cuda_device(0));  // 128 bytes
+  auto g = b.empty({n(32)}, wrapir::f32, wrapir::cuda_device(0));  // 128
+  b.call(k, {a, g}, {.free_after = {a}});
+  auto h = b.empty({n(32)}, wrapir::i64, wrapir::cpu_device());  // 256
+  auto ones = b.empty({n(16)}, wrapir::i64, wrapir::cpu_device());  // 128
+  b.call(k, {h, ones}, {.free_after = {ones}});
+  auto out = b.empty({n(32)}, wrapir::i64, wrapir::cpu_device());  // 256
+  b.call(k, {h, out}, {.free_after = {h}});
+  b.output(g);
+  b.output(out);
+  CHECK(program_stats(p).peak_bytes_at_hints == 256 + 512);
+}

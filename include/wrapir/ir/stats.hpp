@@ -18,8 +18,12 @@
 /// and `bytes_allocated` stays symbolic. A size or sum that does not fit
 /// int64 makes the numbers absent (and `bytes_allocated` null when no
 /// expression holds it): statistics are never wrapped or partial.
-/// Subgraphs are counted into the totals with their parent's hints; the peak
-/// is the largest of any one program's, not their sum.
+/// Memory of different devices is separate: the peak of a program is each
+/// device's own peak, summed over its devices (as the planners' max-live
+/// bound and their one arena per device are, pass/trace.hpp), so a CUDA
+/// program with host buffers is not measured at a moment when neither
+/// device peaks. Subgraphs are counted into the totals with their parent's
+/// hints; the peak is the largest of any one program's, not their sum.
 
 #include <wrapir/expr/eval.hpp>
 #include <wrapir/expr/int_math.hpp>
@@ -37,6 +41,7 @@
 #include <cstdint>
 #include <optional>
 #include <variant>
+#include <vector>
 
 namespace wrapir::ir {
 
@@ -77,13 +82,23 @@ class StatsWalker {
     bind_hints(p, hints);
     stats_.kernels += p.kernels.size();
     stats_.subgraphs += p.subgraphs.size();
-    std::int64_t live = 0, peak = 0;
+    // Per device its live bytes and its peak (programs touch few devices).
+    struct DeviceBytes {
+      Device device;
+      std::int64_t live = 0, peak = 0;
+    };
+    std::vector<DeviceBytes> devices;
+    const auto on = [&](const Device& d) -> DeviceBytes& {
+      for (DeviceBytes& b : devices)
+        if (b.device == d) return b;
+      return devices.emplace_back(DeviceBytes{d});
+    };
     bool known = true;
     // Every creation and release is counted in bytes: a buffer's storage
     // bytes or a pool's size. A null `bytes` (a malformed layout, a size
     // past int64) makes the totals and the peak unknown, as does a sum past
     // int64: no figure rather than a wrapped or partial one.
-    auto grow = [&](expr::Expr bytes) {
+    auto grow = [&](expr::Expr bytes, const Device& device) {
       ++stats_.allocations;
       if (!bytes) {
         known = false;
@@ -97,32 +112,36 @@ class StatsWalker {
           total_known_ = false;  // constant terms whose sum overflows int64
         }
       }
+      DeviceBytes& d = on(device);
       const auto v = expr::eval(bytes, hints);
-      if (!v || !wrapir::checked::add(live, *v, live)) {
+      if (!v || !wrapir::checked::add(d.live, *v, d.live)) {
         known = false;
         return;
       }
-      peak = std::max(peak, live);
+      d.peak = std::max(d.peak, d.live);
     };
     // A control-flow result: created (and counted) by its subgraph's lines,
     // held by this program from its line until it is released here.
-    auto hold = [&](expr::Expr bytes) {
+    auto hold = [&](expr::Expr bytes, const Device& device) {
       if (!bytes) {
         known = false;
         return;
       }
+      DeviceBytes& d = on(device);
       const auto v = expr::eval(bytes, hints);
-      if (!v || !wrapir::checked::add(live, *v, live)) {
+      if (!v || !wrapir::checked::add(d.live, *v, d.live)) {
         known = false;
         return;
       }
-      peak = std::max(peak, live);
+      d.peak = std::max(d.peak, d.live);
     };
-    auto shrink = [&](expr::Expr bytes) {
+    auto shrink = [&](expr::Expr bytes, const Device& device) {
       if (!bytes) return;
-      if (const auto v = expr::eval(bytes, hints); v && !wrapir::checked::sub(live, *v, live)) known = false;
+      DeviceBytes& d = on(device);
+      if (const auto v = expr::eval(bytes, hints); v && !wrapir::checked::sub(d.live, *v, d.live)) known = false;
     };
     auto bytes_of = [&](BufferId id) { return storage_bytes_or_null(p.buffers[id.index].layout); };
+    auto device_of = [&](BufferId id) -> const Device& { return p.buffers[id.index].layout.device; };
     for (const Line& line : p.body) {
       ++stats_.lines;
       ++stats_.lines_per_kind[line.index()];
@@ -135,20 +154,21 @@ class StatsWalker {
           // leaving it out made the live bytes drift low (regression).
           [&](const fx::Allocated& e) {
             if (!p.contains(e.buffer) || p.buffers[e.buffer.index].multi_output) return;
-            if (e.storage == Storage::control_result) hold(bytes_of(e.buffer));
-            else grow(bytes_of(e.buffer));
+            if (e.storage == Storage::control_result) hold(bytes_of(e.buffer), device_of(e.buffer));
+            else grow(bytes_of(e.buffer), device_of(e.buffer));
           },
           // An element of a multi-output result is a tensor the extern
           // operator allocated (the tuple itself holds no storage), and its
           // release is counted below: count it here too, or the live bytes
           // drift below zero.
           [&](const fx::Selected& e) {
-            if (p.contains(e.element) && !p.buffers[e.element.index].multi_output) grow(bytes_of(e.element));
+            if (p.contains(e.element) && !p.buffers[e.element.index].multi_output)
+              grow(bytes_of(e.element), device_of(e.element));
           },
           [&](const fx::PoolCreated& e) {
             if (!p.contains(e.pool)) return;
             if (const expr::Expr bytes = p.pools[e.pool.index].size_bytes) {
-              grow(bytes);
+              grow(bytes, p.pools[e.pool.index].device);
             } else {
               ++stats_.allocations;  // a pool without a size: counted, not measured
             }
@@ -160,14 +180,18 @@ class StatsWalker {
             if (e.offered || e.how == Release::pool_dealloc || !p.contains(e.buffer)) return;
             const BufferDecl& d = p.buffers[e.buffer.index];
             if (d.role == BufferRole::input || d.role == BufferRole::constant || d.multi_output) return;
-            shrink(bytes_of(e.buffer));
+            shrink(bytes_of(e.buffer), device_of(e.buffer));
           },
           [&](const fx::PoolReturned& e) {
-            if (e.releases_pool && p.contains(e.pool)) shrink(p.pools[e.pool.index].size_bytes);
+            if (e.releases_pool && p.contains(e.pool))
+              shrink(p.pools[e.pool.index].size_bytes, p.pools[e.pool.index].device);
           },
           [](const auto&) {},
       });
     }
+    std::int64_t peak = 0;
+    for (const DeviceBytes& d : devices)
+      if (!wrapir::checked::add(peak, d.peak, peak)) known = false;
     if (!known) peaks_known_ = false;
     max_peak_ = std::max(max_peak_, peak);
     for (const Program& g : p.subgraphs) walk(g, hints);
