@@ -157,6 +157,18 @@ TEST_CASE("executor debug printer: level 1 saves the tensor arguments before and
   std::memcpy(values, bytes.data() + 8 + header, sizeof values);
   CHECK(values[0] == -11);
   CHECK(values[1] == -22);
+  // A link planted where a file goes is refused, never written through.
+  const std::filesystem::path victim = dir / "victim";
+  std::ofstream(victim) << "keep";
+  const std::filesystem::path planted = dir / "before_launch_triton_poi_add_0_x.safetensors";
+  std::filesystem::remove(planted);
+  std::filesystem::create_symlink(victim, planted);
+  const auto refused = exe->run(in, n);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message.find("the debug printer cannot save x") != std::string::npos);
+  std::ifstream kept(victim);
+  std::string content((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
+  CHECK(content == "keep");
   std::filesystem::remove_all(dir);
 }
 

@@ -20,7 +20,9 @@
 ///
 /// Device tensors are copied to the host first (waiting for the device).
 /// Nothing here runs when the level is 0: the handlers test one bool.
+#include <wrapir/detail/safe_file.hpp>
 #include <wrapir/diagnostic.hpp>
+#include <wrapir/io/safetensors_dtype.hpp>
 #include <wrapir/ir/dtype.hpp>
 #include <wrapir/run/detail/executor_values.hpp>
 #include <wrapir/run/executor.hpp>
@@ -33,7 +35,6 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -156,25 +157,6 @@ inline void print_tensor_info(std::ostream& out, const DeviceBackend* backend, c
   out << "Std: " << number_text(std_dev) << "\n";
 }
 
-inline const char* safetensors_dtype(ir::DType d) {
-  switch (d) {
-    case ir::DType::bool_: return "BOOL";
-    case ir::DType::uint8: return "U8";
-    case ir::DType::int8: return "I8";
-    case ir::DType::int16: return "I16";
-    case ir::DType::int32: return "I32";
-    case ir::DType::int64: return "I64";
-    case ir::DType::uint16: return "U16";
-    case ir::DType::uint32: return "U32";
-    case ir::DType::uint64: return "U64";
-    case ir::DType::float16: return "F16";
-    case ir::DType::bfloat16: return "BF16";
-    case ir::DType::float32: return "F32";
-    case ir::DType::float64: return "F64";
-    default: return nullptr;
-  }
-}
-
 /// A file name part from a kernel or buffer name: letters, digits, `_`,
 /// `-` and `.` kept, anything else `_` (no separators, no `..` escape).
 inline std::string file_part(std::string_view s) {
@@ -186,25 +168,25 @@ inline std::string file_part(std::string_view s) {
 /// Level 1: `t` saved as a one-tensor safetensors file named `name`.
 inline void save_tensor(const DeviceBackend* backend, const std::filesystem::path& path, const std::string& name,
                         const Tensor& t) {
-  const char* dtype = safetensors_dtype(t.dtype);
-  if (dtype == nullptr) fail("the debug printer cannot save a " + std::string(ir::name(t.dtype)) + " tensor");
+  const std::optional<std::string_view> dtype = io::safetensors_dtype_name(t.dtype);
+  if (!dtype) fail("the debug printer cannot save a " + std::string(ir::name(t.dtype)) + " tensor");
   const Tensor host = t.numel() == 0 ? t : host_copy(backend, t);
   const std::int64_t bytes = t.numel() * ir::itemsize(t.dtype);
-  std::string header = "{\"" + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":[";
+  std::string header = "{\"" + name + "\":{\"dtype\":\"" + std::string(*dtype) + "\",\"shape\":[";
   for (std::size_t i = 0; i < t.sizes.size(); ++i) header += (i ? "," : "") + std::to_string(t.sizes[i]);
   header += "],\"data_offsets\":[0," + std::to_string(bytes) + "]}}";
   while (header.size() % 8 != 0) header += ' ';
+  std::string content(8, '\0');
+  for (std::size_t i = 0; i < 8; ++i)  // the header's length, little-endian
+    content[i] = static_cast<char>((static_cast<std::uint64_t>(header.size()) >> (8 * i)) & 0xffu);
+  content += header;
+  if (bytes > 0) content.append(reinterpret_cast<const char*>(host.data()), static_cast<std::size_t>(bytes));
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) fail("the debug printer cannot write " + path.string());
-  const std::uint64_t length = header.size();
-  char prefix[8];
-  for (int i = 0; i < 8; ++i) prefix[i] = static_cast<char>((length >> (8 * i)) & 0xffu);  // little-endian
-  out.write(prefix, 8);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  if (bytes > 0) out.write(reinterpret_cast<const char*>(host.data()), static_cast<std::streamsize>(bytes));
-  if (!out) fail("the debug printer cannot write " + path.string());
+  // Through a fresh temporary renamed over the target, as the tool's
+  // outputs: a link planted where a file goes is refused, never followed.
+  if (auto written = wrapir::detail::write_file_atomically(path, content); !written)
+    fail("the debug printer cannot save " + name + ": " + written.error().message);
 }
 
 /// One argument as the printer sees it: its label (a buffer's name, or an
