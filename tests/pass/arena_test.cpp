@@ -693,6 +693,10 @@ TEST_CASE("arena: symbolic_placement rejects what it cannot make safe") {
                        "symbolic_placement: block a has 0 bytes at the hints but the size s0", std::invalid_argument);
   const std::vector<expr::Expr> one{ctx.integer(64)};
   CHECK_THROWS_AS((void)symbolic_placement(t, plan.placement, one), std::invalid_argument);
+  // Offsets are rounded to powers of two only.
+  const std::vector<expr::Expr> fixed{ctx.integer(0), ctx.integer(64)};
+  CHECK_THROWS_WITH_AS((void)symbolic_placement(t, plan.placement, fixed, 48),
+                       "symbolic_placement: the alignment 48 is not a positive power of two", std::invalid_argument);
 }
 
 TEST_CASE("plan_arena rewrites a program into one arena per device") {

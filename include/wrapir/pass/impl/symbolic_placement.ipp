@@ -201,6 +201,9 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement(const AllocationTrace& trace, c
   if (symbolic_bytes.size() != trace.allocations.size())
     throw std::invalid_argument("symbolic_placement: " + std::to_string(symbolic_bytes.size()) +
                                 " symbolic sizes for " + std::to_string(trace.allocations.size()) + " blocks");
+  if (alignment <= 0 || (alignment & (alignment - 1)) != 0)
+    throw std::invalid_argument("symbolic_placement: the alignment " + std::to_string(alignment) +
+                                " is not a positive power of two");
   if (auto bad = check_placement(trace, hint_placement, alignment))
     throw std::invalid_argument("symbolic_placement: the placement at the hints is invalid: " + *bad);
   return detail::symbolic_placement_of(trace, hint_placement, symbolic_bytes, alignment);
