@@ -10,6 +10,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/float_tensor.hpp"
+
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -27,12 +29,7 @@ using wrapir::expr::Expr;
 
 constexpr ir::Device cpu = wrapir::cpu_device();
 
-run::Tensor make(std::vector<std::int64_t> sizes, std::vector<float> values) {
-  run::Tensor t = run::empty_cpu(std::move(sizes), ir::DType::float32).value();
-  REQUIRE(static_cast<std::size_t>(t.numel()) == values.size());
-  if (!values.empty()) std::memcpy(t.data(), values.data(), values.size() * sizeof(float));
-  return t;
-}
+constexpr auto make = wrapir::test::float_tensor;
 
 std::vector<float> read(const run::Value& v) {
   const run::Tensor* t = v.get_if<run::Tensor>();
