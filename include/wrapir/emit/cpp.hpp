@@ -27,7 +27,8 @@
 ///   time against each kernel's own parameter types, as the CPU kernel
 ///   cache's trampoline does) and extern calls through the C table;
 /// - each C++ kernel, renamed `<prefix>_k<graph>_<name>` (its source defines
-///   `kernel`, Inductor's entry name, which a `#define` renames around it)
+///   `kernel`, Inductor's entry name, renamed token by token in the kernel's
+///   own text, never in the headers it includes)
 ///   with the warnings Inductor's code trips turned off around it only;
 /// - one function per graph (the program and each subgraph that a
 ///   Conditional or WhileLoop runs): bind inputs, symbols from input shapes

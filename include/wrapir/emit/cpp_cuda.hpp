@@ -24,6 +24,7 @@
 
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/emit/cpp.hpp>
+#include <wrapir/emit/detail/rename_identifier.hpp>
 #include <wrapir/ir/kernel.hpp>
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/program.hpp>
@@ -236,7 +237,8 @@ inline bool is_inside(const std::string& path) {
 /// The companion CUDA source of the unit `to_cpp(program, options)` emits:
 /// every CUDA C++ kernel (`KernelLanguage::cuda`) of the program and its
 /// subgraphs, each renamed to the unit's symbol for it
-/// (`<prefix>_k<graph>_<name>`, by `#define`) and otherwise verbatim. Empty
+/// (`<prefix>_k<graph>_<name>`, in its own text only:
+/// detail/rename_identifier.hpp) and otherwise verbatim. Empty
 /// when there is none. Compile it with nvcc (`nvcc -c -Xcompiler -fPIC`)
 /// and link it into the unit's library with the CUDA runtime.
 ///
@@ -280,10 +282,9 @@ inline bool is_inside(const std::string& path) {
               "// success, renamed to the unit's symbol for it.\n";
         }
         const std::string symbol = t.kernel_symbol(g, k.name);
-        out += "\n// ---- kernel " + k.name + " (graph " + std::to_string(g) + ")\n#define " + k.name + " " + symbol + "\n";
-        out += text->text;
+        out += "\n// ---- kernel " + k.name + " (graph " + std::to_string(g) + ")\n";
+        out += detail::rename_identifier(text->text, k.name, symbol);
         if (!text->text.empty() && text->text.back() != '\n') out += '\n';
-        out += "#undef " + k.name + "\n";
       }
     }
     return out;

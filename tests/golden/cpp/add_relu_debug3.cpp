@@ -18,9 +18,8 @@
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
-#define kernel wrapir_model_k0_cpp_fused_add_relu_0
 #include <cstdint>
-extern "C" void kernel(const float* in_ptr0, const float* in_ptr1, float* out_ptr0, int64_t ks0)
+extern "C" void wrapir_model_k0_cpp_fused_add_relu_0(const float* in_ptr0, const float* in_ptr1, float* out_ptr0, int64_t ks0)
 {
     int tid = 0;  // as Inductor's kernels have: unused
     for (int64_t x0 = 0; x0 < ks0; ++x0) {
@@ -28,7 +27,6 @@ extern "C" void kernel(const float* in_ptr0, const float* in_ptr1, float* out_pt
         out_ptr0[x0] = v > 0 ? v : 0;
     }
 }
-#undef kernel
 #pragma GCC diagnostic pop
 
 namespace {

@@ -16,11 +16,9 @@
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
-#define kernel wrapir_model_k1_cpp_negate_0
 #include <cstdint>
-extern "C" void kernel(const float* in_ptr0, float* out_ptr0, int64_t n)
+extern "C" void wrapir_model_k1_cpp_negate_0(const float* in_ptr0, float* out_ptr0, int64_t n)
 { for (int64_t i = 0; i < n; ++i) out_ptr0[i] = -in_ptr0[i]; }
-#undef kernel
 #pragma GCC diagnostic pop
 
 // ---- kernel cpp_double_0 (graph 2)
@@ -32,11 +30,9 @@ extern "C" void kernel(const float* in_ptr0, float* out_ptr0, int64_t n)
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
-#define kernel wrapir_model_k2_cpp_double_0
 #include <cstdint>
-extern "C" void kernel(const float* in_ptr0, float* out_ptr0, int64_t n)
+extern "C" void wrapir_model_k2_cpp_double_0(const float* in_ptr0, float* out_ptr0, int64_t n)
 { for (int64_t i = 0; i < n; ++i) out_ptr0[i] = 2 * in_ptr0[i]; }
-#undef kernel
 #pragma GCC diagnostic pop
 
 // ---- kernel cpp_is_small_0 (graph 3)
@@ -48,11 +44,9 @@ extern "C" void kernel(const float* in_ptr0, float* out_ptr0, int64_t n)
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
-#define kernel wrapir_model_k3_cpp_is_small_0
 #include <cstdint>
-extern "C" void kernel(const float* in_ptr0, bool* out_ptr0)
+extern "C" void wrapir_model_k3_cpp_is_small_0(const float* in_ptr0, bool* out_ptr0)
 { *out_ptr0 = in_ptr0[0] < 100.0f; }
-#undef kernel
 #pragma GCC diagnostic pop
 
 // ---- kernel cpp_double_0 (graph 4)
@@ -64,11 +58,9 @@ extern "C" void kernel(const float* in_ptr0, bool* out_ptr0)
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
-#define kernel wrapir_model_k4_cpp_double_0
 #include <cstdint>
-extern "C" void kernel(const float* in_ptr0, float* out_ptr0, int64_t n)
+extern "C" void wrapir_model_k4_cpp_double_0(const float* in_ptr0, float* out_ptr0, int64_t n)
 { for (int64_t i = 0; i < n; ++i) out_ptr0[i] = 2 * in_ptr0[i]; }
-#undef kernel
 #pragma GCC diagnostic pop
 
 namespace {

@@ -23,12 +23,10 @@ extern "C" int wrapir_model_k0_cuda_scale(void*, void*, float, std::int32_t, CUs
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
-#define kernel wrapir_model_k0_cpp_fused_mul_0
 #include <cstdint>
-extern "C" void kernel(const int64_t* in_ptr0, int64_t* out_ptr0) {
+extern "C" void wrapir_model_k0_cpp_fused_mul_0(const int64_t* in_ptr0, int64_t* out_ptr0) {
   for (int64_t i = 0; i < 8; ++i) out_ptr0[i] = 3 * in_ptr0[i];
 }
-#undef kernel
 #pragma GCC diagnostic pop
 
 namespace {

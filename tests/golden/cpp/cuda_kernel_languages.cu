@@ -4,7 +4,6 @@
 // success, renamed to the unit's symbol for it.
 
 // ---- kernel cuda_scale (graph 0)
-#define cuda_scale wrapir_model_k0_cuda_scale
 #include <cuda_runtime.h>
 
 namespace {
@@ -14,9 +13,8 @@ __global__ void scale_f32(float* y, const float* x, float alpha, int n) {
 }
 }  // namespace
 
-extern "C" int cuda_scale(float* y, const float* x, float alpha, int n, cudaStream_t stream) {
+extern "C" int wrapir_model_k0_cuda_scale(float* y, const float* x, float alpha, int n, cudaStream_t stream) {
   if (n <= 0) return 0;
   scale_f32<<<(n + 255) / 256, 256, 0, stream>>>(y, x, alpha, n);
   return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
-#undef cuda_scale

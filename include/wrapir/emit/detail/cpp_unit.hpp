@@ -10,6 +10,7 @@
 #include <wrapir/emit/detail/cpp_graph.hpp>
 #include <wrapir/emit/detail/cpp_runtime.hpp>
 #include <wrapir/emit/detail/cpp_values.hpp>
+#include <wrapir/emit/detail/rename_identifier.hpp>
 #include <wrapir/emit/emit.hpp>
 
 #include <cstddef>
@@ -78,8 +79,10 @@ inline void write_binary_kernel(UnitTables& t, std::size_t graph, const ir::Kern
   t.cuda_table.push_back(&t.binary_launches.back());
 }
 
-/// `#define kernel <symbol>` around the kernel's own source, with the
-/// warnings Inductor's generated code trips turned off for it alone.
+/// The kernel's own source with its entry `kernel` renamed to the unit's
+/// symbol for it (in its text only, not in what it includes:
+/// detail/rename_identifier.hpp), with the warnings Inductor's generated
+/// code trips turned off for it alone.
 inline void write_kernel(std::string& out, UnitTables& t, std::size_t graph, const ir::Program& p,
                          const ir::KernelDefinition& l) {
   if (!p.contains(l.kernel)) fail("kernel #" + std::to_string(l.kernel.index) + " is out of range");
@@ -135,10 +138,9 @@ inline void write_kernel(std::string& out, UnitTables& t, std::size_t graph, con
       // they are inlined into a kernel.
       "#pragma GCC diagnostic ignored \"-Wmaybe-uninitialized\"\n"
       "#pragma GCC diagnostic ignored \"-Wuninitialized\"\n";
-  out += "#define kernel " + symbol + "\n";
-  out += text->text;
+  out += rename_identifier(text->text, "kernel", symbol);
   if (!text->text.empty() && text->text.back() != '\n') out += '\n';
-  out += "#undef kernel\n#pragma GCC diagnostic pop\n\n";
+  out += "#pragma GCC diagnostic pop\n\n";
 }
 
 /// The unit's Triton kernels: one `rt::CudaKernel` per (graph, kernel)
