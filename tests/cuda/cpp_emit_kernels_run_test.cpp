@@ -11,6 +11,7 @@
 
 #include "gpu_test_main.hpp"
 #include "support/cpp_cuda_kernels_program.hpp"
+#include "support/cpp_unit_loader.hpp"
 #include "support/cuda_export.hpp"
 
 #include <wrapir/emit/cpp.hpp>
@@ -49,30 +50,14 @@ using wrapir_test::must;
 
 using wrapir_test::read_text;
 
-fs::path cuda_home() {
-  for (const char* env : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char* home = std::getenv(env); home != nullptr && fs::exists(fs::path(home) / "include/cuda.h")) return home;
-  if (fs::exists("/usr/local/cuda/include/cuda.h")) return "/usr/local/cuda";
-  return {};
-}
-
-using RunFn = int (*)(const wrapir_extern_table*, const wrapir_value*, size_t, wrapir_value*, size_t, void*, char*, size_t);
-using InitFn = int (*)(const char*, char*, size_t);
-
-struct Unit {
-  void* handle = nullptr;
-  RunFn run = nullptr;
-  InitFn init = nullptr;
-};
+using Unit = wrapir_test::LoadedUnit;
 
 /// The unit and its companion compiled and linked into a shared object,
 /// loaded; an empty Unit when there is no toolkit with nvcc.
 Unit build(const ir::Program& program, const wrapir::cpp::CppOptions& options) {
-  const fs::path home = cuda_home();
+  const fs::path home = wrapir_test::cuda_home();
   if (home.empty() || !fs::exists(home / "bin/nvcc") || std::system("g++ --version > /dev/null 2>&1") != 0) return {};
-  std::string pattern = (fs::temp_directory_path() / "wrapir_cpp_cuda_kernels_run_XXXXXX").string();
-  REQUIRE(mkdtemp(pattern.data()) != nullptr);
-  const fs::path dir = pattern;
+  const fs::path dir = wrapir_test::scratch_directory("wrapir_cpp_cuda_kernels_run");
   std::ofstream(dir / "unit.cpp", std::ios::binary) << must(wrapir::cpp::to_cpp(program, options));
   std::ofstream(dir / "companion.cu", std::ios::binary) << must(wrapir::cpp::cuda_companion(program, options));
   std::string lib = "-L" + (home / "lib64").string();
@@ -86,13 +71,7 @@ Unit build(const ir::Program& program, const wrapir::cpp::CppOptions& options) {
   const std::string log = read_text(dir / "log.txt");
   REQUIRE_MESSAGE(rc == 0, "the emitted unit or its companion does not build cleanly:\n" << log.substr(0, 4000));
   CHECK(log.empty());
-  Unit u;
-  u.handle = dlopen((dir / "unit.so").c_str(), RTLD_NOW | RTLD_LOCAL);
-  REQUIRE_MESSAGE(u.handle != nullptr, dlerror());
-  u.run = reinterpret_cast<RunFn>(dlsym(u.handle, "wrapir_model_run"));
-  u.init = reinterpret_cast<InitFn>(dlsym(u.handle, "wrapir_model_init"));
-  REQUIRE(reinterpret_cast<void*>(u.run) != nullptr);
-  REQUIRE(reinterpret_cast<void*>(u.init) != nullptr);
+  Unit u = wrapir_test::load_unit(dir / "unit.so", "wrapir_model");
   fs::remove_all(dir);
   return u;
 }
