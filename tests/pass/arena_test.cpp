@@ -605,8 +605,8 @@ TEST_CASE("arena: pruning offset forms joins the same pairs as the cubic greedy"
   auto reference = [](std::vector<OffsetForm> forms, const detail::OffsetTerms& known) {
     std::vector<OffsetForm> kept;
     for (OffsetForm& f : forms) {
-      if (std::any_of(kept.begin(), kept.end(), [&](const OffsetForm& k) { return k.dominates(f); })) continue;
-      std::erase_if(kept, [&](const OffsetForm& k) { return f.dominates(k); });
+      if (std::any_of(kept.begin(), kept.end(), [&](const OffsetForm& k) { return k.dominates(f, known); })) continue;
+      std::erase_if(kept, [&](const OffsetForm& k) { return f.dominates(k, known); });
       kept.push_back(std::move(f));
     }
     while (kept.size() > detail::max_offset_forms) {
@@ -655,6 +655,72 @@ TEST_CASE("arena: pruning offset forms joins the same pairs as the cubic greedy"
       CHECK(forms[i].at_hints == expected[i].at_hints);
     }
   }
+}
+
+TEST_CASE("arena: offset forms compare and join family by family, safely for every binding") {
+  // Sizes of one family (`align(k*m)`, `k*m`) are monotone in k; others are
+  // opaque. Dominance must imply "not smaller" and a join must be at least
+  // both forms at every binding, and no larger than their union.
+  using detail::OffsetForm;
+  expr::Context ctx;
+  const expr::Expr s0 = ctx.symbol("s0"), s1 = ctx.symbol("s1");
+  std::vector<expr::Expr> sizes;
+  for (std::int64_t k : {1, 3, 4, 5, 64, 100}) {
+    sizes.push_back(expr::align(expr::mul(ctx.integer(k), s0), 64));
+    sizes.push_back(expr::mul(ctx.integer(k), expr::mul(s0, s1)));
+    sizes.push_back(expr::align(expr::mul(ctx.integer(k), s1), 16));
+  }
+  sizes.push_back(expr::max(s0, s1));
+  sizes.push_back(expr::ceil_div(s0, ctx.integer(3)));
+  const auto value_at = [&](const expr::Expr& e, std::int64_t v0, std::int64_t v1) {
+    expr::Bindings b;
+    b.set(s0, v0).set(s1, v1);
+    return expr::eval(e, b).value();
+  };
+  detail::OffsetTerms known;
+  for (const expr::Expr& e : sizes) (void)known.id(e, value_at(e, 7, 3));
+  const std::vector<std::pair<std::int64_t, std::int64_t>> bindings{{1, 1}, {2, 1}, {7, 3}, {64, 1}, {1, 64}, {1000, 33}};
+  SplitMix64 rng(5);
+  std::int64_t dominated = 0, joined_smaller = 0;
+  for (int round = 0; round < 3000; ++round) {
+    auto random_form = [&] {
+      OffsetForm f;
+      f.constant = 64 * rng.uniform(0, 3);
+      f.at_hints = f.constant;
+      for (std::int64_t t = rng.uniform(0, 5); t > 0; --t) {
+        const expr::Expr& e = sizes[static_cast<std::size_t>(rng.uniform(0, static_cast<std::int64_t>(sizes.size()) - 1))];
+        f = f.plus(e, value_at(e, 7, 3), known);
+      }
+      return f;
+    };
+    const OffsetForm a = random_form(), b = random_form();
+    const OffsetForm j = a.join(b, known);
+    CHECK(j.at_hints == a.join_at_hints(b, known));
+    CHECK(j.at_hints <= a.at_hints + b.at_hints);
+    if (j.terms.size() < a.terms.size() + b.terms.size()) ++joined_smaller;
+    const bool a_over_b = a.dominates(b, known);
+    dominated += a_over_b;
+    for (const auto& [v0, v1] : bindings) {
+      const std::int64_t va = value_at(a.to_expr(ctx, known), v0, v1);
+      const std::int64_t vb = value_at(b.to_expr(ctx, known), v0, v1);
+      const std::int64_t vj = value_at(j.to_expr(ctx, known), v0, v1);
+      CHECK(vj >= va);
+      CHECK(vj >= vb);
+      if (a_over_b) CHECK(va >= vb);
+    }
+    // Terms stay in family order, scales largest first.
+    for (const OffsetForm* f : {&a, &b, &j})
+      for (std::size_t i = 1; i < f->terms.size(); ++i) CHECK(!known.before(f->terms[i], f->terms[i - 1]));
+  }
+  // The laws above are not vacuous: forms of one family compare and merge.
+  CHECK(dominated > 100);
+  CHECK(joined_smaller > 100);
+  OffsetForm three, five;
+  three = three.plus(sizes[3], value_at(sizes[3], 7, 3), known);   // align(3*s0)
+  five = five.plus(sizes[9], value_at(sizes[9], 7, 3), known);     // align(5*s0)
+  CHECK(five.dominates(three, known));
+  CHECK(!three.dominates(five, known));
+  CHECK(three.join(five, known).terms == five.terms);
 }
 
 TEST_CASE("arena: symbolic offsets stay safe when many forms must be joined") {

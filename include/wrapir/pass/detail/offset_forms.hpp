@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <stdexcept>
@@ -20,9 +21,17 @@
 namespace wrapir::pass::detail {
 
 /// The symbolic sizes that offsets are sums of, numbered in first-seen
-/// order. Forms then hold sorted lists of small integers, so the set
-/// operations of pruning compare integers rather than expression trees;
-/// expressions are hash-consed, so one size is one node and one number.
+/// order. Forms then hold lists of small integers, so the set operations of
+/// pruning compare integers rather than expression trees; expressions are
+/// hash-consed, so one size is one node and one number.
+///
+/// Each size is also read as a member of a family: `align(k*m, A)` (or
+/// `k*m` unaligned) is the family `(m, A)` at scale `k`, for a positive
+/// integer `k` and the rest of the product `m`. Within a family a size is
+/// non-decreasing in its scale (sizes are non-negative, so `m` is, and
+/// `align` is monotone), which is what lets forms be compared and joined
+/// family by family (`OffsetForm`): `3*s0` and `5*s0` compare, where two
+/// opaque terms would not.
 class OffsetTerms {
  public:
   [[nodiscard]] std::uint32_t id(expr::Expr size, std::int64_t hint) {
@@ -30,16 +39,53 @@ class OffsetTerms {
     if (inserted) {
       sizes_.push_back(size);
       hints_.push_back(hint);
+      const auto [family, scale] = family_of(size);
+      families_.push_back(family);
+      scales_.push_back(scale);
     }
     return it->second;
   }
   [[nodiscard]] expr::Expr size(std::uint32_t id) const { return sizes_[id]; }
   [[nodiscard]] std::int64_t hint(std::uint32_t id) const { return hints_[id]; }
+  [[nodiscard]] std::uint32_t family(std::uint32_t id) const { return families_[id]; }
+  [[nodiscard]] std::int64_t scale(std::uint32_t id) const { return scales_[id]; }
+  /// The order of terms in a form: by family, then by scale, largest first.
+  [[nodiscard]] bool before(std::uint32_t a, std::uint32_t b) const {
+    return families_[a] != families_[b] ? families_[a] < families_[b] : scales_[a] > scales_[b];
+  }
 
  private:
+  std::pair<std::uint32_t, std::int64_t> family_of(expr::Expr size) {
+    std::int64_t alignment = 0;
+    expr::Expr inner = size;
+    if (size.is(expr::Kind::align)) {
+      alignment = size.value();
+      inner = size.operand(0);
+    }
+    const expr::Term term = expr::split_term(inner);
+    // A size that is not a positive multiple of something gets a family of
+    // its own (scale 1): it compares only with itself.
+    const bool scaled = term.monomial && term.coefficient > 0;
+    const FamilyKey key{scaled ? term.monomial.node() : size.node(), scaled ? alignment : -1};
+    const auto [it, inserted] = family_ids_.try_emplace(key, static_cast<std::uint32_t>(family_ids_.size()));
+    return {it->second, scaled ? term.coefficient : 1};
+  }
+  struct FamilyKey {
+    const expr::Node* monomial;
+    std::int64_t alignment;  // 0 unaligned, -1 a family of one size
+    bool operator==(const FamilyKey&) const = default;
+  };
+  struct FamilyHash {
+    std::size_t operator()(const FamilyKey& k) const noexcept {
+      return wrapir::detail::hash_mix(std::hash<const expr::Node*>{}(k.monomial), static_cast<std::size_t>(k.alignment));
+    }
+  };
   std::unordered_map<const expr::Node*, std::uint32_t> ids_;
+  std::unordered_map<FamilyKey, std::uint32_t, FamilyHash> family_ids_;
   std::vector<expr::Expr> sizes_;
   std::vector<std::int64_t> hints_;  // each size's value at the hints
+  std::vector<std::uint32_t> families_;
+  std::vector<std::int64_t> scales_;
 };
 
 [[noreturn]] inline void throw_offset_overflow() {
@@ -52,9 +98,16 @@ class OffsetTerms {
 /// sets of forms, rather than nesting `Max(offset + align(size))`, keeps
 /// every expression small (nested Max would share subterms in memory but
 /// print and evaluate as trees exponential in the depth of the stacking).
+///
+/// Terms are kept in `OffsetTerms::before` order: family by family, each
+/// family's scales largest first. Form A is then at least form B for every
+/// binding when, family by family, A has at least as many terms and its
+/// i-th largest is at least B's i-th largest (each size is monotone in its
+/// scale and non-negative); and the position-wise largest of two forms'
+/// terms is a form at least both, no larger than their union.
 struct OffsetForm {
   std::int64_t constant = 0;
-  std::vector<std::uint32_t> terms;  // `OffsetTerms` ids, sorted, with repeats
+  std::vector<std::uint32_t> terms;  // `OffsetTerms` ids in `before` order, with repeats
   std::int64_t at_hints = 0;
 
   [[nodiscard]] OffsetForm plus(expr::Expr size, std::int64_t hint, OffsetTerms& known) const {
@@ -65,40 +118,56 @@ struct OffsetForm {
       f.constant += size.value();
     } else {
       const std::uint32_t t = known.id(size, hint);
-      f.terms.insert(std::upper_bound(f.terms.begin(), f.terms.end(), t), t);
+      f.terms.insert(std::upper_bound(f.terms.begin(), f.terms.end(), t,
+                                      [&](std::uint32_t a, std::uint32_t b) { return known.before(a, b); }),
+                     t);
     }
     return f;
   }
-  /// Not smaller than `o` for any binding (terms are sizes: non-negative).
-  [[nodiscard]] bool dominates(const OffsetForm& o) const {
-    return constant >= o.constant && std::includes(terms.begin(), terms.end(), o.terms.begin(), o.terms.end());
+  /// Not smaller than `o` for any binding.
+  [[nodiscard]] bool dominates(const OffsetForm& o, const OffsetTerms& known) const {
+    if (constant < o.constant || terms.size() < o.terms.size()) return false;
+    auto a = terms.begin(), b = o.terms.begin();
+    while (b != o.terms.end()) {
+      const std::uint32_t family = known.family(*b);
+      while (a != terms.end() && known.family(*a) < family) ++a;  // families `o` lacks
+      for (; b != o.terms.end() && known.family(*b) == family; ++a, ++b)
+        if (a == terms.end() || known.family(*a) != family || known.scale(*a) < known.scale(*b)) return false;
+    }
+    return true;
+  }
+  /// Calls `take(id)` for each term of the join of `terms` and `o.terms`:
+  /// family by family, the larger of the two i-th largest terms, then the
+  /// longer family's remaining terms.
+  template <class Take>
+  void for_each_joined_term(const OffsetForm& o, const OffsetTerms& known, Take&& take) const {
+    auto a = terms.begin(), b = o.terms.begin();
+    while (a != terms.end() || b != o.terms.end()) {
+      if (b == o.terms.end() || (a != terms.end() && known.family(*a) < known.family(*b))) {
+        take(*a++);
+      } else if (a == terms.end() || known.family(*b) < known.family(*a)) {
+        take(*b++);
+      } else {
+        take(known.scale(*a) >= known.scale(*b) ? *a : *b);
+        ++a;
+        ++b;
+      }
+    }
   }
   /// `join(o).at_hints`, without building the join: pruning asks this of
   /// every pair. Saturates, so an overflowing join is never the cheapest.
   [[nodiscard]] std::int64_t join_at_hints(const OffsetForm& o, const OffsetTerms& known) const {
     std::int64_t sum = std::max(constant, o.constant);
-    auto add = [&](std::uint32_t t) {
+    for_each_joined_term(o, known, [&](std::uint32_t t) {
       if (!checked::add(sum, known.hint(t), sum)) sum = std::numeric_limits<std::int64_t>::max();
-    };
-    auto a = terms.begin(), b = o.terms.begin();
-    while (a != terms.end() && b != o.terms.end()) {
-      if (*a < *b) {
-        add(*a++);
-      } else if (*b < *a) {
-        add(*b++);
-      } else {
-        add(*a++);
-        ++b;
-      }
-    }
-    for (; a != terms.end(); ++a) add(*a);
-    for (; b != o.terms.end(); ++b) add(*b);
+    });
     return sum;
   }
   /// A form not smaller than either.
   [[nodiscard]] OffsetForm join(const OffsetForm& o, const OffsetTerms& known) const {
     OffsetForm f{std::max(constant, o.constant), {}, 0};
-    std::set_union(terms.begin(), terms.end(), o.terms.begin(), o.terms.end(), std::back_inserter(f.terms));
+    f.terms.reserve(std::max(terms.size(), o.terms.size()));
+    for_each_joined_term(o, known, [&](std::uint32_t t) { f.terms.push_back(t); });
     f.at_hints = f.constant;
     for (const std::uint32_t t : f.terms)
       if (!checked::add(f.at_hints, known.hint(t), f.at_hints)) throw_offset_overflow();
@@ -131,12 +200,12 @@ inline void prune_offset_forms(std::vector<OffsetForm>& forms, const OffsetTerms
   for (OffsetForm& f : forms) {
     bool dominated = false;
     for (const OffsetForm& k : kept)
-      if (k.dominates(f)) {
+      if (k.dominates(f, known)) {
         dominated = true;
         break;
       }
     if (dominated) continue;
-    std::erase_if(kept, [&](const OffsetForm& k) { return f.dominates(k); });
+    std::erase_if(kept, [&](const OffsetForm& k) { return f.dominates(k, known); });
     kept.push_back(std::move(f));
   }
   const std::size_t n = kept.size();
