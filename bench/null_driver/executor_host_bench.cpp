@@ -27,8 +27,10 @@
 // Counters per program call: `launches` (cuLaunchKernel), `mem_alloc` and
 // `mem_free` (cuMemAlloc, cuMemFree: both must be 0 in steady state, the
 // caching allocator serving every buffer), `driver_calls` (all driver
-// calls), and `ns_per_launch` (time per call / Triton launches) or
-// `ns_per_line` for the per-kind programs.
+// calls), `heap_allocs` (host heap allocations through operator new per
+// call: this binary replaces the global operator new to count them), and
+// `ns_per_launch` (time per call / Triton launches) or `ns_per_line` for
+// the per-kind programs.
 
 #include <wrapir/io/json.hpp>
 #include <wrapir/run/cuda/backend.hpp>
@@ -40,13 +42,29 @@
 #include "null_cuda.h"
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <new>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
+
+// Every host allocation through operator new is counted (the executor,
+// the backend's bookkeeping and the outputs allocate through it).
+namespace {
+std::atomic<std::uint64_t> heap_allocations{0};
+}
+void* operator new(std::size_t n) {
+  heap_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 #ifndef WRAPIR_SOURCE_DIR
 #define WRAPIR_SOURCE_DIR "."
@@ -309,16 +327,19 @@ void run_program(benchmark::State& state, const std::string& json, bool per_line
       return;
     }
   const Counts before = Counts::now();
+  const std::uint64_t heap_before = heap_allocations.load(std::memory_order_relaxed);
   for (auto _ : state) {
     auto r = p.executor.run(p.inputs);
     benchmark::DoNotOptimize(r);
   }
+  const std::uint64_t heap_after = heap_allocations.load(std::memory_order_relaxed);
   const Counts after = Counts::now();
   const double calls = static_cast<double>(state.iterations());
   auto per_call = [&](const char* name) { return static_cast<double>(after.of(name) - before.of(name)) / calls; };
   state.counters["launches"] = per_call("cuLaunchKernel");
   state.counters["mem_alloc"] = per_call("cuMemAlloc");
   state.counters["mem_free"] = per_call("cuMemFree");
+  state.counters["heap_allocs"] = static_cast<double>(heap_after - heap_before) / calls;
   state.counters["driver_calls"] = static_cast<double>(after.total() - before.total()) / calls;
   const double items = static_cast<double>(per_line ? p.lines : std::max<std::int64_t>(p.triton, 1));
   state.counters[per_line ? "ns_per_line" : "ns_per_launch"] =

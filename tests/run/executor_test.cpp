@@ -531,3 +531,80 @@ TEST_CASE("executor: one prepared executor runs on several threads at once") {
   for (auto& th : threads) th.join();
   CHECK(wrong == 0);
 }
+
+// Static layouts are measured when the program is prepared (StaticLayout):
+// an input whose dimensions match exactly skips the per-call evaluation, so
+// these check that it is still refused or accepted exactly as before.
+TEST_CASE("executor: inputs of a static layout are checked as symbolic ones are") {
+  ir::Program p{"static_inputs"};
+  ir::Builder b{p, cpu};
+  auto x = b.input("x", {b.ctx().integer(4)}, ir::DType::float32);
+  auto m = b.input("m", {b.ctx().integer(1), b.ctx().integer(3)}, ir::DType::float32);
+  b.output(x);
+  b.output(m);
+  auto exe = run::Executor::prepare(p, options());
+  REQUIRE_MESSAGE(exe, exe.error().message);
+  const run::Tensor matrix = make({1, 3}, {7, 8, 9});
+
+  SUBCASE("the exact layout, at offset 0") {
+    auto r = exe->run(std::vector<run::Tensor>{make({4}, {1, 2, 3, 4}), matrix});
+    REQUIRE_MESSAGE(r, r.error().message);
+    CHECK(read(tensor_of((*r)[0])) == std::vector<float>{1, 2, 3, 4});
+  }
+  SUBCASE("the exact layout at an offset that stays inside the storage") {
+    run::Tensor shifted = make({5}, {0, 1, 2, 3, 4});
+    shifted.sizes = {4};
+    shifted.offset = 1;
+    auto r = exe->run(std::vector<run::Tensor>{shifted, matrix});
+    REQUIRE_MESSAGE(r, r.error().message);
+    CHECK(read(tensor_of((*r)[0])) == std::vector<float>{1, 2, 3, 4});
+  }
+  SUBCASE("the exact layout at an offset that reaches past the storage") {
+    run::Tensor shifted = make({4}, {1, 2, 3, 4});
+    shifted.offset = 1;
+    auto r = exe->run(std::vector<run::Tensor>{shifted, matrix});
+    REQUIRE_FALSE(r);
+    CHECK_MESSAGE(r.error().message.find("reaches 20 bytes past a storage of 16") != std::string::npos, r.error().message);
+  }
+  SUBCASE("a negative offset") {
+    run::Tensor shifted = make({4}, {1, 2, 3, 4});
+    shifted.offset = -1;
+    CHECK_FALSE(exe->run(std::vector<run::Tensor>{shifted, matrix}));
+  }
+  SUBCASE("the exact layout on a storage too small for it") {
+    run::Tensor small = make({2}, {1, 2});
+    small.sizes = {4};
+    auto r = exe->run(std::vector<run::Tensor>{small, matrix});
+    REQUIRE_FALSE(r);
+    CHECK_MESSAGE(r.error().message.find("past a storage of 8") != std::string::npos, r.error().message);
+  }
+  SUBCASE("a stride that differs where the size is 1 is accepted, elsewhere refused") {
+    run::Tensor loose = make({1, 3}, {7, 8, 9});
+    loose.strides = {99, 1};
+    auto r = exe->run(std::vector<run::Tensor>{make({4}, {1, 2, 3, 4}), loose});
+    REQUIRE_MESSAGE(r, r.error().message);
+    CHECK(read(tensor_of((*r)[1])) == std::vector<float>{7, 8, 9});
+    run::Tensor spread = make({9}, {7, 0, 0, 8, 0, 0, 9, 0, 0});
+    spread.sizes = {1, 3};
+    spread.strides = {3, 3};  // inside its storage, but the size-3 dimension's stride is not the layout's
+    auto bad = exe->run(std::vector<run::Tensor>{make({4}, {1, 2, 3, 4}), spread});
+    REQUIRE_FALSE(bad);
+    CHECK_MESSAGE(bad.error().message.find("has strides [3, 3]") != std::string::npos, bad.error().message);
+  }
+  SUBCASE("strides other than the layout's are refused") {
+    run::Tensor strided = make({8}, {1, 0, 2, 0, 3, 0, 4, 0});
+    strided.sizes = {4};
+    strided.strides = {2};
+    auto r = exe->run(std::vector<run::Tensor>{strided, matrix});
+    REQUIRE_FALSE(r);
+    CHECK_MESSAGE(r.error().message.find("has strides [2], the program expects [1]") != std::string::npos, r.error().message);
+  }
+  SUBCASE("calls after a refused one run as before (the recycled state keeps nothing)") {
+    run::Tensor small = make({2}, {1, 2});
+    small.sizes = {4};
+    CHECK_FALSE(exe->run(std::vector<run::Tensor>{small, matrix}));
+    auto r = exe->run(std::vector<run::Tensor>{make({4}, {5, 6, 7, 8}), matrix});
+    REQUIRE_MESSAGE(r, r.error().message);
+    CHECK(read(tensor_of((*r)[0])) == std::vector<float>{5, 6, 7, 8});
+  }
+}

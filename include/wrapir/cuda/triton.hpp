@@ -147,7 +147,9 @@ class TritonKernel {
                         " arguments, more than " + std::to_string(max_packed_arguments)};
     if (auto s = check_arguments(args.size()); !s) return s;
     std::array<CUdeviceptr, 2> scratch{0, 0};
-    if (auto s = prepare_scratch(grid, scratch); !s) return s;
+    // Most kernels ask for no scratch: nothing to size per launch.
+    if (metadata_.global_scratch_bytes != 0 || metadata_.profile_scratch_bytes != 0)
+      if (auto s = prepare_scratch(grid, scratch); !s) return s;
     std::array<void*, max_packed_arguments + 2> params;
     std::copy(args.begin(), args.end(), params.begin());
     params[args.size()] = &scratch[0];

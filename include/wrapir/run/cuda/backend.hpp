@@ -201,7 +201,29 @@ class CudaBackend final : public DeviceBackend {
     std::string name;
     std::mutex mutex;
     std::unordered_map<std::size_t, std::vector<CUdeviceptr>> free;
+    // The list of the size last taken or given back (a program's buffers
+    // are often of one size): no hash lookup then. Elements of an
+    // unordered_map keep their address until erased (release_all).
+    std::size_t last_bytes = 0;
+    std::vector<CUdeviceptr>* last_list = nullptr;
     Stats stats;
+
+    /// The free list of `bytes` (created when `create`), under the lock.
+    std::vector<CUdeviceptr>* list_of(std::size_t bytes, bool create) {
+      if (last_list != nullptr && last_bytes == bytes) [[likely]]
+        return last_list;
+      std::vector<CUdeviceptr>* list = nullptr;
+      if (create) {
+        list = &free[bytes];
+      } else {
+        const auto it = free.find(bytes);
+        if (it == free.end()) return nullptr;
+        list = &it->second;
+      }
+      last_bytes = bytes;
+      last_list = list;
+      return list;
+    }
 
     State(drv::Context c, drv::Stream s, Options o) : context(std::move(c)), stream(std::move(s)), options(o) {}
     State(const State&) = delete;
@@ -214,9 +236,9 @@ class CudaBackend final : public DeviceBackend {
     Result<CUdeviceptr> take(std::size_t bytes) {
       {
         std::lock_guard lock(mutex);
-        if (auto it = free.find(bytes); it != free.end() && !it->second.empty()) {
-          const CUdeviceptr a = it->second.back();
-          it->second.pop_back();
+        if (std::vector<CUdeviceptr>* list = list_of(bytes, false); list != nullptr && !list->empty()) {
+          const CUdeviceptr a = list->back();
+          list->pop_back();
           stats.cached_bytes -= static_cast<std::int64_t>(bytes);
           ++stats.reused;
           return a;
@@ -243,7 +265,7 @@ class CudaBackend final : public DeviceBackend {
         std::lock_guard lock(mutex);
         if (stats.cached_bytes + static_cast<std::int64_t>(bytes) <= options.max_cached_bytes) {
           try {
-            free[bytes].push_back(a);
+            list_of(bytes, true)->push_back(a);
             stats.cached_bytes += static_cast<std::int64_t>(bytes);
             return;
           } catch (...) {  // no memory for the list: free the block instead
@@ -259,6 +281,7 @@ class CudaBackend final : public DeviceBackend {
       for (auto& [bytes, blocks] : free)
         for (CUdeviceptr a : blocks) (void)drv::loaded_driver().cuMemFree(a);
       free.clear();
+      last_list = nullptr;
       stats.cached_bytes = 0;
     }
   };

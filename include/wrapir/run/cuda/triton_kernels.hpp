@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -204,6 +205,49 @@ class TritonKernelProvider final : public KernelProvider {
     std::vector<Numel> numels;
     std::vector<std::size_t> dropped;  // signature positions of launch constants, ascending
     CUstream stream = nullptr;
+    /// Names this launcher in the grid memo: unique for the process's life
+    /// (an address could be reused by a later launcher of another config).
+    std::uint64_t id = next_id();
+
+    static std::uint64_t next_id() noexcept {
+      static std::atomic<std::uint64_t> last{0};
+      return last.fetch_add(1, std::memory_order_relaxed) + 1;
+    }
+
+    /// The grid is a pure function of the numel values (the grid type,
+    /// block configuration and limits are the launcher's): the last one
+    /// this thread computed for a launcher is kept, per thread so that
+    /// threads launching at once share nothing, in a small table indexed
+    /// by the launcher's id (a collision only recomputes).
+    static constexpr std::size_t memo_numels = 4;
+    struct GridMemo {
+      std::uint64_t launcher = 0;  // 0: empty
+      std::size_t count = 0;
+      std::array<std::int64_t, memo_numels> numels{};
+      Dim3 dims{};
+    };
+    static GridMemo& memo_of(std::uint64_t launcher) noexcept {
+      thread_local std::array<GridMemo, 64> memos{};
+      return memos[launcher % memos.size()];
+    }
+    /// Whether this thread's memo holds the grid of `given` (into `dims`).
+    bool recall(std::span<const NamedInt> given, Dim3& dims) const noexcept {
+      if (given.size() > memo_numels) return false;
+      const GridMemo& m = memo_of(id);
+      if (m.launcher != id || m.count != given.size()) return false;
+      for (std::size_t i = 0; i < given.size(); ++i)
+        if (m.numels[i] != given[i].value) return false;
+      dims = m.dims;
+      return true;
+    }
+    void remember(std::span<const NamedInt> given, Dim3 dims) const noexcept {
+      if (given.size() > memo_numels) return;
+      GridMemo& m = memo_of(id);
+      m.launcher = id;
+      m.count = given.size();
+      for (std::size_t i = 0; i < given.size(); ++i) m.numels[i] = given[i].value;
+      m.dims = dims;
+    }
 
     Result<void> load(const TritonKernelProvider& p, const TritonKernelEntry& e,
                       std::span<const ir::KernelParam> signature) {
@@ -273,7 +317,17 @@ class TritonKernelProvider final : public KernelProvider {
     static constexpr std::size_t max_numels = 16;
 
     Result<void> operator()(std::span<void* const> args) {
-      std::array<NamedInt, max_numels> values{};
+      // Most kernels have one to three numels: a small array to fill per
+      // launch rather than the largest.
+      constexpr std::size_t few = 4;
+      if (numels.size() <= few) [[likely]]
+        return launch<few>(args);
+      return launch<max_numels>(args);
+    }
+
+    template <std::size_t Capacity>
+    Result<void> launch(std::span<void* const> args) {
+      std::array<NamedInt, Capacity> values;
       for (std::size_t i = 0; i < numels.size(); ++i) {
         const Numel& n = numels[i];
         if (n.position >= args.size()) return Diagnostic{"the launch passes too few arguments"};
@@ -287,10 +341,16 @@ class TritonKernelProvider final : public KernelProvider {
         }
         values[i] = NamedInt{n.name, v};
       }
-      const GridOutcome g = compute_grid_dims(grid, std::span<const NamedInt>(values.data(), numels.size()), block);
-      if (!g.ok()) [[unlikely]]
-        return Diagnostic{run::describe(grid, g.error)};
-      if (dropped.empty()) return kernel->launch_packed(g.dims, stream, args);
+      Dim3 dims{};
+      const std::span<const NamedInt> given(values.data(), numels.size());
+      if (!recall(given, dims)) {
+        const GridOutcome g = compute_grid_dims(grid, given, block);
+        if (!g.ok()) [[unlikely]]
+          return Diagnostic{run::describe(grid, g.error)};
+        dims = g.dims;
+        remember(given, dims);
+      }
+      if (dropped.empty()) return kernel->launch_packed(dims, stream, args);
       std::array<void*, drv::TritonKernel::max_packed_arguments> kept;
       std::size_t n = 0, next = 0;
       for (std::size_t i = 0; i < args.size(); ++i) {
@@ -301,7 +361,7 @@ class TritonKernelProvider final : public KernelProvider {
         if (n == kept.size()) return Diagnostic{"the launch passes too many arguments"};
         kept[n++] = args[i];
       }
-      return kernel->launch_packed(g.dims, stream, std::span<void* const>(kept.data(), n));
+      return kernel->launch_packed(dims, stream, std::span<void* const>(kept.data(), n));
     }
   };
 

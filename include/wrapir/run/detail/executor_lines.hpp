@@ -113,6 +113,11 @@ class Frame {
     t.storage = std::move(storage);
     t.dtype = d.layout.dtype;
     layout_into(l.new_buffer, t);
+    const StaticLayout& known = g_.layouts[l.new_buffer.index];
+    if (known.known && t.storage && known.bytes <= t.storage->nbytes) [[likely]] {
+      live_[l.new_buffer.index] = 1;
+      return;
+    }
     if (Result<void> r = fits(t); !r) {
       t.storage.reset();
       fail(name(l.new_buffer) + " cannot take the storage of " + name(l.old_buffer) + ": " + r.error().message);
@@ -449,8 +454,12 @@ class Frame {
   }
 
   [[nodiscard]] const ir::BufferDecl& decl(ir::BufferId b) const {
-    if (!p_.contains(b)) fail("buffer #" + std::to_string(b.index) + " is not in the buffer table");
+    if (!p_.contains(b)) [[unlikely]]
+      not_a_buffer(b);
     return p_.buffers[b.index];
+  }
+  [[noreturn]] [[gnu::noinline]] void not_a_buffer(ir::BufferId b) const {
+    fail("buffer #" + std::to_string(b.index) + " is not in the buffer table");
   }
   [[nodiscard]] std::string name(ir::BufferId b) const { return ir::quote_for_diagnostic(decl(b).name); }
 
@@ -473,9 +482,18 @@ class Frame {
     if (&to == &from) return;
     to.storage = from.storage;
     to.dtype = from.dtype;
-    to.sizes.assign(from.sizes.begin(), from.sizes.end());
-    to.strides.assign(from.strides.begin(), from.strides.end());
+    copy_dims(to.sizes, from.sizes);
+    copy_dims(to.strides, from.strides);
     to.offset = from.offset;
+  }
+  /// `from` into `to`, element by element when the ranks agree (the
+  /// recycled state's case: a few integers, cheaper than a library copy).
+  static void copy_dims(std::vector<std::int64_t>& to, const std::vector<std::int64_t>& from) {
+    if (to.size() != from.size()) {
+      to.assign(from.begin(), from.end());
+      return;
+    }
+    for (std::size_t i = 0; i < from.size(); ++i) to[i] = from[i];
   }
   /// The tensor a definition of `b` is written into (its previous layout's
   /// vectors reused).
@@ -554,6 +572,12 @@ class Frame {
   /// `b`'s layout evaluated into `t`'s vectors.
   void layout_into(ir::BufferId b, Tensor& t) const {
     const ir::Layout& l = decl(b).layout;
+    if (const StaticLayout& known = g_.layouts[b.index]; known.known) [[likely]] {
+      copy_dims(t.sizes, known.sizes);
+      copy_dims(t.strides, known.strides);
+      t.offset = known.offset;
+      return;
+    }
     t.sizes.resize(l.sizes.size());
     t.strides.resize(l.strides.size());
     for (std::size_t i = 0; i < t.sizes.size(); ++i) t.sizes[i] = eval(l.sizes[i]);
@@ -575,7 +599,9 @@ class Frame {
       } else {
         if (backend() == nullptr || backend()->device_type() != d.layout.device.type)
           fail("no backend for " + ir::to_string(d.layout.device) + " (ExecutorOptions::device)");
-        Result<std::int64_t> bytes = bytes_spanned(t.sizes, t.strides, t.offset, t.dtype);
+        const StaticLayout& known = g_.layouts[b.index];
+        Result<std::int64_t> bytes =
+            known.known ? Result<std::int64_t>(known.bytes) : bytes_spanned(t.sizes, t.strides, t.offset, t.dtype);
         if (!bytes) fail(bytes.error().message);
         if (memory_ != nullptr) {
           t.storage = memory_->allocate(*backend(), d.layout.device, *bytes);
@@ -647,7 +673,14 @@ class Frame {
     bound_[it->second] = 1;
   }
 
+  /// An integer is read in line (most layouts and views of a static
+  /// program); anything else goes to `eval_symbolic`.
   [[nodiscard]] std::int64_t eval(expr::Expr e) const {
+    if (e && e.is_integer()) [[likely]]
+      return e.value();
+    return eval_symbolic(e);
+  }
+  [[nodiscard]] [[gnu::noinline]] std::int64_t eval_symbolic(expr::Expr e) const {
     if (!e) fail("an expression is null");
     if (e.is_integer()) return e.value();
     const auto it = g_.compiled.find(e);
@@ -962,8 +995,31 @@ template <class Inputs>
 inline void Frame::bind(const Inputs& inputs) {
   if (inputs.size() != p_.inputs.size())
     fail("the program takes " + std::to_string(p_.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
+  // exact[i]: input i has its static layout's dimensions exactly, so the
+  // layout check below has nothing left to compare.
+  std::vector<std::uint8_t>& exact = st_.exact_inputs;
+  exact.assign(inputs.size(), 0);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     auto who = [i] { return "input " + std::to_string(i); };
+    if (const InputPlan& plan = g_.input_plans[i]; plan.fast) [[likely]] {
+      // A tensor input of a static layout, read from one compact table: the
+      // tensor is taken as it is when it is on the right device, of the
+      // right dtype, at offset 0, with exactly the layout's dimensions and
+      // a storage that holds them; anything else takes the general path
+      // below, which names what is wrong.
+      const Tensor* t = inputs.tensor(i);
+      const StaticLayout& known = g_.layouts[plan.buffer];
+      if (t != nullptr && t->storage && t->storage->device.type == plan.device && t->dtype == plan.dtype &&
+          t->offset == 0 && known.bytes_at_zero > 0 && known.same_dims(t->sizes, t->strides) &&
+          known.bytes_at_zero <= t->storage->nbytes) [[likely]] {
+        Value& v = buffers_[plan.buffer];
+        Tensor* slot = boost::variant2::get_if<Tensor>(&v.value);
+        assign(slot != nullptr ? *slot : v.value.template emplace<Tensor>(), *t);
+        live_[plan.buffer] = 1;
+        exact[i] = 1;
+        continue;
+      }
+    }
     if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p_.inputs[i])) {
       const Tensor* t = inputs.tensor(i);
       if (t == nullptr) fail(who() + " (" + name(*b) + ") must be a tensor");
@@ -978,8 +1034,18 @@ inline void Frame::bind(const Inputs& inputs) {
         fail(who() + " (" + name(*b) + ") has " + std::to_string(t->sizes.size()) + " dimensions, the program expects " +
              std::to_string(d.layout.sizes.size()));
       // A tensor that reaches past its storage would let kernels read
-      // past it: refused whatever check_inputs says.
-      Result<std::int64_t> reach = bytes_spanned(t->sizes, t->strides, t->offset, t->dtype);
+      // past it: refused whatever check_inputs says. A tensor with exactly
+      // the static layout's dimensions reaches what was measured when
+      // prepared, shifted by its offset.
+      const StaticLayout& known = g_.layouts[b->index];
+      exact[i] = known.known && known.same_dims(t->sizes, t->strides) ? 1 : 0;
+      std::int64_t shifted = 0;
+      Result<std::int64_t> reach =
+          exact[i] && t->offset >= 0 && known.bytes_at_zero > 0 &&
+                  !__builtin_mul_overflow(t->offset, static_cast<std::int64_t>(ir::itemsize(t->dtype)), &shifted) &&
+                  !__builtin_add_overflow(shifted, known.bytes_at_zero, &shifted)
+              ? Result<std::int64_t>(shifted)
+              : bytes_spanned(t->sizes, t->strides, t->offset, t->dtype);
       if (!reach) fail(who() + " (" + name(*b) + "): " + reach.error().message);
       if (*reach > (t->storage ? t->storage->nbytes : 0))
         fail(who() + " (" + name(*b) + ") reaches " + std::to_string(*reach) + " bytes past a storage of " +
@@ -1016,18 +1082,19 @@ inline void Frame::bind(const Inputs& inputs) {
     set_symbol(s.symbol, eval(s.value));
   }
   if (&g_ == &prep_.top)
-    for (std::size_t b = 0; b < p_.buffers.size(); ++b)
-      if (p_.buffers[b].role == ir::BufferRole::constant) {
-        if (!prep_.constants[b].storage)
-          fail("constant " + ir::quote_for_diagnostic(p_.buffers[b].name) + " was not given (ExecutorOptions::constants)");
-        assign(slot_tensor(ir::BufferId{static_cast<std::uint32_t>(b)}), prep_.constants[b]);
-        live_[b] = 1;
-      }
+    for (const std::uint32_t b : g_.constant_buffers) {
+      if (!prep_.constants[b].storage)
+        fail("constant " + ir::quote_for_diagnostic(p_.buffers[b].name) + " was not given (ExecutorOptions::constants)");
+      assign(slot_tensor(ir::BufferId{b}), prep_.constants[b]);
+      live_[b] = 1;
+    }
   if (prep_.options.check_inputs)
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p_.inputs[i])) {
         // Compared dimension by dimension (no vectors built); the layout is
         // evaluated whole only for the diagnostic.
+        if (exact[i]) [[likely]]
+          continue;
         const Tensor& t = *inputs.tensor(i);
         const ir::Layout& want = decl(*b).layout;
         bool same = t.sizes.size() == want.sizes.size(), empty = false;

@@ -15,6 +15,7 @@
 #include <wrapir/run/executor.hpp>
 #include <wrapir/run/multi_kernel.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -72,6 +73,62 @@ struct FastLaunch {
   std::vector<FastArg> args;
 };
 
+/// A buffer's layout when every size, stride and the offset are integers
+/// (a static shape): evaluated once when prepared, so that an Allocate, a
+/// Reuse or an input check copies or compares it instead of evaluating
+/// expressions and measuring the extent per call.
+struct StaticLayout {
+  bool known = false;
+  std::vector<std::int64_t> sizes, strides;
+  std::int64_t offset = 0;
+  std::int64_t bytes = 0;          // bytes_spanned with `offset`
+  std::int64_t bytes_at_zero = 0;  // bytes_spanned with offset 0 (an input's own offset is its tensor's)
+
+  /// Whether `sizes` and `strides` are exactly this layout's.
+  [[nodiscard]] bool same_dims(const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& t) const noexcept {
+    if (s.size() != sizes.size() || t.size() != strides.size()) return false;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      if (s[i] != sizes[i]) return false;
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (t[i] != strides[i]) return false;
+    return true;
+  }
+};
+
+/// `l`'s static layout, or one that is not `known` (a symbolic dimension,
+/// or a layout whose extent does not measure: the per-call path then gives
+/// the diagnostic).
+inline StaticLayout static_layout_of(const ir::Layout& l) {
+  StaticLayout out;
+  if (l.sizes.size() != l.strides.size() || !l.storage_offset || !l.storage_offset.is_integer()) return out;
+  for (expr::Expr e : l.sizes) {
+    if (!e || !e.is_integer()) return StaticLayout{};
+    out.sizes.push_back(e.value());
+  }
+  for (expr::Expr e : l.strides) {
+    if (!e || !e.is_integer()) return StaticLayout{};
+    out.strides.push_back(e.value());
+  }
+  out.offset = l.storage_offset.value();
+  Result<std::int64_t> bytes = bytes_spanned(out.sizes, out.strides, out.offset, l.dtype);
+  Result<std::int64_t> at_zero = bytes_spanned(out.sizes, out.strides, 0, l.dtype);
+  if (!bytes || !at_zero) return StaticLayout{};
+  out.bytes = *bytes;
+  out.bytes_at_zero = *at_zero;
+  out.known = true;
+  return out;
+}
+
+/// A tensor input of a static layout (`fast`; false for any other input),
+/// gathered in one compact table so that binding reads neither the
+/// program's input variants nor its buffer declarations.
+struct InputPlan {
+  bool fast = false;
+  std::uint32_t buffer = 0;  // its layout: Graph::layouts[buffer]
+  ir::DeviceType device = ir::DeviceType::cpu;
+  ir::DType dtype = ir::DType::float32;
+};
+
 struct Graph {
   const ir::Program* program = nullptr;
   std::string prefix;  // "" for the top level, "name: " for a subgraph
@@ -86,6 +143,9 @@ struct Graph {
   std::vector<Graph> subgraphs;              // by graph id
   std::size_t max_args = 0;
   std::vector<FastLaunch> launches;          // by line index (KernelCall lines)
+  std::vector<StaticLayout> layouts;         // by buffer index
+  std::vector<InputPlan> input_plans;        // by program input
+  std::vector<std::uint32_t> constant_buffers;  // the buffers of role constant, ascending
 };
 
 // ---------------------------------------------------------------------------
@@ -234,6 +294,7 @@ struct FrameState {
   std::vector<Tensor> arg_tensors;
   std::vector<ExternScratch> externs;  // by line index (extern lines only)
   std::vector<std::uint8_t> scopes;
+  std::vector<std::uint8_t> exact_inputs;  // bind's scratch: by input
 
   /// Drops every storage the last call left (outputs handed out, inputs,
   /// failures half way), keeping the vectors' memory.
@@ -259,7 +320,16 @@ struct FrameState {
 class FramePool {
  public:
   static constexpr std::size_t max_kept = 8;
+  FramePool() = default;
+  FramePool(const FramePool&) = delete;
+  FramePool& operator=(const FramePool&) = delete;
+  ~FramePool() { delete ready_.exchange(nullptr, std::memory_order_acquire); }
+
+  /// One state waits in `ready_` (a call on one thread at a time takes and
+  /// gives it back without a lock); the others in the locked list.
   std::unique_ptr<FrameState> take() {
+    if (FrameState* s = ready_.exchange(nullptr, std::memory_order_acquire)) [[likely]]
+      return std::unique_ptr<FrameState>(s);
     std::lock_guard lock(mutex_);
     if (kept_.empty()) return std::make_unique<FrameState>();
     std::unique_ptr<FrameState> s = std::move(kept_.back());
@@ -268,8 +338,13 @@ class FramePool {
   }
   void give_back(std::unique_ptr<FrameState> s) noexcept {
     s->scrub();
+    FrameState* expected = nullptr;
+    if (ready_.compare_exchange_strong(expected, s.get(), std::memory_order_release, std::memory_order_relaxed)) [[likely]] {
+      (void)s.release();
+      return;
+    }
     std::lock_guard lock(mutex_);
-    if (kept_.size() < max_kept) {
+    if (kept_.size() + 1 < max_kept) {  // with ready_: max_kept at most
       try {
         kept_.push_back(std::move(s));
       } catch (...) {  // no memory for the list: the state just goes
@@ -278,6 +353,7 @@ class FramePool {
   }
 
  private:
+  std::atomic<FrameState*> ready_{nullptr};
   std::mutex mutex_;
   std::vector<std::unique_ptr<FrameState>> kept_;
 };
@@ -324,6 +400,18 @@ class GraphPreparer {
     g.line_externs.assign(p.body.size(), nullptr);
     g.launches.assign(p.body.size(), FastLaunch{});
     for (const ir::SymbolDecl& s : p.symbols) slot(g, s.symbol);
+    g.layouts.assign(p.buffers.size(), StaticLayout{});
+    for (std::size_t i = 0; i < p.buffers.size(); ++i)
+      if (!p.buffers[i].multi_output) g.layouts[i] = static_layout_of(p.buffers[i].layout);
+    g.constant_buffers.clear();
+    for (std::size_t i = 0; i < p.buffers.size(); ++i)
+      if (p.buffers[i].role == ir::BufferRole::constant) g.constant_buffers.push_back(static_cast<std::uint32_t>(i));
+    g.input_plans.assign(p.inputs.size(), InputPlan{});
+    for (std::size_t i = 0; i < p.inputs.size(); ++i)
+      if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p.inputs[i]);
+          b != nullptr && p.contains(*b) && g.layouts[b->index].known)
+        g.input_plans[i] = InputPlan{true, b->index, p.buffers[b->index].layout.device.type,
+                                     p.buffers[b->index].layout.dtype};
     for (const ir::BufferDecl& b : p.buffers) {
       if (b.multi_output) continue;
       if (!runs_on(b.layout.device))
