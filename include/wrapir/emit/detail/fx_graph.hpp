@@ -165,6 +165,14 @@ class NameArena {
 };
 
 /// torch.fx's `_Namespace`: unique names made from candidates.
+///
+/// The used names are kept in two places, chosen by the name alone: a
+/// name of the form `base_N` (N in canonical decimal, below 2^32) is a bit
+/// in its base's bitmap, any other name is in a hash set. A program names
+/// nearly every node `empty_strided_N` or `triton_kernel_wrapper_mutation_N`;
+/// in a hash set of a million such names each new one was a cache miss or
+/// two (a fifth of the emission of a 1M-line program), in a bitmap it is a
+/// bit next to the last one.
 class Namespace {
  public:
   /// `create_name(candidate, None)`.
@@ -174,65 +182,131 @@ class Namespace {
   /// lives as long as the namespace.
   std::string_view create_sanitized(std::string_view candidate) {
     // Split `base_N` (torch.fx: `^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$`).
-    std::string_view base = candidate;
-    std::string_view digits;
-    if (const std::size_t us = candidate.rfind('_'); us != std::string_view::npos && us > 0 && us + 1 < candidate.size()) {
-      const std::string_view tail = candidate.substr(us + 1);
-      if (std::all_of(tail.begin(), tail.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        base = candidate.substr(0, us);
-        digits = tail;
-      }
-    }
+    const Split split = split_name(candidate);
+    const std::string_view base = split.base;
     std::uint64_t num = 0;
-    std::string_view result = candidate;
     // The common case, a target's name asked for again (`empty_strided`):
     // one lookup of its count, which also knows that the bare name is
-    // taken (names are never given back), and one insertion.
-    BaseCount* counted = nullptr;
+    // taken (names are never given back), then the first free bit.
+    std::uint32_t counted = no_entry;
     bool bare = false;  // the candidate, a base with no suffix, is tried as it is
-    if (digits.empty() || used_.contains(candidate)) {
+    bool numbered = false;  // the name is `base_num` for some num past the count
+    if (split.digits.empty() || is_used(candidate, split)) {
       if (const auto it = count_.find(candidate); it != count_.end()) {
-        counted = &it->second;
-        num = counted->num;
+        counted = it->second;
+        num = entries_[counted].num;
       }
-      if (counted != nullptr && counted->bare_used) {
-        result = suffixed(base, ++num);  // known legal: bare_used is only set for legal names
+      if (counted != no_entry && entries_[counted].bare_used) {
+        numbered = true;  // known legal: bare_used is only set for legal names
       } else if (is_fx_illegal_name(candidate)) {
-        result = suffixed(base, ++num);
+        numbered = true;
       } else {
-        bare = digits.empty();
+        bare = split.digits.empty();
       }
     } else {
-      num = parse_digits(digits);
+      num = parse_digits(split.digits);
     }
+    const std::uint32_t entry = base == candidate && counted != no_entry ? counted : entry_of(base);
     std::string_view kept;
-    while (true) {
-      kept = arena_.keep(result);
-      if (used_.insert(kept).second) break;
-      arena_.drop(kept.size());
-      result = suffixed(base, ++num);
+    if (!numbered && !is_used(candidate, split)) {
+      kept = bare ? entries_[entry].base : arena_.keep(candidate);
+      mark_used(kept, split);
+    } else {
+      // torch.fx: `while candidate in used: num += 1; candidate = f"{base}_{num}"`.
+      ++num;
+      while (num <= max_numbered && test_bit(entry, num)) ++num;
+      if (num <= max_numbered) {
+        set_bit(entry, num);
+        kept = arena_.keep(suffixed(base, num));
+      } else {
+        // Past the bitmaps' range (an explicit suffix near 2^32): the set.
+        while (true) {
+          kept = arena_.keep(suffixed(base, num));
+          if (used_.insert(kept).second) break;
+          arena_.drop(kept.size());
+          ++num;
+        }
+      }
     }
     // torch.fx: `_base_count[base] = num`. A bare candidate is taken now,
     // whether it was free or not.
-    if (counted != nullptr && base == candidate) {
-      counted->num = num;
-      counted->bare_used = counted->bare_used || bare;
-    } else if (const auto it = count_.find(base); it != count_.end()) {
-      it->second.num = num;
-      it->second.bare_used = it->second.bare_used || bare;
-    } else {
-      count_.emplace(arena_.keep(base), BaseCount{num, bare});
-    }
+    entries_[entry].num = num;
+    entries_[entry].bare_used = entries_[entry].bare_used || bare;
     return kept;
   }
 
-  /// Room for about `n` names without rehashing.
-  void reserve(std::size_t n) { used_.reserve(n); }
+  /// Room for about `n` names without rehashing (most of them are bits).
+  void reserve(std::size_t n) { used_.reserve(n / 8); }
 
   /// A copy of `s` that lives as long as the namespace.
   std::string_view keep(std::string_view s) { return arena_.keep(s); }
 
  private:
+  static constexpr std::uint32_t no_entry = UINT32_MAX;
+  /// The largest N of a `base_N` kept as a bit.
+  static constexpr std::uint64_t max_numbered = UINT32_MAX;
+  static constexpr unsigned block_shift = 9;  // 512 numbers, 64 bytes a block
+
+  struct Split {
+    std::string_view base;
+    std::string_view digits;  // empty when the name has no `_N` suffix
+  };
+  static Split split_name(std::string_view name) {
+    if (const std::size_t us = name.rfind('_'); us != std::string_view::npos && us > 0 && us + 1 < name.size()) {
+      const std::string_view tail = name.substr(us + 1);
+      if (std::all_of(tail.begin(), tail.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return {name.substr(0, us), tail};
+    }
+    return {name, {}};
+  }
+  /// N when `name` is kept as a bit of its base (canonical digits, no
+  /// leading zero, at most max_numbered); 0 with false otherwise.
+  static bool numbered_form(const Split& s, std::uint64_t& n) {
+    if (s.digits.empty() || s.digits.size() > 10 || (s.digits.size() > 1 && s.digits[0] == '0')) return false;
+    n = 0;
+    for (const char c : s.digits) n = n * 10 + static_cast<std::uint64_t>(c - '0');
+    return n <= max_numbered;
+  }
+  bool is_used(std::string_view name, const Split& s) const {
+    std::uint64_t n = 0;
+    if (!numbered_form(s, n)) return used_.contains(name);
+    const auto it = count_.find(s.base);
+    return it != count_.end() && test_bit(it->second, n);
+  }
+  /// `kept`: the name, kept by the arena; `s`: its split.
+  void mark_used(std::string_view kept, const Split& s) {
+    std::uint64_t n = 0;
+    if (numbered_form(s, n)) set_bit(entry_of(s.base), n);
+    else used_.insert(kept);
+  }
+
+  /// The entry of `base`, made (with a count of 0, torch.fx's default) if
+  /// it has none.
+  std::uint32_t entry_of(std::string_view base) {
+    if (const auto it = count_.find(base); it != count_.end()) return it->second;
+    if (entries_.size() >= no_entry) wrapir::detail::fail("the FX graph has too many distinct names");
+    const auto id = static_cast<std::uint32_t>(entries_.size());
+    const std::string_view kept = arena_.keep(base);
+    entries_.push_back(Entry{kept, 0, false});
+    count_.emplace(kept, id);
+    return id;
+  }
+  [[nodiscard]] static std::uint64_t block_key(std::uint32_t entry, std::uint64_t n) noexcept {
+    return (static_cast<std::uint64_t>(entry) << 32) | (n >> block_shift);
+  }
+  bool test_bit(std::uint32_t entry, std::uint64_t n) const {
+    const auto it = block_of_.find(block_key(entry, n));
+    if (it == block_of_.end()) return false;
+    const std::uint64_t bit = n & ((1u << block_shift) - 1);
+    return (blocks_[it->second][bit / 64] >> (bit % 64) & 1u) != 0;
+  }
+  void set_bit(std::uint32_t entry, std::uint64_t n) {
+    const auto [it, fresh] = block_of_.try_emplace(block_key(entry, n), static_cast<std::uint32_t>(blocks_.size()));
+    if (fresh) blocks_.emplace_back();
+    const std::uint64_t bit = n & ((1u << block_shift) - 1);
+    blocks_[it->second][bit / 64] |= std::uint64_t{1} << (bit % 64);
+  }
+
   /// `base_num`, in a scratch buffer valid until the next call.
   std::string_view suffixed(std::string_view base, std::uint64_t num) {
     char digits[24];
@@ -251,15 +325,25 @@ class Namespace {
     // program here makes, and saturating keeps the loop finite.
     return ec == std::errc{} ? v : UINT64_MAX / 2;
   }
-  NameArena arena_;
-  std::string scratch_;
-  boost::unordered_flat_set<std::string_view, NameHash, NameEqual> used_;
-  struct BaseCount {
+
+  /// What torch.fx's `_base_count` holds for a base, and the names
+  /// `base_N` in use.
+  struct Entry {
+    std::string_view base;
     std::uint64_t num = 0;
     /// The base itself is a used name (and not one torch.fx suffixes).
     bool bare_used = false;
   };
-  boost::unordered_flat_map<std::string_view, BaseCount, NameHash, NameEqual> count_;
+
+  NameArena arena_;
+  std::string scratch_;
+  /// The used names that are not bits of a base.
+  boost::unordered_flat_set<std::string_view, NameHash, NameEqual> used_;
+  boost::unordered_flat_map<std::string_view, std::uint32_t, NameHash, NameEqual> count_;
+  std::vector<Entry> entries_;
+  /// (entry, N / 512) → its block of bits in blocks_.
+  boost::unordered_flat_map<std::uint64_t, std::uint32_t> block_of_;
+  std::vector<std::array<std::uint64_t, 8>> blocks_;
 };
 
 /// A callable a node calls: how `str(graph)` prints it, the Python
