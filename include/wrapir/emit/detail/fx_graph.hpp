@@ -16,7 +16,9 @@
 ///
 /// Arguments are rendered once, when the node is made, in the one form the
 /// emission prints (the text, or Python for `graph.call_function`), into
-/// one arena; a node's name is final by the time anything refers to it
+/// one arena (for the text, the node's whole line but its head
+/// `%name : [num_users=N] = `, so that the arena becomes the output: the
+/// heads are put in front of the lines in place, at the end); a node's name is final by the time anything refers to it
 /// (Inductor renames a node right after making it), and the nodes each
 /// argument list refers to are counted as it is stored, which gives
 /// torch.fx's `num_users` without a second pass.
@@ -475,7 +477,9 @@ class Graph {
   bool python = false;
   std::vector<Node> nodes;
   Namespace names;
-  /// The rendered arguments of every node.
+  /// The rendered arguments of every node; for the text, each node's line
+  /// after its head (`placeholder[target=x]`, `call_function[...](args =
+  /// ..., kwargs = ...)`), in the order of the nodes, then the output's value.
   std::string arena;
   /// The output node's value (`return ...`), rendered like arguments; the
   /// text form as Python's `str` of a Node or list of Nodes (no `%`).
@@ -491,8 +495,20 @@ class Graph {
     Node& n = push(Op::call_function);
     n.target = &target;
     n.name = names.create_sanitized(target.candidate);
-    n.args = store(args.view());
-    n.kwargs = store(kwargs.view());
+    if (python) {
+      n.args = store(args.view());
+      n.kwargs = store(kwargs.view());
+    } else {
+      const std::size_t begin = arena.size();
+      arena += print_call;
+      arena += target.printed;
+      arena += print_args;
+      arena += args.view();
+      arena += print_kwargs;
+      arena += kwargs.view();
+      arena += ')';
+      n.args = span_from(begin);
+    }
     const auto index = static_cast<std::uint32_t>(nodes.size() - 1);
     count_uses(args.refs(), index);
     count_uses(kwargs.refs(), index);
@@ -528,40 +544,13 @@ class Graph {
 
   [[nodiscard]] std::string_view text(Span s) const noexcept { return std::string_view(arena).substr(s.begin, s.size); }
 
-  /// The graph as `str(graph)` prints it, without a final newline.
+  /// The graph as `str(graph)` prints it, without a final newline (the
+  /// text rendering).
   void print(std::string& out) const {
     out += print_head;
-    char digits[16];
     for (const Node& n : nodes) {
-      out += print_node;
-      out += n.name;
-      out += print_users;
-      const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n.users);
-      (void)ec;
-      out.append(digits, end);
-      out += print_eq;
-      switch (n.op) {
-        case Op::placeholder:
-          out += print_placeholder;
-          out += n.label;
-          out += ']';
-          break;
-        case Op::get_attr:
-          out += print_get_attr;
-          out += n.label;
-          out += ']';
-          break;
-        case Op::call_function:
-          out += print_call;
-          out += n.target->printed;
-          out += print_args;
-          out += text(n.args);
-          out += print_kwargs;
-          out += text(n.kwargs);
-          out += ')';
-          break;
-        case Op::output: break;
-      }
+      append_head(out, n);
+      out += text(n.args);
     }
     if (has_output) {
       out += print_return;
@@ -574,21 +563,57 @@ class Graph {
   /// memory again, which on a fresh page costs more than the copy).
   [[nodiscard]] std::size_t printed_size() const noexcept {
     std::size_t size = print_head.size();
-    constexpr std::size_t per_node = print_node.size() + print_users.size() + print_eq.size();
-    for (const Node& n : nodes) {
-      size += per_node + n.name.size() + decimal_digits(n.users);
-      switch (n.op) {
-        case Op::placeholder: size += print_placeholder.size() + n.label.size() + 1; break;
-        case Op::get_attr: size += print_get_attr.size() + n.label.size() + 1; break;
-        case Op::call_function:
-          size += print_call.size() + n.target->printed.size() + print_args.size() + n.args.size +
-                  print_kwargs.size() + n.kwargs.size + 1;
-          break;
-        case Op::output: break;
-      }
-    }
+    for (const Node& n : nodes) size += head_size(n) + n.args.size;
     if (has_output) size += print_return.size() + output.size;
     return size;
+  }
+
+  /// `prefix`, what `print` writes, then `suffix`, made in place of the arena and
+  /// moved out of the graph (which then prints nothing): the lines are
+  /// moved towards the end, last first, and each head written in front of
+  /// its line, so the largest piece of the output is written once, and no
+  /// second copy of it is ever touched. The text rendering only.
+  [[nodiscard]] std::string take_text(std::string_view prefix, std::string_view suffix) {
+    // The lines lie in the arena in the order of the nodes, the output's
+    // value last (the converter sets it after the last node): each moves to
+    // a place at or after its own, so a move never overwrites a line not
+    // yet moved.
+    std::uint64_t expected = 0;
+    for (const Node& n : nodes) {
+      if (n.args.begin != expected) wrapir::detail::fail("internal: the FX graph's lines are out of order");
+      expected += n.args.size;
+    }
+    if (has_output && output.begin != expected) wrapir::detail::fail("internal: the FX graph's output is not last");
+    if (expected + (has_output ? output.size : 0) != arena.size())
+      wrapir::detail::fail("internal: the FX graph's arena holds more than its lines");
+    const std::size_t total = prefix.size() + printed_size();
+    std::string out = std::move(arena);
+    arena = std::string();
+    if (out.capacity() < total + suffix.size()) out.reserve(total + suffix.size());
+    out.resize(total);
+    char* const data = out.data();
+    std::size_t end = total;  // where the piece being placed ends
+    if (has_output) {
+      end -= output.size;
+      std::memmove(data + end, data + output.begin, output.size);
+      end -= print_return.size();
+      std::memcpy(data + end, print_return.data(), print_return.size());
+    }
+    for (std::size_t i = nodes.size(); i-- > 0;) {
+      const Node& n = nodes[i];
+      end -= n.args.size;
+      std::memmove(data + end, data + n.args.begin, n.args.size);
+      // The head lands at or after the end of the lines not yet moved (the
+      // heads and the prefix before it are at least as long as nothing).
+      end -= head_size(n);
+      write_head(data + end, n);
+    }
+    end -= print_head.size();
+    std::memcpy(data + end, print_head.data(), print_head.size());
+    if (end != prefix.size()) wrapir::detail::fail("internal: the FX graph's text was sized wrongly");
+    std::memcpy(data, prefix.data(), prefix.size());
+    out += suffix;
+    return out;
   }
 
  private:
@@ -604,6 +629,33 @@ class Graph {
   static constexpr std::string_view print_args = "](args = ";
   static constexpr std::string_view print_kwargs = ", kwargs = ";
   static constexpr std::string_view print_return = "\n    return ";
+
+  /// `\n    %name : [num_users=N] = `.
+  static std::size_t head_size(const Node& n) noexcept {
+    return print_node.size() + n.name.size() + print_users.size() + decimal_digits(n.users) + print_eq.size();
+  }
+  static void append_head(std::string& out, const Node& n) {
+    out += print_node;
+    out += n.name;
+    out += print_users;
+    char digits[16];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n.users);
+    (void)ec;
+    out.append(digits, end);
+    out += print_eq;
+  }
+  /// The head of `n` at `at`, head_size(n) bytes.
+  static void write_head(char* at, const Node& n) noexcept {
+    auto put = [&](std::string_view s) {
+      std::memcpy(at, s.data(), s.size());
+      at += s.size();
+    };
+    put(print_node);
+    put(n.name);
+    put(print_users);
+    at = std::to_chars(at, at + 16, n.users).ptr;
+    put(print_eq);
+  }
 
   static constexpr std::size_t decimal_digits(std::uint32_t v) noexcept {
     std::size_t d = 1;
@@ -637,7 +689,19 @@ class Graph {
     Node& n = push(op);
     n.label = target;
     n.name = names.create_name(snake_case(target));
+    if (!python) {
+      const std::size_t begin = arena.size();
+      arena += op == Op::placeholder ? print_placeholder : print_get_attr;
+      arena += target;
+      arena += ']';
+      n.args = span_from(begin);
+    }
     return static_cast<std::uint32_t>(nodes.size() - 1);
+  }
+  /// The arena from `begin` to its end.
+  Span span_from(std::size_t begin) {
+    if (arena.size() > UINT32_MAX) wrapir::detail::fail("the FX graph's text exceeds 4 GiB");
+    return {static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(arena.size() - begin)};
   }
   Span store(std::string_view s) {
     if (arena.size() + s.size() > UINT32_MAX) wrapir::detail::fail("the FX graph's text exceeds 4 GiB");

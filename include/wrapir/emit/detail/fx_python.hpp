@@ -40,6 +40,18 @@ inline void print_text(const Module& m, const std::string& path, std::string& ou
   out += path.empty() ? "\n" : "\n\n";
 }
 
+/// The text of a conversion, made in place of the root graph's arena,
+/// which it consumes (see Graph::take_text): the submodules' graphs, then
+/// the root's.
+inline std::string take_text(Module& root) {
+  std::string children;
+  std::size_t size = 0;
+  for (const auto& c : root.children) size += text_size(*c, c->name.size());
+  children.reserve(size);
+  for (const auto& c : root.children) print_text(*c, c->name, children);
+  return root.graph.take_text(children, "\n");
+}
+
 inline void append_python_literal(std::string& out, std::string_view s) {
   if (!python::detail::append_string_literal(out, s)) wrapir::detail::fail("a name is not valid UTF-8");
 }
