@@ -80,7 +80,7 @@ namespace wrapir::fx {
   auto converted = detail::convert(program, options, true);
   if (!converted) return std::move(converted).error();
   std::string text;
-  Result<void> printed = wrapir::detail::catch_failure([&] { detail::print_python(*converted.value(), program.name, text); });
+  Result<void> printed = wrapir::detail::catch_failure([&] { text = detail::take_python(*converted.value(), program.name); });
   if (!printed) return printed;
   if (out.empty()) out = std::move(text);  // the module as built: no copy
   else out += text;

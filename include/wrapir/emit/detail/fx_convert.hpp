@@ -95,11 +95,11 @@ class GraphConverter {
         syms_(module.graph, [this](std::string m) { fail(std::move(m)); }),
         node_of_(program.buffers.size(), -1) {
     g_.python = conversion.python;
-    // About one node and a hundred bytes of arguments per line; the text's
-    // arena becomes the output, heads and all, so it is reserved for that
-    // (what is reserved and not written is never touched).
+    // About one node per line; the arena becomes the output (heads, tails
+    // and all: Graph::take_lines), of under 200 bytes a line, so it is
+    // reserved for that (what is reserved and not written is never touched).
     g_.nodes.reserve(program.body.size() + program.inputs.size() + 8);
-    g_.arena.reserve(program.body.size() * (conversion.python ? 112 : 256) + 4096);
+    g_.arena.reserve(program.body.size() * 256 + 4096);
     g_.names.reserve(program.body.size() + program.inputs.size() + 8);
   }
 

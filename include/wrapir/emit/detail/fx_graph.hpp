@@ -386,7 +386,95 @@ struct Node {
   /// Set when the name was made by `create_name(reserved)` before the node
   /// (Inductor's `<buffer>_view` names).
   std::string_view reserved;
-  Span args, kwargs;
+  /// The node's line in the arena, but its head and tail (see Graph).
+  Span args;
+};
+
+/// Counts what it is given instead of keeping it: the size of a rendering,
+/// computed by the same code that writes it, so the output is allocated
+/// once and exactly (growing a 16 MB module by doubling copied it).
+struct SizeSink {
+  std::size_t size = 0;
+  SizeSink& operator+=(std::string_view s) noexcept {
+    size += s.size();
+    return *this;
+  }
+  SizeSink& operator+=(char) noexcept {
+    ++size;
+    return *this;
+  }
+};
+
+/// Writes at a place known to have room (Graph::take_lines).
+struct CharSink {
+  char* at;
+  CharSink& operator+=(std::string_view s) noexcept {
+    std::memcpy(at, s.data(), s.size());
+    at += s.size();
+    return *this;
+  }
+  CharSink& operator+=(char c) noexcept {
+    *at++ = c;
+    return *this;
+  }
+};
+
+/// Node `i`'s decimal index, for `n<i>` in Python.
+struct IndexDigits {
+  char digits[16];
+  std::string_view view;
+  explicit IndexDigits(std::uint32_t i) noexcept {
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, i);
+    (void)ec;
+    view = std::string_view(digits, static_cast<std::size_t>(end - digits));
+  }
+};
+
+/// What `str(graph)` prints around a node's line:
+/// `\n    %name : [num_users=N] = ` before it, nothing after.
+struct TextLines {
+  template <class Sink>
+  static void head(Sink& out, const Node& n, std::uint32_t) {
+    out += "\n    %";
+    out += n.name;
+    out += " : [num_users=";
+    const IndexDigits users(n.users);
+    out += users.view;
+    out += "] = ";
+  }
+  template <class Sink>
+  static void tail(Sink&, const Node&, std::uint32_t) {}
+};
+
+/// What the builder module writes around a node's line (` = g.call_function(...)\n`):
+/// the reserved name and `    n<i>` before it, the rename after it.
+/// Names and labels are identifiers (checked or made by the namespace):
+/// quoted as they are, with no escaping to do.
+struct PythonLines {
+  template <class Sink>
+  static void head(Sink& out, const Node& n, std::uint32_t i) {
+    if (!n.reserved.empty()) {
+      out += "    name = g._graph_namespace.create_name('";
+      out += n.reserved;
+      out += "', None)\n";
+    }
+    out += "    n";
+    out += IndexDigits(i).view;
+  }
+  template <class Sink>
+  static void tail(Sink& out, const Node& n, std::uint32_t i) {
+    if (!n.reserved.empty()) {
+      out += "    n";
+      out += IndexDigits(i).view;
+      out += ".name = name\n";
+    } else if (n.renamed) {
+      out += "    n";
+      out += IndexDigits(i).view;
+      out += ".name = '";
+      out += n.name;
+      out += "'\n";
+    }
+  }
 };
 
 class Graph;
@@ -495,11 +583,16 @@ class Graph {
     Node& n = push(Op::call_function);
     n.target = &target;
     n.name = names.create_sanitized(target.candidate);
+    const std::size_t begin = arena.size();
     if (python) {
-      n.args = store(args.view());
-      n.kwargs = store(kwargs.view());
+      arena += " = g.call_function(";
+      arena += target.python;
+      arena += ", ";
+      arena += args.view();
+      arena += ", ";
+      arena += kwargs.view();
+      arena += ")\n";
     } else {
-      const std::size_t begin = arena.size();
       arena += print_call;
       arena += target.printed;
       arena += print_args;
@@ -507,8 +600,8 @@ class Graph {
       arena += print_kwargs;
       arena += kwargs.view();
       arena += ')';
-      n.args = span_from(begin);
     }
+    n.args = span_from(begin);
     const auto index = static_cast<std::uint32_t>(nodes.size() - 1);
     count_uses(args.refs(), index);
     count_uses(kwargs.refs(), index);
@@ -544,14 +637,24 @@ class Graph {
 
   [[nodiscard]] std::string_view text(Span s) const noexcept { return std::string_view(arena).substr(s.begin, s.size); }
 
+  /// The nodes' lines with their heads and tails (`Lines`: TextLines or
+  /// PythonLines, as the rendering the arena holds), into `out` (a
+  /// std::string or a SizeSink).
+  template <class Lines, class Sink>
+  void print_lines(Sink& out) const {
+    for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+      const Node& n = nodes[i];
+      Lines::head(out, n, i);
+      out += text(n.args);
+      Lines::tail(out, n, i);
+    }
+  }
+
   /// The graph as `str(graph)` prints it, without a final newline (the
   /// text rendering).
   void print(std::string& out) const {
     out += print_head;
-    for (const Node& n : nodes) {
-      append_head(out, n);
-      out += text(n.args);
-    }
+    print_lines<TextLines>(out);
     if (has_output) {
       out += print_return;
       out += text(output);
@@ -562,18 +665,22 @@ class Graph {
   /// once (growing it by doubling copied it and touched half as much
   /// memory again, which on a fresh page costs more than the copy).
   [[nodiscard]] std::size_t printed_size() const noexcept {
-    std::size_t size = print_head.size();
-    for (const Node& n : nodes) size += head_size(n) + n.args.size;
-    if (has_output) size += print_return.size() + output.size;
-    return size;
+    SizeSink size;
+    size += print_head;
+    print_lines<TextLines>(size);
+    if (has_output) size.size += print_return.size() + output.size;
+    return size.size;
   }
 
-  /// `prefix`, what `print` writes, then `suffix`, made in place of the arena and
-  /// moved out of the graph (which then prints nothing): the lines are
-  /// moved towards the end, last first, and each head written in front of
-  /// its line, so the largest piece of the output is written once, and no
-  /// second copy of it is ever touched. The text rendering only.
-  [[nodiscard]] std::string take_text(std::string_view prefix, std::string_view suffix) {
+  /// `prefix`, the nodes' lines as print_lines<Lines> writes them,
+  /// `output_open`, the output's value, `output_close`, then `suffix`,
+  /// made in place of the arena and moved out of the graph (which then
+  /// prints nothing): the lines are moved towards the end, last first, and
+  /// each head and tail written around its line, so the largest piece of
+  /// the output is written once, and no second copy of it is ever touched.
+  template <class Lines>
+  [[nodiscard]] std::string take_lines(std::string_view prefix, std::string_view output_open,
+                                       std::string_view output_close, std::string_view suffix) {
     // The lines lie in the arena in the order of the nodes, the output's
     // value last (the converter sets it after the last node): each moves to
     // a place at or after its own, so a move never overwrites a line not
@@ -583,88 +690,66 @@ class Graph {
       if (n.args.begin != expected) wrapir::detail::fail("internal: the FX graph's lines are out of order");
       expected += n.args.size;
     }
-    if (has_output && output.begin != expected) wrapir::detail::fail("internal: the FX graph's output is not last");
-    if (expected + (has_output ? output.size : 0) != arena.size())
+    const Span value = has_output ? output : Span{static_cast<std::uint32_t>(expected), 0};
+    if (value.begin != expected || expected + value.size != arena.size())
       wrapir::detail::fail("internal: the FX graph's arena holds more than its lines");
-    const std::size_t total = prefix.size() + printed_size();
+    SizeSink size;
+    print_lines<Lines>(size);
+    const std::size_t total =
+        prefix.size() + size.size + output_open.size() + value.size + output_close.size() + suffix.size();
     std::string out = std::move(arena);
     arena = std::string();
-    if (out.capacity() < total + suffix.size()) out.reserve(total + suffix.size());
+    out.reserve(total);
     out.resize(total);
     char* const data = out.data();
-    std::size_t end = total;  // where the piece being placed ends
-    if (has_output) {
-      end -= output.size;
-      std::memmove(data + end, data + output.begin, output.size);
-      end -= print_return.size();
-      std::memcpy(data + end, print_return.data(), print_return.size());
-    }
-    for (std::size_t i = nodes.size(); i-- > 0;) {
+    std::size_t end = total - suffix.size();  // where the piece being placed ends
+    std::memcpy(data + end, suffix.data(), suffix.size());
+    end -= output_close.size();
+    std::memcpy(data + end, output_close.data(), output_close.size());
+    end -= value.size;
+    std::memmove(data + end, data + value.begin, value.size);
+    end -= output_open.size();
+    std::memcpy(data + end, output_open.data(), output_open.size());
+    for (std::uint32_t i = static_cast<std::uint32_t>(nodes.size()); i-- > 0;) {
+      // The tail and the head land at or after the end of the lines not
+      // yet moved (all that goes before a line is at least as long as the
+      // lines before it).
       const Node& n = nodes[i];
+      SizeSink tail;
+      Lines::tail(tail, n, i);
+      end -= tail.size;
+      CharSink at_tail{data + end};
+      Lines::tail(at_tail, n, i);
       end -= n.args.size;
       std::memmove(data + end, data + n.args.begin, n.args.size);
-      // The head lands at or after the end of the lines not yet moved (the
-      // heads and the prefix before it are at least as long as nothing).
-      end -= head_size(n);
-      write_head(data + end, n);
+      SizeSink head;
+      Lines::head(head, n, i);
+      end -= head.size;
+      CharSink at_head{data + end};
+      Lines::head(at_head, n, i);
     }
-    end -= print_head.size();
-    std::memcpy(data + end, print_head.data(), print_head.size());
     if (end != prefix.size()) wrapir::detail::fail("internal: the FX graph's text was sized wrongly");
     std::memcpy(data, prefix.data(), prefix.size());
-    out += suffix;
     return out;
+  }
+
+  /// The text (prefix, `str(graph)`, suffix) made in place: see take_lines.
+  [[nodiscard]] std::string take_text(std::string_view prefix, std::string_view suffix) {
+    std::string head(prefix);
+    head += print_head;
+    return take_lines<TextLines>(head, has_output ? print_return : std::string_view(), {}, suffix);
   }
 
  private:
   friend class ArgWriter;
 
   static constexpr std::string_view print_head = "graph():";
-  static constexpr std::string_view print_node = "\n    %";
-  static constexpr std::string_view print_users = " : [num_users=";
-  static constexpr std::string_view print_eq = "] = ";
   static constexpr std::string_view print_placeholder = "placeholder[target=";
   static constexpr std::string_view print_get_attr = "get_attr[target=";
   static constexpr std::string_view print_call = "call_function[target=";
   static constexpr std::string_view print_args = "](args = ";
   static constexpr std::string_view print_kwargs = ", kwargs = ";
   static constexpr std::string_view print_return = "\n    return ";
-
-  /// `\n    %name : [num_users=N] = `.
-  static std::size_t head_size(const Node& n) noexcept {
-    return print_node.size() + n.name.size() + print_users.size() + decimal_digits(n.users) + print_eq.size();
-  }
-  static void append_head(std::string& out, const Node& n) {
-    out += print_node;
-    out += n.name;
-    out += print_users;
-    char digits[16];
-    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n.users);
-    (void)ec;
-    out.append(digits, end);
-    out += print_eq;
-  }
-  /// The head of `n` at `at`, head_size(n) bytes.
-  static void write_head(char* at, const Node& n) noexcept {
-    auto put = [&](std::string_view s) {
-      std::memcpy(at, s.data(), s.size());
-      at += s.size();
-    };
-    put(print_node);
-    put(n.name);
-    put(print_users);
-    at = std::to_chars(at, at + 16, n.users).ptr;
-    put(print_eq);
-  }
-
-  static constexpr std::size_t decimal_digits(std::uint32_t v) noexcept {
-    std::size_t d = 1;
-    while (v >= 10) {
-      v /= 10;
-      ++d;
-    }
-    return d;
-  }
 
   static constexpr std::uint32_t output_user = UINT32_MAX - 1;
 
@@ -689,13 +774,17 @@ class Graph {
     Node& n = push(op);
     n.label = target;
     n.name = names.create_name(snake_case(target));
-    if (!python) {
-      const std::size_t begin = arena.size();
+    const std::size_t begin = arena.size();
+    if (python) {
+      arena += op == Op::placeholder ? " = g.placeholder('" : " = g.get_attr('";
+      arena += target;  // an identifier (checked): quoted as it is
+      arena += "')\n";
+    } else {
       arena += op == Op::placeholder ? print_placeholder : print_get_attr;
       arena += target;
       arena += ']';
-      n.args = span_from(begin);
     }
+    n.args = span_from(begin);
     return static_cast<std::uint32_t>(nodes.size() - 1);
   }
   /// The arena from `begin` to its end.
