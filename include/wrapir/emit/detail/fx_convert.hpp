@@ -264,7 +264,7 @@ class GraphConverter {
     const std::string_view name = g_.names.create_name(candidate);
     const std::uint32_t n = as_strided(base, a.view->sizes, a.view->strides, a.view->offset);
     g_.rename(n, name);
-    g_.nodes[n].reserved = candidate;
+    g_.set_reserved(n, candidate);
     return n;
   }
 
