@@ -413,6 +413,7 @@ struct SizeSink {
 struct CharSink {
   char* at;
   CharSink& operator+=(std::string_view s) noexcept {
+    if (s.empty()) return *this;  // an empty view's data may be null, which memcpy must not get
     std::memcpy(at, s.data(), s.size());
     at += s.size();
     return *this;
@@ -714,13 +715,13 @@ class Graph {
     out.resize(total);
     char* const data = out.data();
     std::size_t end = total - suffix.size();  // where the piece being placed ends
-    std::memcpy(data + end, suffix.data(), suffix.size());
+    CharSink{data + end} += suffix;
     end -= output_close.size();
-    std::memcpy(data + end, output_close.data(), output_close.size());
+    CharSink{data + end} += output_close;
     end -= value.size;
     std::memmove(data + end, data + value.begin, value.size);
     end -= output_open.size();
-    std::memcpy(data + end, output_open.data(), output_open.size());
+    CharSink{data + end} += output_open;
     for (std::uint32_t i = static_cast<std::uint32_t>(nodes.size()); i-- > 0;) {
       // The tail and the head land at or after the end of the lines not
       // yet moved (all that goes before a line is at least as long as the
@@ -740,7 +741,7 @@ class Graph {
       Lines::head(at_head, n, i);
     }
     if (end != prefix.size()) wrapir::detail::fail("internal: the FX graph's text was sized wrongly");
-    std::memcpy(data, prefix.data(), prefix.size());
+    CharSink{data} += prefix;
     return out;
   }
 
