@@ -71,6 +71,9 @@ void check_sized_exactly(const ir::Program& program) {
       std::string text;
       fx::detail::print_text(root, "", text);
       CHECK(fx::detail::text_size(root, 0) == text.size());
+      // The text made in place of the root's arena (what to_fx returns)
+      // is the text printed by copying.
+      CHECK(fx::detail::take_text(converted.value()->root) == text);
     }
   }
 }

@@ -60,7 +60,11 @@ namespace wrapir::fx {
 [[nodiscard]] inline Result<void> to_fx(const ir::Program& program, std::string& out, const FxOptions& options = {}) {
   auto converted = detail::convert(program, options, false);
   if (!converted) return std::move(converted).error();
-  detail::print_text(converted.value()->root, "", out);
+  std::string text;
+  Result<void> made = wrapir::detail::catch_failure([&] { text = detail::take_text(converted.value()->root); });
+  if (!made) return made;
+  if (out.empty()) out = std::move(text);  // the text as made: no copy
+  else out += text;
   return {};
 }
 
@@ -76,7 +80,7 @@ namespace wrapir::fx {
   auto converted = detail::convert(program, options, true);
   if (!converted) return std::move(converted).error();
   std::string text;
-  Result<void> printed = wrapir::detail::catch_failure([&] { detail::print_python(*converted.value(), program.name, text); });
+  Result<void> printed = wrapir::detail::catch_failure([&] { text = detail::take_python(*converted.value(), program.name); });
   if (!printed) return printed;
   if (out.empty()) out = std::move(text);  // the module as built: no copy
   else out += text;

@@ -61,7 +61,10 @@ TEST_CASE("emit/fx/namespace: names as torch.fx's create_name gives them, in any
   // end in digits.
   const std::vector<std::string> candidates{
       "empty_strided", "empty_strided_1", "empty_strided_3", "empty_strided_2", "pow", "pow_1", "buf0", "buf0_1",
-      "x",             "x_0",             "x_01",            "x_1_2",           "x_1", "sum", "arg0_1", "arg0"};
+      "x",             "x_0",             "x_01",            "x_1_2",           "x_1", "sum", "arg0_1", "arg0",
+      // Past the bitmaps' range, and at its edge; a leading zero; a base
+      // that is only an underscore and digits.
+      "y_4294967295", "y_4294967296", "y", "y_4294967294", "x_00", "_5", "_5_1", "y_9999999999"};
   for (std::uint32_t seed = 1; seed <= 200; ++seed) {
     std::mt19937 rng(seed);
     std::uniform_int_distribution<std::size_t> pick(0, seed % 3 == 0 ? 3 : candidates.size() - 1);
@@ -84,4 +87,22 @@ TEST_CASE("emit/fx/namespace: a repeated base counts up, an illegal one starts a
   CHECK(ns.create_sanitized("empty_strided") == "empty_strided_3");
   CHECK(ns.create_sanitized("pow") == "pow_1");
   CHECK(ns.create_sanitized("pow") == "pow_2");
+}
+
+TEST_CASE("emit/fx/namespace: counted names across the bitmaps' blocks match the model") {
+  // Thousands of one base, explicit suffixes at the 512-number block edges
+  // that lower the count (torch.fx then counts up past the used names).
+  const std::vector<std::string> candidates{"a", "a", "a", "a", "a_511", "a_512", "a_1023", "a_1024", "a_3", "a_0", "b"};
+  for (std::uint32_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<std::size_t> pick(0, candidates.size() - 1);
+    fxd::Namespace ns;
+    ModelNamespace model;
+    for (int i = 0; i < 3000; ++i) {
+      const std::string& c = candidates[pick(rng)];
+      const std::string want = model.create(c);
+      const std::string got(ns.create_sanitized(c));
+      REQUIRE_MESSAGE(got == want, "seed " << seed << ", call " << i << ", candidate " << c);
+    }
+  }
 }

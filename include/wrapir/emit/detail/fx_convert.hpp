@@ -95,9 +95,11 @@ class GraphConverter {
         syms_(module.graph, [this](std::string m) { fail(std::move(m)); }),
         node_of_(program.buffers.size(), -1) {
     g_.python = conversion.python;
-    // About one node and a hundred bytes of arguments per line.
+    // About one node per line; the arena becomes the output (heads, tails
+    // and all: Graph::take_lines), of under 200 bytes a line, so it is
+    // reserved for that (what is reserved and not written is never touched).
     g_.nodes.reserve(program.body.size() + program.inputs.size() + 8);
-    g_.arena.reserve(program.body.size() * 112);
+    g_.arena.reserve(program.body.size() * 256 + 4096);
     g_.names.reserve(program.body.size() + program.inputs.size() + 8);
   }
 
@@ -262,7 +264,7 @@ class GraphConverter {
     const std::string_view name = g_.names.create_name(candidate);
     const std::uint32_t n = as_strided(base, a.view->sizes, a.view->strides, a.view->offset);
     g_.rename(n, name);
-    g_.nodes[n].reserved = candidate;
+    g_.set_reserved(n, candidate);
     return n;
   }
 

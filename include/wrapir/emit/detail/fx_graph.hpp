@@ -16,7 +16,9 @@
 ///
 /// Arguments are rendered once, when the node is made, in the one form the
 /// emission prints (the text, or Python for `graph.call_function`), into
-/// one arena; a node's name is final by the time anything refers to it
+/// one arena (for the text, the node's whole line but its head
+/// `%name : [num_users=N] = `, so that the arena becomes the output: the
+/// heads are put in front of the lines in place, at the end); a node's name is final by the time anything refers to it
 /// (Inductor renames a node right after making it), and the nodes each
 /// argument list refers to are counted as it is stored, which gives
 /// torch.fx's `num_users` without a second pass.
@@ -165,6 +167,14 @@ class NameArena {
 };
 
 /// torch.fx's `_Namespace`: unique names made from candidates.
+///
+/// The used names are kept in two places, chosen by the name alone: a
+/// name of the form `base_N` (N in canonical decimal, below 2^32) is a bit
+/// in its base's bitmap, any other name is in a hash set. A program names
+/// nearly every node `empty_strided_N` or `triton_kernel_wrapper_mutation_N`;
+/// in a hash set of a million such names each new one was a cache miss or
+/// two (a fifth of the emission of a 1M-line program), in a bitmap it is a
+/// bit next to the last one.
 class Namespace {
  public:
   /// `create_name(candidate, None)`.
@@ -174,65 +184,131 @@ class Namespace {
   /// lives as long as the namespace.
   std::string_view create_sanitized(std::string_view candidate) {
     // Split `base_N` (torch.fx: `^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$`).
-    std::string_view base = candidate;
-    std::string_view digits;
-    if (const std::size_t us = candidate.rfind('_'); us != std::string_view::npos && us > 0 && us + 1 < candidate.size()) {
-      const std::string_view tail = candidate.substr(us + 1);
-      if (std::all_of(tail.begin(), tail.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        base = candidate.substr(0, us);
-        digits = tail;
-      }
-    }
+    const Split split = split_name(candidate);
+    const std::string_view base = split.base;
     std::uint64_t num = 0;
-    std::string_view result = candidate;
     // The common case, a target's name asked for again (`empty_strided`):
     // one lookup of its count, which also knows that the bare name is
-    // taken (names are never given back), and one insertion.
-    BaseCount* counted = nullptr;
+    // taken (names are never given back), then the first free bit.
+    std::uint32_t counted = no_entry;
     bool bare = false;  // the candidate, a base with no suffix, is tried as it is
-    if (digits.empty() || used_.contains(candidate)) {
+    bool numbered = false;  // the name is `base_num` for some num past the count
+    if (split.digits.empty() || is_used(candidate, split)) {
       if (const auto it = count_.find(candidate); it != count_.end()) {
-        counted = &it->second;
-        num = counted->num;
+        counted = it->second;
+        num = entries_[counted].num;
       }
-      if (counted != nullptr && counted->bare_used) {
-        result = suffixed(base, ++num);  // known legal: bare_used is only set for legal names
+      if (counted != no_entry && entries_[counted].bare_used) {
+        numbered = true;  // known legal: bare_used is only set for legal names
       } else if (is_fx_illegal_name(candidate)) {
-        result = suffixed(base, ++num);
+        numbered = true;
       } else {
-        bare = digits.empty();
+        bare = split.digits.empty();
       }
     } else {
-      num = parse_digits(digits);
+      num = parse_digits(split.digits);
     }
+    const std::uint32_t entry = base == candidate && counted != no_entry ? counted : entry_of(base);
     std::string_view kept;
-    while (true) {
-      kept = arena_.keep(result);
-      if (used_.insert(kept).second) break;
-      arena_.drop(kept.size());
-      result = suffixed(base, ++num);
+    if (!numbered && !is_used(candidate, split)) {
+      kept = bare ? entries_[entry].base : arena_.keep(candidate);
+      mark_used(kept, split);
+    } else {
+      // torch.fx: `while candidate in used: num += 1; candidate = f"{base}_{num}"`.
+      ++num;
+      while (num <= max_numbered && test_bit(entry, num)) ++num;
+      if (num <= max_numbered) {
+        set_bit(entry, num);
+        kept = arena_.keep(suffixed(base, num));
+      } else {
+        // Past the bitmaps' range (an explicit suffix near 2^32): the set.
+        while (true) {
+          kept = arena_.keep(suffixed(base, num));
+          if (used_.insert(kept).second) break;
+          arena_.drop(kept.size());
+          ++num;
+        }
+      }
     }
     // torch.fx: `_base_count[base] = num`. A bare candidate is taken now,
     // whether it was free or not.
-    if (counted != nullptr && base == candidate) {
-      counted->num = num;
-      counted->bare_used = counted->bare_used || bare;
-    } else if (const auto it = count_.find(base); it != count_.end()) {
-      it->second.num = num;
-      it->second.bare_used = it->second.bare_used || bare;
-    } else {
-      count_.emplace(arena_.keep(base), BaseCount{num, bare});
-    }
+    entries_[entry].num = num;
+    entries_[entry].bare_used = entries_[entry].bare_used || bare;
     return kept;
   }
 
-  /// Room for about `n` names without rehashing.
-  void reserve(std::size_t n) { used_.reserve(n); }
+  /// Room for about `n` names without rehashing (most of them are bits).
+  void reserve(std::size_t n) { used_.reserve(n / 8); }
 
   /// A copy of `s` that lives as long as the namespace.
   std::string_view keep(std::string_view s) { return arena_.keep(s); }
 
  private:
+  static constexpr std::uint32_t no_entry = UINT32_MAX;
+  /// The largest N of a `base_N` kept as a bit.
+  static constexpr std::uint64_t max_numbered = UINT32_MAX;
+  static constexpr unsigned block_shift = 9;  // 512 numbers, 64 bytes a block
+
+  struct Split {
+    std::string_view base;
+    std::string_view digits;  // empty when the name has no `_N` suffix
+  };
+  static Split split_name(std::string_view name) {
+    if (const std::size_t us = name.rfind('_'); us != std::string_view::npos && us > 0 && us + 1 < name.size()) {
+      const std::string_view tail = name.substr(us + 1);
+      if (std::all_of(tail.begin(), tail.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return {name.substr(0, us), tail};
+    }
+    return {name, {}};
+  }
+  /// N when `name` is kept as a bit of its base (canonical digits, no
+  /// leading zero, at most max_numbered); 0 with false otherwise.
+  static bool numbered_form(const Split& s, std::uint64_t& n) {
+    if (s.digits.empty() || s.digits.size() > 10 || (s.digits.size() > 1 && s.digits[0] == '0')) return false;
+    n = 0;
+    for (const char c : s.digits) n = n * 10 + static_cast<std::uint64_t>(c - '0');
+    return n <= max_numbered;
+  }
+  bool is_used(std::string_view name, const Split& s) const {
+    std::uint64_t n = 0;
+    if (!numbered_form(s, n)) return used_.contains(name);
+    const auto it = count_.find(s.base);
+    return it != count_.end() && test_bit(it->second, n);
+  }
+  /// `kept`: the name, kept by the arena; `s`: its split.
+  void mark_used(std::string_view kept, const Split& s) {
+    std::uint64_t n = 0;
+    if (numbered_form(s, n)) set_bit(entry_of(s.base), n);
+    else used_.insert(kept);
+  }
+
+  /// The entry of `base`, made (with a count of 0, torch.fx's default) if
+  /// it has none.
+  std::uint32_t entry_of(std::string_view base) {
+    if (const auto it = count_.find(base); it != count_.end()) return it->second;
+    if (entries_.size() >= no_entry) wrapir::detail::fail("the FX graph has too many distinct names");
+    const auto id = static_cast<std::uint32_t>(entries_.size());
+    const std::string_view kept = arena_.keep(base);
+    entries_.push_back(Entry{kept, 0, false});
+    count_.emplace(kept, id);
+    return id;
+  }
+  [[nodiscard]] static std::uint64_t block_key(std::uint32_t entry, std::uint64_t n) noexcept {
+    return (static_cast<std::uint64_t>(entry) << 32) | (n >> block_shift);
+  }
+  bool test_bit(std::uint32_t entry, std::uint64_t n) const {
+    const auto it = block_of_.find(block_key(entry, n));
+    if (it == block_of_.end()) return false;
+    const std::uint64_t bit = n & ((1u << block_shift) - 1);
+    return (blocks_[it->second][bit / 64] >> (bit % 64) & 1u) != 0;
+  }
+  void set_bit(std::uint32_t entry, std::uint64_t n) {
+    const auto [it, fresh] = block_of_.try_emplace(block_key(entry, n), static_cast<std::uint32_t>(blocks_.size()));
+    if (fresh) blocks_.emplace_back();
+    const std::uint64_t bit = n & ((1u << block_shift) - 1);
+    blocks_[it->second][bit / 64] |= std::uint64_t{1} << (bit % 64);
+  }
+
   /// `base_num`, in a scratch buffer valid until the next call.
   std::string_view suffixed(std::string_view base, std::uint64_t num) {
     char digits[24];
@@ -251,15 +327,25 @@ class Namespace {
     // program here makes, and saturating keeps the loop finite.
     return ec == std::errc{} ? v : UINT64_MAX / 2;
   }
-  NameArena arena_;
-  std::string scratch_;
-  boost::unordered_flat_set<std::string_view, NameHash, NameEqual> used_;
-  struct BaseCount {
+
+  /// What torch.fx's `_base_count` holds for a base, and the names
+  /// `base_N` in use.
+  struct Entry {
+    std::string_view base;
     std::uint64_t num = 0;
     /// The base itself is a used name (and not one torch.fx suffixes).
     bool bare_used = false;
   };
-  boost::unordered_flat_map<std::string_view, BaseCount, NameHash, NameEqual> count_;
+
+  NameArena arena_;
+  std::string scratch_;
+  /// The used names that are not bits of a base.
+  boost::unordered_flat_set<std::string_view, NameHash, NameEqual> used_;
+  boost::unordered_flat_map<std::string_view, std::uint32_t, NameHash, NameEqual> count_;
+  std::vector<Entry> entries_;
+  /// (entry, N / 512) → its block of bits in blocks_.
+  boost::unordered_flat_map<std::uint64_t, std::uint32_t> block_of_;
+  std::vector<std::array<std::uint64_t, 8>> blocks_;
 };
 
 /// A callable a node calls: how `str(graph)` prints it, the Python
@@ -295,12 +381,105 @@ struct Node {
   const Target* target = nullptr;
   /// Views of the namespace's or the program's strings.
   std::string_view name;
-  /// Placeholder / get_attr: the target string.
+  /// Placeholder / get_attr: the target string. call_function: set when
+  /// the name was made by `create_name(label)` before the node (Inductor's
+  /// `<buffer>_view` names); see reserved(). One field for both keeps a
+  /// million nodes 16 MB smaller.
   std::string_view label;
-  /// Set when the name was made by `create_name(reserved)` before the node
-  /// (Inductor's `<buffer>_view` names).
-  std::string_view reserved;
-  Span args, kwargs;
+  /// The node's line in the arena, but its head and tail (see Graph).
+  Span args;
+
+  [[nodiscard]] std::string_view reserved() const noexcept {
+    return op == Op::call_function ? label : std::string_view();
+  }
+};
+
+/// Counts what it is given instead of keeping it: the size of a rendering,
+/// computed by the same code that writes it, so the output is allocated
+/// once and exactly (growing a 16 MB module by doubling copied it).
+struct SizeSink {
+  std::size_t size = 0;
+  SizeSink& operator+=(std::string_view s) noexcept {
+    size += s.size();
+    return *this;
+  }
+  SizeSink& operator+=(char) noexcept {
+    ++size;
+    return *this;
+  }
+};
+
+/// Writes at a place known to have room (Graph::take_lines).
+struct CharSink {
+  char* at;
+  CharSink& operator+=(std::string_view s) noexcept {
+    if (s.empty()) return *this;  // an empty view's data may be null, which memcpy must not get
+    std::memcpy(at, s.data(), s.size());
+    at += s.size();
+    return *this;
+  }
+  CharSink& operator+=(char c) noexcept {
+    *at++ = c;
+    return *this;
+  }
+};
+
+/// Node `i`'s decimal index, for `n<i>` in Python.
+struct IndexDigits {
+  char digits[16];
+  std::string_view view;
+  explicit IndexDigits(std::uint32_t i) noexcept {
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, i);
+    (void)ec;
+    view = std::string_view(digits, static_cast<std::size_t>(end - digits));
+  }
+};
+
+/// What `str(graph)` prints around a node's line:
+/// `\n    %name : [num_users=N] = ` before it, nothing after.
+struct TextLines {
+  template <class Sink>
+  static void head(Sink& out, const Node& n, std::uint32_t) {
+    out += "\n    %";
+    out += n.name;
+    out += " : [num_users=";
+    const IndexDigits users(n.users);
+    out += users.view;
+    out += "] = ";
+  }
+  template <class Sink>
+  static void tail(Sink&, const Node&, std::uint32_t) {}
+};
+
+/// What the builder module writes around a node's line (` = g.call_function(...)\n`):
+/// the reserved name and `    n<i>` before it, the rename after it.
+/// Names and labels are identifiers (checked or made by the namespace):
+/// quoted as they are, with no escaping to do.
+struct PythonLines {
+  template <class Sink>
+  static void head(Sink& out, const Node& n, std::uint32_t i) {
+    if (!n.reserved().empty()) {
+      out += "    name = g._graph_namespace.create_name('";
+      out += n.reserved();
+      out += "', None)\n";
+    }
+    out += "    n";
+    out += IndexDigits(i).view;
+  }
+  template <class Sink>
+  static void tail(Sink& out, const Node& n, std::uint32_t i) {
+    if (!n.reserved().empty()) {
+      out += "    n";
+      out += IndexDigits(i).view;
+      out += ".name = name\n";
+    } else if (n.renamed) {
+      out += "    n";
+      out += IndexDigits(i).view;
+      out += ".name = '";
+      out += n.name;
+      out += "'\n";
+    }
+  }
 };
 
 class Graph;
@@ -391,7 +570,9 @@ class Graph {
   bool python = false;
   std::vector<Node> nodes;
   Namespace names;
-  /// The rendered arguments of every node.
+  /// The rendered arguments of every node; for the text, each node's line
+  /// after its head (`placeholder[target=x]`, `call_function[...](args =
+  /// ..., kwargs = ...)`), in the order of the nodes, then the output's value.
   std::string arena;
   /// The output node's value (`return ...`), rendered like arguments; the
   /// text form as Python's `str` of a Node or list of Nodes (no `%`).
@@ -407,8 +588,25 @@ class Graph {
     Node& n = push(Op::call_function);
     n.target = &target;
     n.name = names.create_sanitized(target.candidate);
-    n.args = store(args.view());
-    n.kwargs = store(kwargs.view());
+    const std::size_t begin = arena.size();
+    if (python) {
+      arena += " = g.call_function(";
+      arena += target.python;
+      arena += ", ";
+      arena += args.view();
+      arena += ", ";
+      arena += kwargs.view();
+      arena += ")\n";
+    } else {
+      arena += print_call;
+      arena += target.printed;
+      arena += print_args;
+      arena += args.view();
+      arena += print_kwargs;
+      arena += kwargs.view();
+      arena += ')';
+    }
+    n.args = span_from(begin);
     const auto index = static_cast<std::uint32_t>(nodes.size() - 1);
     count_uses(args.refs(), index);
     count_uses(kwargs.refs(), index);
@@ -430,6 +628,13 @@ class Graph {
     return stored;
   }
 
+  /// Call node `index` was named by `create_name(candidate)` before it was
+  /// made (the Python rendering repeats that call).
+  void set_reserved(std::uint32_t index, std::string_view candidate) {
+    if (nodes[index].op != Op::call_function) wrapir::detail::fail("internal: a reserved name on a node that calls nothing");
+    nodes[index].label = candidate;
+  }
+
   /// `node.name = name`, as Inductor renames (the namespace keeps the old name).
   void rename(std::uint32_t index, std::string_view name) {
     nodes[index].name = name;
@@ -444,41 +649,24 @@ class Graph {
 
   [[nodiscard]] std::string_view text(Span s) const noexcept { return std::string_view(arena).substr(s.begin, s.size); }
 
-  /// The graph as `str(graph)` prints it, without a final newline.
+  /// The nodes' lines with their heads and tails (`Lines`: TextLines or
+  /// PythonLines, as the rendering the arena holds), into `out` (a
+  /// std::string or a SizeSink).
+  template <class Lines, class Sink>
+  void print_lines(Sink& out) const {
+    for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+      const Node& n = nodes[i];
+      Lines::head(out, n, i);
+      out += text(n.args);
+      Lines::tail(out, n, i);
+    }
+  }
+
+  /// The graph as `str(graph)` prints it, without a final newline (the
+  /// text rendering).
   void print(std::string& out) const {
     out += print_head;
-    char digits[16];
-    for (const Node& n : nodes) {
-      out += print_node;
-      out += n.name;
-      out += print_users;
-      const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n.users);
-      (void)ec;
-      out.append(digits, end);
-      out += print_eq;
-      switch (n.op) {
-        case Op::placeholder:
-          out += print_placeholder;
-          out += n.label;
-          out += ']';
-          break;
-        case Op::get_attr:
-          out += print_get_attr;
-          out += n.label;
-          out += ']';
-          break;
-        case Op::call_function:
-          out += print_call;
-          out += n.target->printed;
-          out += print_args;
-          out += text(n.args);
-          out += print_kwargs;
-          out += text(n.kwargs);
-          out += ')';
-          break;
-        case Op::output: break;
-      }
-    }
+    print_lines<TextLines>(out);
     if (has_output) {
       out += print_return;
       out += text(output);
@@ -489,46 +677,91 @@ class Graph {
   /// once (growing it by doubling copied it and touched half as much
   /// memory again, which on a fresh page costs more than the copy).
   [[nodiscard]] std::size_t printed_size() const noexcept {
-    std::size_t size = print_head.size();
-    constexpr std::size_t per_node = print_node.size() + print_users.size() + print_eq.size();
+    SizeSink size;
+    size += print_head;
+    print_lines<TextLines>(size);
+    if (has_output) size.size += print_return.size() + output.size;
+    return size.size;
+  }
+
+  /// `prefix`, the nodes' lines as print_lines<Lines> writes them,
+  /// `output_open`, the output's value, `output_close`, then `suffix`,
+  /// made in place of the arena and moved out of the graph (which then
+  /// prints nothing): the lines are moved towards the end, last first, and
+  /// each head and tail written around its line, so the largest piece of
+  /// the output is written once, and no second copy of it is ever touched.
+  template <class Lines>
+  [[nodiscard]] std::string take_lines(std::string_view prefix, std::string_view output_open,
+                                       std::string_view output_close, std::string_view suffix) {
+    // The lines lie in the arena in the order of the nodes, the output's
+    // value last (the converter sets it after the last node): each moves to
+    // a place at or after its own, so a move never overwrites a line not
+    // yet moved.
+    std::uint64_t expected = 0;
     for (const Node& n : nodes) {
-      size += per_node + n.name.size() + decimal_digits(n.users);
-      switch (n.op) {
-        case Op::placeholder: size += print_placeholder.size() + n.label.size() + 1; break;
-        case Op::get_attr: size += print_get_attr.size() + n.label.size() + 1; break;
-        case Op::call_function:
-          size += print_call.size() + n.target->printed.size() + print_args.size() + n.args.size +
-                  print_kwargs.size() + n.kwargs.size + 1;
-          break;
-        case Op::output: break;
-      }
+      if (n.args.begin != expected) wrapir::detail::fail("internal: the FX graph's lines are out of order");
+      expected += n.args.size;
     }
-    if (has_output) size += print_return.size() + output.size;
-    return size;
+    const Span value = has_output ? output : Span{static_cast<std::uint32_t>(expected), 0};
+    if (value.begin != expected || expected + value.size != arena.size())
+      wrapir::detail::fail("internal: the FX graph's arena holds more than its lines");
+    SizeSink size;
+    print_lines<Lines>(size);
+    const std::size_t total =
+        prefix.size() + size.size + output_open.size() + value.size + output_close.size() + suffix.size();
+    std::string out = std::move(arena);
+    arena = std::string();
+    out.reserve(total);
+    out.resize(total);
+    char* const data = out.data();
+    std::size_t end = total - suffix.size();  // where the piece being placed ends
+    CharSink{data + end} += suffix;
+    end -= output_close.size();
+    CharSink{data + end} += output_close;
+    end -= value.size;
+    std::memmove(data + end, data + value.begin, value.size);
+    end -= output_open.size();
+    CharSink{data + end} += output_open;
+    for (std::uint32_t i = static_cast<std::uint32_t>(nodes.size()); i-- > 0;) {
+      // The tail and the head land at or after the end of the lines not
+      // yet moved (all that goes before a line is at least as long as the
+      // lines before it).
+      const Node& n = nodes[i];
+      SizeSink tail;
+      Lines::tail(tail, n, i);
+      end -= tail.size;
+      CharSink at_tail{data + end};
+      Lines::tail(at_tail, n, i);
+      end -= n.args.size;
+      std::memmove(data + end, data + n.args.begin, n.args.size);
+      SizeSink head;
+      Lines::head(head, n, i);
+      end -= head.size;
+      CharSink at_head{data + end};
+      Lines::head(at_head, n, i);
+    }
+    if (end != prefix.size()) wrapir::detail::fail("internal: the FX graph's text was sized wrongly");
+    CharSink{data} += prefix;
+    return out;
+  }
+
+  /// The text (prefix, `str(graph)`, suffix) made in place: see take_lines.
+  [[nodiscard]] std::string take_text(std::string_view prefix, std::string_view suffix) {
+    std::string head(prefix);
+    head += print_head;
+    return take_lines<TextLines>(head, has_output ? print_return : std::string_view(), {}, suffix);
   }
 
  private:
   friend class ArgWriter;
 
   static constexpr std::string_view print_head = "graph():";
-  static constexpr std::string_view print_node = "\n    %";
-  static constexpr std::string_view print_users = " : [num_users=";
-  static constexpr std::string_view print_eq = "] = ";
   static constexpr std::string_view print_placeholder = "placeholder[target=";
   static constexpr std::string_view print_get_attr = "get_attr[target=";
   static constexpr std::string_view print_call = "call_function[target=";
   static constexpr std::string_view print_args = "](args = ";
   static constexpr std::string_view print_kwargs = ", kwargs = ";
   static constexpr std::string_view print_return = "\n    return ";
-
-  static constexpr std::size_t decimal_digits(std::uint32_t v) noexcept {
-    std::size_t d = 1;
-    while (v >= 10) {
-      v /= 10;
-      ++d;
-    }
-    return d;
-  }
 
   static constexpr std::uint32_t output_user = UINT32_MAX - 1;
 
@@ -553,7 +786,23 @@ class Graph {
     Node& n = push(op);
     n.label = target;
     n.name = names.create_name(snake_case(target));
+    const std::size_t begin = arena.size();
+    if (python) {
+      arena += op == Op::placeholder ? " = g.placeholder('" : " = g.get_attr('";
+      arena += target;  // an identifier (checked): quoted as it is
+      arena += "')\n";
+    } else {
+      arena += op == Op::placeholder ? print_placeholder : print_get_attr;
+      arena += target;
+      arena += ']';
+    }
+    n.args = span_from(begin);
     return static_cast<std::uint32_t>(nodes.size() - 1);
+  }
+  /// The arena from `begin` to its end.
+  Span span_from(std::size_t begin) {
+    if (arena.size() > UINT32_MAX) wrapir::detail::fail("the FX graph's text exceeds 4 GiB");
+    return {static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(arena.size() - begin)};
   }
   Span store(std::string_view s) {
     if (arena.size() + s.size() > UINT32_MAX) wrapir::detail::fail("the FX graph's text exceeds 4 GiB");

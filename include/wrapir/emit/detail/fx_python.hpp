@@ -40,6 +40,18 @@ inline void print_text(const Module& m, const std::string& path, std::string& ou
   out += path.empty() ? "\n" : "\n\n";
 }
 
+/// The text of a conversion, made in place of the root graph's arena,
+/// which it consumes (see Graph::take_text): the submodules' graphs, then
+/// the root's.
+inline std::string take_text(Module& root) {
+  std::string children;
+  std::size_t size = 0;
+  for (const auto& c : root.children) size += text_size(*c, c->name.size());
+  children.reserve(size);
+  for (const auto& c : root.children) print_text(*c, c->name, children);
+  return root.graph.take_text(children, "\n");
+}
+
 inline void append_python_literal(std::string& out, std::string_view s) {
   if (!python::detail::append_string_literal(out, s)) wrapir::detail::fail("a name is not valid UTF-8");
 }
@@ -49,81 +61,36 @@ inline void append_source(std::string& out, std::string_view source, std::string
     wrapir::detail::fail("the source of kernel '" + std::string(kernel) + "' is not valid UTF-8");
 }
 
-/// Counts what it is given instead of keeping it: the size of a rendering,
-/// computed by the same code that writes it, so the output is allocated
-/// once and exactly (growing a 16 MB module by doubling copied it).
-struct SizeSink {
-  std::size_t size = 0;
-  SizeSink& operator+=(std::string_view s) noexcept {
-    size += s.size();
-    return *this;
-  }
-  SizeSink& operator+=(char) noexcept {
-    ++size;
-    return *this;
-  }
-};
-
 /// The lines of `_build_N` that make `g`'s nodes, into `out` (a
 /// std::string or a SizeSink).
 template <class Sink>
 void print_builder_nodes(const Graph& g, Sink& out) {
-  // Names and labels are identifiers (checked or made by the namespace):
-  // quoted as they are, with no escaping to do.
-  auto quoted = [&](std::string_view name) {
-    out += '\'';
-    out += name;
-    out += '\'';
-  };
-  char digits[16];
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, i);
-    (void)ec;
-    const std::string_view var(digits, static_cast<std::size_t>(end - digits));
-    if (!n.reserved.empty()) {
-      out += "    name = g._graph_namespace.create_name(";
-      quoted(n.reserved);
-      out += ", None)\n";
-    }
-    out += "    n";
-    out += var;
-    switch (n.op) {
-      case Op::placeholder:
-        out += " = g.placeholder(";
-        quoted(n.label);
-        out += ")\n";
-        break;
-      case Op::get_attr:
-        out += " = g.get_attr(";
-        quoted(n.label);
-        out += ")\n";
-        break;
-      default:
-        out += " = g.call_function(";
-        out += n.target->python;
-        out += ", ";
-        out += g.text(n.args);
-        out += ", ";
-        out += g.text(n.kwargs);
-        out += ")\n";
-    }
-    if (!n.reserved.empty()) {
-      out += "    n";
-      out += var;
-      out += ".name = name\n";
-    } else if (n.renamed) {
-      out += "    n";
-      out += var;
-      out += ".name = ";
-      quoted(n.name);
-      out += '\n';
-    }
-  }
+  g.print_lines<PythonLines>(out);
 }
+
+/// What `_build_N` ends with after its nodes, around the output's value.
+inline constexpr std::string_view builder_output_open = "    g.output(";
+inline constexpr std::string_view builder_output_close = ")\n    return torch.fx.GraphModule(root, g)\n";
+
+/// `def _build_N(_triton_kernels, _cpp_kernels):` for `m`, after its
+/// children's, up to its nodes; returns N.
+inline std::size_t print_builder_head(const Module& m, std::string& out, std::size_t& counter);
 
 /// `def _build_N(_triton_kernels, _cpp_kernels):` for `m`, after its children's.
 inline std::size_t print_builder(const Module& m, std::string& out, std::size_t& counter) {
+  const std::size_t id = print_builder_head(m, out, counter);
+  const Graph& g = m.graph;
+  SizeSink size;
+  print_builder_nodes(g, size);
+  out.reserve(out.size() + size.size + g.output.size + builder_output_open.size() + builder_output_close.size());
+  print_builder_nodes(g, out);
+  out += builder_output_open;
+  out += g.text(g.output);
+  out += builder_output_close;
+  return id;
+}
+
+inline std::size_t print_builder_head(const Module& m, std::string& out, std::size_t& counter) {
   std::vector<std::size_t> children;
   for (const auto& c : m.children) children.push_back(print_builder(*c, out, counter));
   const std::size_t id = counter++;
@@ -151,16 +118,6 @@ inline std::size_t print_builder(const Module& m, std::string& out, std::size_t&
     out += ")\n";
   }
   out += "    g = torch.fx.Graph()\n";
-  const Graph& g = m.graph;
-  SizeSink size;
-  print_builder_nodes(g, size);
-  // And room for what follows: the output line, and the module's epilogue
-  // when this is the root (under 2 KiB).
-  out.reserve(out.size() + size.size + g.output.size + 2048);
-  print_builder_nodes(g, out);
-  out += "    g.output(";
-  out += g.text(g.output);
-  out += ")\n    return torch.fx.GraphModule(root, g)\n";
   return id;
 }
 
@@ -249,7 +206,11 @@ def graph_text(gm, path=""):
     return text + f"{gm.graph}\n"
 )";
 
-inline void print_python(const Conversion& c, std::string_view program_name, std::string& out) {
+/// The builder module of a conversion, made in place of the root graph's
+/// arena, which it consumes (see Graph::take_lines): everything before the
+/// root's nodes is written first, on its own, then put in front.
+inline std::string take_python(Conversion& c, std::string_view program_name) {
+  std::string out;
   out += "# The FX graph of wrapir program ";
   append_python_literal(out, program_name);
   out += ", built with the torch.fx API (wrapir fx-python).\n";
@@ -280,11 +241,12 @@ inline void print_python(const Conversion& c, std::string_view program_name, std
   }
   out += c.cpp.empty() ? "]\n" : "\n]\n";
   std::size_t counter = 0;
-  const std::size_t root = print_builder(c.root, out, counter);
-  out += "\n\n_build_root = _build_";
-  out += std::to_string(root);
-  out += '\n';
-  out += python_epilogue;
+  const std::size_t root = print_builder_head(c.root, out, counter);
+  std::string suffix = "\n\n_build_root = _build_";
+  suffix += std::to_string(root);
+  suffix += '\n';
+  suffix += python_epilogue;
+  return c.root.graph.take_lines<PythonLines>(out, builder_output_open, builder_output_close, suffix);
 }
 
 }  // namespace wrapir::fx::detail
