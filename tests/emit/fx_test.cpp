@@ -50,9 +50,9 @@ void check_sized_exactly(const fx::detail::Module& m, bool python) {
   for (const auto& c : m.children) check_sized_exactly(*c, python);
   if (python) {
     fx::detail::SizeSink size;
-    fx::detail::print_builder_nodes(m.graph, size);
+    m.graph.print_lines<fx::detail::PythonLines>(size);
     std::string written;
-    fx::detail::print_builder_nodes(m.graph, written);
+    m.graph.print_lines<fx::detail::PythonLines>(written);
     CHECK(size.size == written.size());
   } else {
     std::string written;

@@ -29,7 +29,7 @@ using wrapir::expr::Expr;
 
 constexpr ir::Device cpu = wrapir::cpu_device();
 
-constexpr auto make = wrapir::test::float_tensor;
+constexpr auto make = wrapir_test::float_tensor;
 
 std::vector<float> read(const run::Value& v) {
   const run::Tensor* t = v.get_if<run::Tensor>();

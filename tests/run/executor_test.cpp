@@ -30,7 +30,7 @@ using wrapir::expr::Expr;
 
 constexpr ir::Device cpu = wrapir::cpu_device();
 
-constexpr auto make = wrapir::test::float_tensor;
+constexpr auto make = wrapir_test::float_tensor;
 
 std::vector<float> read(const run::Tensor& t) {
   std::vector<float> out;

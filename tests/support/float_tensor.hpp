@@ -9,10 +9,10 @@
 #include <vector>
 #include <wrapir/run/tensor.hpp>
 
-namespace wrapir::test {
+namespace wrapir_test {
 
-inline run::Tensor float_tensor(std::vector<std::int64_t> sizes, std::vector<float> values) {
-  run::Tensor t = run::empty_cpu(std::move(sizes), ir::DType::float32).value();
+inline wrapir::run::Tensor float_tensor(std::vector<std::int64_t> sizes, std::vector<float> values) {
+  wrapir::run::Tensor t = wrapir::run::empty_cpu(std::move(sizes), wrapir::ir::DType::float32).value();
   REQUIRE(static_cast<std::size_t>(t.numel()) == values.size());
   if (!values.empty()) std::memcpy(t.data(), values.data(), values.size() * sizeof(float));
   return t;

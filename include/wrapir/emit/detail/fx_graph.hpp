@@ -193,7 +193,10 @@ class Namespace {
     std::uint32_t counted = no_entry;
     bool bare = false;  // the candidate, a base with no suffix, is tried as it is
     bool numbered = false;  // the name is `base_num` for some num past the count
-    if (split.digits.empty() || is_used(candidate, split)) {
+    // A suffixed candidate is looked up once, here; a bare one below, and
+    // only when it is not numbered anyway.
+    const bool suffixed_and_used = !split.digits.empty() && is_used(candidate, split);
+    if (split.digits.empty() || suffixed_and_used) {
       if (const auto it = count_.find(candidate); it != count_.end()) {
         counted = it->second;
         num = entries_[counted].num;
@@ -210,7 +213,7 @@ class Namespace {
     }
     const std::uint32_t entry = base == candidate && counted != no_entry ? counted : entry_of(base);
     std::string_view kept;
-    if (!numbered && !is_used(candidate, split)) {
+    if (!numbered && !(split.digits.empty() ? is_used(candidate, split) : suffixed_and_used)) {
       kept = bare ? entries_[entry].base : arena_.keep(candidate);
       mark_used(kept, split);
     } else {

@@ -61,13 +61,6 @@ inline void append_source(std::string& out, std::string_view source, std::string
     wrapir::detail::fail("the source of kernel '" + std::string(kernel) + "' is not valid UTF-8");
 }
 
-/// The lines of `_build_N` that make `g`'s nodes, into `out` (a
-/// std::string or a SizeSink).
-template <class Sink>
-void print_builder_nodes(const Graph& g, Sink& out) {
-  g.print_lines<PythonLines>(out);
-}
-
 /// What `_build_N` ends with after its nodes, around the output's value.
 inline constexpr std::string_view builder_output_open = "    g.output(";
 inline constexpr std::string_view builder_output_close = ")\n    return torch.fx.GraphModule(root, g)\n";
@@ -81,9 +74,9 @@ inline std::size_t print_builder(const Module& m, std::string& out, std::size_t&
   const std::size_t id = print_builder_head(m, out, counter);
   const Graph& g = m.graph;
   SizeSink size;
-  print_builder_nodes(g, size);
+  g.print_lines<PythonLines>(size);
   out.reserve(out.size() + size.size + g.output.size + builder_output_open.size() + builder_output_close.size());
-  print_builder_nodes(g, out);
+  g.print_lines<PythonLines>(out);
   out += builder_output_open;
   out += g.text(g.output);
   out += builder_output_close;

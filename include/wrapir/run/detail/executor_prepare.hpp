@@ -86,12 +86,7 @@ struct StaticLayout {
 
   /// Whether `sizes` and `strides` are exactly this layout's.
   [[nodiscard]] bool same_dims(const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& t) const noexcept {
-    if (s.size() != sizes.size() || t.size() != strides.size()) return false;
-    for (std::size_t i = 0; i < s.size(); ++i)
-      if (s[i] != sizes[i]) return false;
-    for (std::size_t i = 0; i < t.size(); ++i)
-      if (t[i] != strides[i]) return false;
-    return true;
+    return s == sizes && t == strides;
   }
 };
 
