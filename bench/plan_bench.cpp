@@ -307,11 +307,10 @@ const int registered = [] {
   // Shape-major, so that each trace and program is made once. Programs
   // come concrete and symbolic (`_sym`: every other buffer k*s0 bytes, k
   // distinct per buffer), the known worst case of the arena's offset forms
-  // (docs/memory-planning.md): chains and fan-outs run to 100k (with
-  // WRAPIR_BENCH_LARGE=1), the transformer at 10k only (its saved
-  // activations stack, so every offset sums a distinct size per layer below
-  // it: time and memory grow with the square of the layers, 11 s and 5.6 GB
-  // at 43k buffers), random not at all (`BM_arena_symbolic_random` covers it).
+  // (docs/memory-planning.md): chains, fan-outs and the transformer (whose
+  // saved activations stack, a distinct size per layer below each) run to
+  // 100k with WRAPIR_BENCH_LARGE=1, random not at all
+  // (`BM_arena_symbolic_random` covers it).
   for (const Shape shape : {Shape::chain, Shape::fan_out, Shape::random, Shape::transformer})
     for (const std::size_t buffers : {std::size_t{10'000}, std::size_t{100'000}, std::size_t{1'000'000}})
       for (const bool symbolic : {false, true})
@@ -319,7 +318,7 @@ const int registered = [] {
           const bool program = planner != Planner::arena && planner != Planner::pools;
           if ((buffers > 10'000 && !large) || (symbolic && !program)) continue;
           if (symbolic && planner == Planner::arena_program &&
-              (shape == Shape::random || buffers > 100'000 || (shape == Shape::transformer && buffers > 10'000)))
+              (shape == Shape::random || buffers > 100'000))
             continue;
           auto* b = benchmark::RegisterBenchmark(("BM_growth/" + std::string(name) + (symbolic ? "_sym/" : "/") +
                                                   shape_name(shape) + "/" + std::to_string(buffers))

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,6 +19,7 @@
 #include <wrapir/expr/eval.hpp>
 #include <wrapir/expr/ops.hpp>
 #include <wrapir/expr/print_python.hpp>
+#include <wrapir/expr/query.hpp>
 #include <wrapir/ir/builder.hpp>
 #include <wrapir/ir/verify.hpp>
 #include <wrapir/pass/arena.hpp>
@@ -746,6 +748,115 @@ TEST_CASE("arena: symbolic offsets stay safe when many forms must be joined") {
     expr::Bindings b;
     b.set(s0, v0).set(s1, v1);
     (void)safe_placement_at(t, sizes, sym, b);
+  }
+}
+
+TEST_CASE("arena: offsets deep in a stack stay short, through names, and exact") {
+  // Every block is live at once, so block i sits on the i blocks below it
+  // and its offset is their sum: as flat sums the offsets would hold a term
+  // per block below, quadratic in the depth. Past `max_form_terms` terms
+  // they are named, distinct sizes or a few repeated ones alike.
+  expr::Context ctx;
+  const expr::Expr s0 = ctx.symbol("s0"), s1 = ctx.symbol("s1");
+  (void)ctx.symbol("offset0");  // taken: names skip it
+  for (const bool few_sizes : {false, true}) {
+    CAPTURE(few_sizes);
+    AllocationTrace t;
+    t.steps = 2;
+    std::vector<expr::Expr> sizes;
+    for (std::int64_t i = 0; i < 300; ++i) {
+      const std::int64_t k = few_sizes ? i % 3 + 1 : i + 1;
+      sizes.push_back(expr::mul(ctx.integer(k), i % 5 == 4 ? s1 : s0));
+      t.allocations.push_back({"b" + std::to_string(i), 64 * k, 0, 2, 0, false, false});
+    }
+    const ArenaPlan plan = place_in_arenas(t);
+    const SymbolicPlacement sym = symbolic_placement(t, plan.placement, sizes);
+    CHECK(sym.named.size() >= 300 / detail::max_form_terms);
+    std::set<std::string> names;
+    for (const NamedOffset& n : sym.named) {
+      CHECK(n.symbol.name() != "offset0");
+      CHECK(names.insert(std::string(n.symbol.name())).second);
+      // A name's value reads only sizes and earlier names.
+      for (const expr::Expr& x : expr::free_symbols(n.value))
+        CHECK((x == s0 || x == s1 || names.contains(std::string(x.name()))));
+      CHECK(n.arena == 0);
+    }
+    for (const auto& values : std::vector<std::pair<std::int64_t, std::int64_t>>{{64, 64}, {1, 1}, {3, 700}, {1000, 1}}) {
+      const std::int64_t v0 = values.first, v1 = values.second;
+      CAPTURE(v0);
+      CAPTURE(v1);
+      expr::Bindings b;
+      b.set(s0, v0).set(s1, v1);
+      (void)safe_placement_at(t, sizes, sym, b);
+    }
+    // Offsets are a name plus at most `max_form_terms` terms; names are a
+    // Max of at most `max_offset_forms` + 1 such sums: linear in all.
+    std::size_t longest = 0, named_text = 0;
+    for (const expr::Expr& o : sym.offsets) longest = std::max(longest, expr::to_string(o).size());
+    for (const NamedOffset& n : sym.named) named_text += expr::to_string(n.value).size();
+    CHECK(longest < 2000);
+    CHECK(named_text < 1000 * t.allocations.size());
+    // Names are exact: at the hints the plan is the hint plan.
+    expr::Bindings hints;
+    hints.set(s0, 64).set(s1, 64);
+    CHECK(evaluate(sym, hints).value().total_bytes() <= plan.placement.total_bytes());
+  }
+}
+
+TEST_CASE("plan_arena names deep offsets in the program, before the arena is created") {
+  // 100 buffers of distinct symbolic sizes, all live at once: one stack.
+  // `late` is the same program with sizes read from a symbol the body
+  // defines after the arena's first block: the arena (created before it)
+  // cannot hold them, and they stay plain allocations. (Placed, they made
+  // a pool size that read the symbol before its definition.)
+  for (const bool late : {false, true}) {
+    CAPTURE(late);
+    ir::Program p{"deep"};
+    ir::Builder b{p};
+    const ir::KernelId touch =
+        b.triton_kernel("touch", "@triton.jit\ndef touch(in_ptr0):\n    pass\n", "in_ptr0: *u8");
+    const expr::Expr s0 = b.size_symbol("s0", 64);
+    // The arena starts here, before `n` is defined.
+    std::vector<ir::BufferId> held{b.empty({p.ctx().integer(4096)}, ir::DType::uint8)};
+    b.call(touch, {held.back()});
+    const expr::Expr unit = late ? b.computed_symbol("n", expr::mul(p.ctx().integer(2), s0)) : s0;
+    for (std::int64_t i = 1; i <= 100; ++i) {
+      held.push_back(b.empty({expr::mul(p.ctx().integer(i), unit)}, ir::DType::uint8));
+      b.call(touch, {held.back()});
+    }
+    for (const ir::BufferId x : held) b.call(touch, {x});
+    b.free(held);
+    const auto planned = plan_arena(p);
+    REQUIRE(planned);
+    const ir::Program& q = planned.value().program;
+    CHECK(ir::verify(q).empty());
+    CHECK(planned.value().stats.peak_bytes == planned.value().stats.lower_bound_bytes);
+    std::size_t computed = 0, defined = 0;
+    for (const ir::SymbolDecl& s : q.symbols)
+      if (s.origin == ir::SymbolOrigin::computed && s.symbol.name() != "n") {
+        ++computed;
+        CHECK(std::string(s.symbol.name()).starts_with("arena_offset"));
+        CHECK(s.hint.has_value());
+      }
+    if (late) {
+      CHECK(computed == 0);
+      const auto allocations = std::count_if(q.body.begin(), q.body.end(), [](const ir::Line& line) {
+        return std::holds_alternative<ir::Allocate>(line);
+      });
+      CHECK(allocations == 100);
+      continue;
+    }
+    REQUIRE(computed > 0);
+    // Every definition comes before the PoolCreate of its arena.
+    bool created = false;
+    for (const ir::Line& line : q.body) {
+      if (std::holds_alternative<ir::SymbolicCallArg>(line)) {
+        CHECK_FALSE(created);
+        ++defined;
+      }
+      created = created || std::holds_alternative<ir::PoolCreate>(line);
+    }
+    CHECK(defined == computed);
   }
 }
 

@@ -46,14 +46,18 @@
 /// is placed at the hints, made symbolic as above, and the program is
 /// rewritten: one pool per device (`arena0`, `arena1`, ... in device order,
 /// skipping names in use) whose size is the symbolic arena size; the first
-/// AllocFromPool of an arena is preceded by its PoolCreate; Allocate becomes
+/// AllocFromPool of an arena is preceded by its PoolCreate, and that by the
+/// SymbolicCallArg lines defining the arena's named offsets (computed
+/// symbols `arena_offset0`, ...; see pass/symbolic_placement.hpp); Allocate becomes
 /// AllocFromPool at the block's offset; FreeIfNotReused and Free of a placed
 /// storage (through any of its names) become DeallocFromPool, and the last
 /// one of an arena releases it when no block of the arena is used later and
 /// none is a program output; a FreeIfNotReused marked reused becomes Null
 /// (the storage stays in the arena for the Reuse that follows). Workspaces,
 /// comm buffers, extern results, control-flow results and existing pools
-/// are left as they are. A block whose size is 0 at the hints but not
+/// are left as they are, and so is storage whose size reads a symbol not
+/// bound before the body's first Allocate (an unbacked one): the arena is
+/// created before that symbol exists. A block whose size is 0 at the hints but not
 /// statically 0 is planned as 1 byte, so that it is kept apart from the
 /// others. Subgraphs are planned on their own. Where storage the arena does
 /// not hold would otherwise push the total above the max-live bound, some

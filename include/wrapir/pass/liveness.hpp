@@ -389,6 +389,16 @@ class HintEvaluator {
 
   [[nodiscard]] const expr::Bindings& bindings() const noexcept { return bindings_; }
 
+  /// Binds `symbol`, which no expression evaluated so far reads, to the
+  /// value of `value` at the hints: a symbol a planner defines (a named
+  /// arena offset), so that the planned program evaluates where the
+  /// original did.
+  [[nodiscard]] Result<std::int64_t> define(expr::Expr symbol, expr::Expr value) {
+    Result<std::int64_t> v = this->value(value);
+    if (v) bindings_.set(symbol, v.value());
+    return v;
+  }
+
  private:
   Result<std::int64_t> bytes_of(expr::Expr size, ir::DType dtype) {
     Result<std::int64_t> n = value(size);

@@ -17,6 +17,22 @@
 /// the planned arena. The arena size is the Max over its blocks of offset
 /// plus size. With static sizes everything folds to integers.
 ///
+/// Named offsets: offsets are Maxes of flat sums (pass/detail/offset_forms.hpp),
+/// which stay short while stacks are shallow or repeat a few sizes. A block
+/// deep in a stack of distinct sizes (a transformer's saved activations,
+/// each `k*s0` for its own `k`) would carry a term per block below it, and
+/// a program's offsets would cost time and memory quadratic in the depth.
+/// So a set of forms one of which has more than `detail::max_form_terms`
+/// terms (or, once it refers to names, more than
+/// `detail::max_offset_forms` forms) is given a name: a fresh symbol standing for its Max, listed in
+/// `SymbolicPlacement::named` with its value, which offsets and arena
+/// sizes above it use as one term. Named values are exact (the Max itself,
+/// never a join), refer only to sizes and earlier names, and are evaluated
+/// in order before the arena is created; forms that refer to names are
+/// never joined, since a join of two names would count the blocks both
+/// stand on twice. The offsets of a program then take time and memory
+/// linear in its blocks times the blocks directly below each.
+
 /// Re-planning: because the symbolic offsets are safe for every binding, a
 /// binding that exceeds the hints never corrupts memory; only the packing
 /// degrades (blocks that were interleaved at the hints stack up). Sizes are
@@ -29,10 +45,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 #include <wrapir/detail/config.hpp>
 #include <wrapir/diagnostic.hpp>
@@ -54,9 +72,22 @@ namespace detail {
 
 }  // namespace detail
 
+/// A value that offsets and arena sizes refer to by name (see the file
+/// comment): `symbol` (non-negative, fresh in the sizes' context) stands
+/// for `value`, an expression of the sizes and of earlier names, which is
+/// `at_hints` at the hints and is needed before arena `arena` is created.
+struct NamedOffset {
+  expr::Expr symbol;
+  expr::Expr value;
+  std::int64_t at_hints = 0;
+  std::size_t arena = 0;
+};
+
 /// A placement whose offsets and arena sizes are expressions (see the file
 /// comment): safe for every binding of the symbols.
 struct SymbolicPlacement {
+  /// The names the expressions below use, in the order to bind them.
+  std::vector<NamedOffset> named;
   /// Per block (trace order): its arena and its byte offset.
   std::vector<std::size_t> arena_of;
   std::vector<expr::Expr> offsets;
@@ -71,14 +102,18 @@ struct SymbolicPlacement {
 /// the hints; all of one context). Throws `std::invalid_argument` when the
 /// spans do not match, when the placement is invalid, or when a block of
 /// zero bytes at the hints has a size that is not the integer 0 (a plan at
-/// the hints cannot keep it apart from anything). Cost: one Max term per
-/// pair of time-overlapping blocks, so meant for program-sized traces.
+/// the hints cannot keep it apart from anything). Names are
+/// `<name_prefix><n>` for the first numbers `n` that no symbol of the
+/// context has. Cost: linear in the blocks times the blocks directly below
+/// each, with at most `detail::max_offset_forms` forms per offset.
 [[nodiscard]] WRAPIR_DECL SymbolicPlacement symbolic_placement(const AllocationTrace& trace,
                                                                const Placement& hint_placement,
                                                                std::span<const expr::Expr> symbolic_bytes,
-                                                               std::int64_t alignment = planner_alignment);
+                                                               std::int64_t alignment = planner_alignment,
+                                                               std::string_view name_prefix = "offset");
 
-/// `placement` at `bindings`, to check or to run it; a diagnostic when an
+/// `placement` at `bindings` (its names bound in order from their values),
+/// to check or to run it; a diagnostic when an
 /// expression cannot be evaluated there.
 [[nodiscard]] WRAPIR_DECL Result<Placement> evaluate(const SymbolicPlacement& placement, const expr::Bindings& bindings);
 
@@ -92,10 +127,13 @@ namespace detail {
 
 /// `symbolic_placement` of a placement known to be valid (the arena
 /// planner's own): checking it again was a tenth of a large program's plan.
+/// `fresh_name` gives each name; when empty, nothing is named (the sums
+/// grow with the depth of the stacks, but every offset reads only sizes).
 [[nodiscard]] WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace,
                                                                   const Placement& hint_placement,
                                                                   std::span<const expr::Expr> symbolic_bytes,
-                                                                  std::int64_t alignment);
+                                                                  std::int64_t alignment,
+                                                                  const std::function<std::string()>& fresh_name);
 
 }  // namespace detail
 

@@ -45,6 +45,16 @@ class OffsetTerms {
     }
     return it->second;
   }
+  /// The id of `symbol`, a name given to a set of forms whose Max is
+  /// `hint` at the hints.
+  [[nodiscard]] std::uint32_t name(expr::Expr symbol, std::int64_t hint) {
+    const std::uint32_t t = id(symbol, hint);
+    if (named_.size() <= t) named_.resize(t + 1, false);
+    named_[t] = true;
+    return t;
+  }
+  /// Whether term `id` is such a name.
+  [[nodiscard]] bool named(std::uint32_t id) const { return id < named_.size() && named_[id]; }
   [[nodiscard]] expr::Expr size(std::uint32_t id) const { return sizes_[id]; }
   [[nodiscard]] std::int64_t hint(std::uint32_t id) const { return hints_[id]; }
   [[nodiscard]] std::uint32_t family(std::uint32_t id) const { return families_[id]; }
@@ -86,6 +96,7 @@ class OffsetTerms {
   std::vector<std::int64_t> hints_;  // each size's value at the hints
   std::vector<std::uint32_t> families_;
   std::vector<std::int64_t> scales_;
+  std::vector<bool> named_;
 };
 
 [[noreturn]] inline void throw_offset_overflow() {
@@ -188,14 +199,19 @@ struct OffsetForm {
 /// symbolic sizes, so the cap is rarely reached.
 inline constexpr std::size_t max_offset_forms = 32;
 
-/// Drops dominated forms, then joins the cheapest pair (the first in
-/// (a, b) order among equals) until `max_offset_forms` remain. The join
+/// A set of forms one of which has more terms than this is given a name
+/// (`symbolic_placement`): deeper in a stack, offsets then refer to the
+/// name rather than repeating its terms.
+inline constexpr std::size_t max_form_terms = 64;
+
+/// Drops dominated forms, then, when `may_join`, joins the cheapest pair
+/// (the first in (a, b) order among equals) until `max_offset_forms` remain. The join
 /// costs live in a matrix over the forms' slots, with each row's cheapest
 /// entry cached: a join recomputes one row and column and the rows whose
 /// cheapest entry it touched, so k forms cost O(k^2) joins, not O(k^3).
 /// Slots keep their order and a join lands in its first slot, which keeps
 /// the choice the same as joining in a list.
-inline void prune_offset_forms(std::vector<OffsetForm>& forms, const OffsetTerms& known) {
+inline void prune_offset_forms(std::vector<OffsetForm>& forms, const OffsetTerms& known, bool may_join = true) {
   std::vector<OffsetForm> kept;
   for (OffsetForm& f : forms) {
     bool dominated = false;
@@ -209,7 +225,7 @@ inline void prune_offset_forms(std::vector<OffsetForm>& forms, const OffsetTerms
     kept.push_back(std::move(f));
   }
   const std::size_t n = kept.size();
-  if (n > max_offset_forms) {
+  if (may_join && n > max_offset_forms) {
     constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
     std::vector<std::int64_t> cost(n * n);
     std::vector<bool> alive(n, true);
@@ -258,6 +274,15 @@ inline void prune_offset_forms(std::vector<OffsetForm>& forms, const OffsetTerms
     kept = std::move(survivors);
   }
   forms = std::move(kept);
+}
+
+/// Whether a form of `forms` has a named term: such forms are never joined
+/// (a join of two names would count the blocks both stand on twice).
+[[nodiscard]] inline bool refers_to_names(const std::vector<OffsetForm>& forms, const OffsetTerms& known) {
+  for (const OffsetForm& f : forms)
+    for (const std::uint32_t t : f.terms)
+      if (known.named(t)) return true;
+  return false;
 }
 
 /// The Max of `forms` as an expression.

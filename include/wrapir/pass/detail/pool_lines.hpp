@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -49,15 +50,18 @@ struct PoolRelease {
 /// Allocate of buffer `b` goes (nullopt: not planned, the line stays);
 /// `pool_of(b)` is the pool holding the storage a free of `b` releases
 /// (nullopt: not pooled, the line stays); `keep(line)` sees every line
-/// that stays as it was. Returns the DeallocFromPool lines in body order,
-/// none releasing its pool yet.
+/// that stays as it was; `before_create[k]`, where given, are lines that go
+/// just before pool k's PoolCreate (what its size and offsets read: the
+/// arena planner's named offsets), moved from. Returns the
+/// DeallocFromPool lines in body order, none releasing its pool yet.
 ///
 /// In place: every line but the PoolCreates keeps its index, so lines are
 /// replaced where they stand and the few PoolCreates are then inserted in
 /// one pass from the back. Building a second body held two copies of a
 /// million-line body at once.
 template <class Slot, class PoolOf, class Keep>
-std::vector<PoolRelease> rewrite_into_pools(ir::Program& p, Slot&& slot, PoolOf&& pool_of, Keep&& keep) {
+std::vector<PoolRelease> rewrite_into_pools(ir::Program& p, Slot&& slot, PoolOf&& pool_of, Keep&& keep,
+                                            std::span<std::vector<ir::Line>> before_create = {}) {
   std::vector<bool> created(p.pools.size(), false);
   std::vector<PoolRelease> releases;
   // (line, pool): a PoolCreate goes before that line of the old body.
@@ -96,18 +100,30 @@ std::vector<PoolRelease> rewrite_into_pools(ir::Program& p, Slot&& slot, PoolOf&
     keep(line);
   }
   if (creates.empty()) return releases;
-  // Line i moves down by the number of PoolCreates before it.
+  // The lines that go before pool `pool`'s PoolCreate, itself included.
+  const auto inserted = [&](ir::PoolId pool) {
+    return 1 + (pool.index < before_create.size() ? before_create[pool.index].size() : 0);
+  };
+  // Line i moves down by the number of lines inserted before it.
+  std::size_t added = 0;
+  for (const auto& [line, pool] : creates) added += inserted(pool);
   const std::size_t old_size = p.body.size();
-  p.body.resize(old_size + creates.size());
+  p.body.resize(old_size + added);
   std::size_t to = p.body.size();
   std::size_t next = creates.size();  // creates[next - 1] is the last one not yet inserted
   for (std::size_t from = old_size; next > 0 && from-- > 0;) {  // below the first insertion nothing moves
     p.body[--to] = std::move(p.body[from]);
-    while (next > 0 && creates[next - 1].first == from) p.body[--to] = ir::PoolCreate{creates[--next].second};
+    while (next > 0 && creates[next - 1].first == from) {
+      const ir::PoolId pool = creates[--next].second;
+      p.body[--to] = ir::PoolCreate{pool};
+      if (pool.index < before_create.size())
+        for (auto it = before_create[pool.index].rbegin(); it != before_create[pool.index].rend(); ++it)
+          p.body[--to] = std::move(*it);
+    }
   }
-  std::size_t shift = 0;
+  std::size_t shift = 0, done = 0;
   for (PoolRelease& r : releases) {
-    while (shift < creates.size() && creates[shift].first <= r.original_line) ++shift;
+    while (done < creates.size() && creates[done].first <= r.original_line) shift += inserted(creates[done++].second);
     r.body_index = r.original_line + shift;
   }
   return releases;

@@ -6,16 +6,20 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <variant>
 #include <vector>
+#include <wrapir/expr/query.hpp>
+#include <wrapir/ir/effects.hpp>
 #include <wrapir/ir/names.hpp>
 #include <wrapir/pass/arena.hpp>
 #include <wrapir/pass/detail/arena_packer.hpp>
@@ -124,6 +128,43 @@ WRAPIR_DECL ArenaPlan place_in_arenas(const AllocationTrace& trace, const ArenaO
 
 namespace detail {
 
+/// The symbols bound before `p`'s first Allocate line: inputs, those read
+/// from an input's shape, and those the lines before it define. An arena is
+/// created before its first block, and names its offsets there
+/// (pass/symbolic_placement.hpp), so it places only blocks whose sizes read
+/// no other symbol: a size read from a symbol the body defines later (an
+/// unbacked one, say) stays a plain allocation where it is.
+class EntrySymbols {
+ public:
+  explicit EntrySymbols(const ir::Program& p) {
+    for (const ir::SymbolDecl& s : p.symbols)
+      if (s.symbol && (s.origin == ir::SymbolOrigin::input || s.origin == ir::SymbolOrigin::input_shape))
+        bound_.insert(s.symbol.node());
+    for (const ir::Line& line : p.body) {
+      if (std::holds_alternative<ir::Allocate>(line)) break;
+      ir::for_each_effect(line, ir::effect::Handlers{
+                                    [&](const ir::effect::SymbolDefined& e) {
+                                      if (e.symbol && e.symbol.is_symbol()) bound_.insert(e.symbol.node());
+                                    },
+                                    [](const auto&) {},
+                                });
+    }
+  }
+  /// Whether `size` reads only such symbols.
+  [[nodiscard]] bool reads_only_them(const expr::Expr& size) {
+    if (size.is_integer()) return true;
+    const auto [it, fresh] = checked_.try_emplace(size.node(), true);
+    if (fresh)
+      for (const expr::Expr& symbol : expr::free_symbols(size))
+        if (!bound_.contains(symbol.node())) it->second = false;
+    return it->second;
+  }
+
+ private:
+  std::unordered_set<const expr::Node*> bound_;
+  std::unordered_map<const expr::Node*, bool> checked_;
+};
+
 WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions& options, HintEvaluator& hints) {
   ArenaScope scope;
   for (ir::Program& g : p.subgraphs) {
@@ -147,6 +188,7 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
   std::size_t placed_count = 0;
   for (std::size_t i = 0; i < spans.size(); ++i)
     placed_count += liveness.lifetimes[i].origin == StorageOrigin::allocate ? 1 : 0;
+  EntrySymbols entry{p};
   AllocationTrace trace;
   trace.steps = liveness.steps;
   trace.allocations.reserve(placed_count);
@@ -162,6 +204,7 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
     const ir::BufferDecl& d = p.buffer(l.buffer);
     Result<expr::Expr> size = storage_bytes.of(p, l.buffer, hints);
     if (!size) return Diagnostic{"buffer " + d.name + ": " + size.error().message};
+    if (!entry.reads_only_them(size.value())) continue;
     sizes.push_back(size.value());
     const LiveSpan& s = spans[i];
     const std::int64_t bytes = s.bytes == 0 && !sizes.back().is_integer(0) ? 1 : s.bytes;
@@ -173,7 +216,7 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
   if (options.spill && !trace.allocations.empty()) {
     std::vector<LiveSpan> others;
     for (std::size_t i = 0; i < spans.size(); ++i)
-      if (liveness.lifetimes[i].origin != StorageOrigin::allocate) others.push_back(spans[i]);
+      if (placed_of_block[i] == unplaced) others.push_back(spans[i]);
     const std::vector<bool> spill = blocks_to_spill(trace, others, options.alignment);
     if (std::find(spill.begin(), spill.end(), true) != spill.end()) {
       std::size_t kept = 0;
@@ -195,10 +238,20 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
   }
   std::vector<LiveSpan>().swap(spans);
   if (trace.allocations.empty()) return scope;
+  // Names for the offsets (pass/symbolic_placement.hpp) and the arenas.
+  std::unordered_set<std::string> names = names_with_prefix(p, options.name_prefix);
+  std::size_t offset_counter = 0;
+  const std::string offset_prefix = options.name_prefix + "_offset";
+  const auto fresh_offset_name = [&] {
+    for (;;) {
+      std::string name = fresh_numbered_name(offset_prefix, offset_counter, names);
+      if (!p.ctx().find_symbol(name)) return name;
+    }
+  };
   SymbolicPlacement symbolic;
   try {
     const ArenaPlan plan = place_in_arenas(trace, options);
-    symbolic = symbolic_placement_of(trace, plan.placement, sizes, options.alignment);
+    symbolic = symbolic_placement_of(trace, plan.placement, sizes, options.alignment, fresh_offset_name);
   } catch (const std::invalid_argument& e) {
     return Diagnostic{e.what()};
   } catch (const expr::Error& e) {
@@ -208,7 +261,6 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
   std::vector<expr::Expr>().swap(sizes);
   // One pool per arena.
   const std::size_t arenas = symbolic.arena_bytes.size();
-  std::unordered_set<std::string> names = names_with_prefix(p, options.name_prefix);
   std::size_t counter = 0;
   const std::size_t first_pool = p.pools.size();
   std::vector<std::size_t> last_use(arenas, 0);
@@ -230,6 +282,13 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
     return block < placed_of_block.size() ? placed_of_block[block] : unplaced;
   };
   const auto pool_of_arena = [&](std::size_t k) { return ir::PoolId{static_cast<std::uint32_t>(first_pool + k)}; };
+  std::vector<std::vector<ir::Line>> before_create(symbolic.named.empty() ? 0 : p.pools.size());
+  for (NamedOffset& n : symbolic.named) {
+    Result<std::int64_t> at_hints = hints.define(n.symbol, n.value);
+    if (!at_hints) return Diagnostic{"the arena offset " + std::string(n.symbol.name()) + ": " + at_hints.error().message};
+    p.symbols.push_back(ir::SymbolDecl{n.symbol, ir::SymbolOrigin::computed, std::nullopt, {}, at_hints.value()});
+    before_create[pool_of_arena(n.arena).index].push_back(ir::SymbolicCallArg{n.symbol, std::move(n.value)});
+  }
   const std::vector<PoolRelease> releases = rewrite_into_pools(
       p,
       [&](ir::BufferId b) -> std::optional<PoolSlot> {
@@ -243,7 +302,7 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
         if (j == unplaced) return std::nullopt;
         return pool_of_arena(symbolic.arena_of[j]);
       },
-      [](const ir::Line&) {});
+      [](const ir::Line&) {}, before_create);
   // The last DeallocFromPool of an arena releases it when no block of the
   // arena is used later and none is a program output.
   std::vector<const PoolRelease*> last(arenas, nullptr);

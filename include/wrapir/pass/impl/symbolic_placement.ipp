@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -27,7 +29,8 @@ namespace wrapir::pass {
 namespace detail {
 
 WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace, const Placement& hint_placement,
-                                                   std::span<const expr::Expr> symbolic_bytes, std::int64_t alignment) {
+                                                   std::span<const expr::Expr> symbolic_bytes, std::int64_t alignment,
+                                                   const std::function<std::string()>& fresh_name) {
   const auto& blocks = trace.allocations;
   if (symbolic_bytes.size() != blocks.size())
     throw std::invalid_argument("symbolic_placement: " + std::to_string(symbolic_bytes.size()) +
@@ -63,6 +66,20 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
   out.offsets.assign(blocks.size(), ctx.integer(0));
   detail::OffsetTerms known;
   FormSets sets;
+  // Gives a long set a name (see the header's file comment).
+  const auto name_if_long = [&](std::vector<detail::OffsetForm>& forms, std::size_t arena) {
+    if (!fresh_name || forms.empty()) return;
+    std::size_t longest = 0;
+    std::int64_t at_hints = 0;
+    for (const detail::OffsetForm& f : forms) {
+      longest = std::max(longest, f.terms.size());
+      at_hints = std::max(at_hints, f.at_hints);
+    }
+    if (longest <= detail::max_form_terms && forms.size() <= detail::max_offset_forms) return;
+    const expr::Expr symbol = ctx.symbol(fresh_name(), expr::Assumption::nonnegative);
+    out.named.push_back({symbol, detail::max_of_forms(ctx, forms, known), at_hints, arena});
+    forms.assign(1, detail::OffsetForm{0, {known.name(symbol, at_hints)}, at_hints});
+  };
   // Per block its forms, per arena the forms of its size, as sets.
   const std::uint32_t lone_zero = sets.intern({detail::OffsetForm{}});
   constexpr std::uint32_t no_tops = std::numeric_limits<std::uint32_t>::max();
@@ -147,7 +164,7 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
             const std::int64_t hint = detail::align_up_checked(blocks[j].bytes, own_alignment(j), blocks[j]);
             for (const detail::OffsetForm& f : sets[form_set[j]]) forms.push_back(f.plus(aligned[j], hint, known));
           }
-          detail::prune_offset_forms(forms, known);
+          detail::prune_offset_forms(forms, known, !detail::refers_to_names(forms, known));
           // Below a smaller block the constant may be off this block's
           // alignment; at the hints the rounded form is still at most the
           // planned offset, which is aligned and above the unrounded form.
@@ -159,8 +176,12 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
             rounded = rounded || up != f.constant;
             f.constant = up;
           }
-          if (rounded) detail::prune_offset_forms(forms, known);
+          if (rounded) detail::prune_offset_forms(forms, known, !detail::refers_to_names(forms, known));
           if (forms.empty()) forms.push_back(detail::OffsetForm{});
+          // A name stands for a multiple of the planner's alignment, as
+          // every term must (see `own_alignment`): only blocks aligned so
+          // name their offsets.
+          if (own == alignment) name_if_long(forms, arena);
           mine = sets.intern(std::move(forms));
           sets.derive(key, mine);
         }
@@ -183,7 +204,8 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
       std::vector<detail::OffsetForm> tops;
       if (arena_tops[arena] != no_tops) tops = sets[arena_tops[arena]];
       for (const detail::OffsetForm& f : sets[mine]) tops.push_back(f.plus(symbolic_bytes[i], a.bytes, known));
-      detail::prune_offset_forms(tops, known);
+      detail::prune_offset_forms(tops, known, !detail::refers_to_names(tops, known));
+      name_if_long(tops, arena);
       const std::uint32_t made = sets.intern(std::move(tops));
       sets.derive(key, made);
       arena_tops[arena] = made;
@@ -197,7 +219,8 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
 }  // namespace detail
 
 WRAPIR_DECL SymbolicPlacement symbolic_placement(const AllocationTrace& trace, const Placement& hint_placement,
-                                            std::span<const expr::Expr> symbolic_bytes, std::int64_t alignment) {
+                                            std::span<const expr::Expr> symbolic_bytes, std::int64_t alignment,
+                                            std::string_view name_prefix) {
   if (symbolic_bytes.size() != trace.allocations.size())
     throw std::invalid_argument("symbolic_placement: " + std::to_string(symbolic_bytes.size()) +
                                 " symbolic sizes for " + std::to_string(trace.allocations.size()) + " blocks");
@@ -206,10 +229,30 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement(const AllocationTrace& trace, c
                                 " is not a positive power of two");
   if (auto bad = check_placement(trace, hint_placement, alignment))
     throw std::invalid_argument("symbolic_placement: the placement at the hints is invalid: " + *bad);
-  return detail::symbolic_placement_of(trace, hint_placement, symbolic_bytes, alignment);
+  std::size_t counter = 0;
+  const auto fresh_name = [&]() {
+    expr::Context& ctx = symbolic_bytes.front().context();
+    for (;; ++counter) {
+      std::string name = std::string(name_prefix) + std::to_string(counter);
+      if (!ctx.find_symbol(name)) {
+        ++counter;
+        return name;
+      }
+    }
+  };
+  return detail::symbolic_placement_of(trace, hint_placement, symbolic_bytes, alignment,
+                                       symbolic_bytes.empty() ? std::function<std::string()>{} : fresh_name);
 }
 
-WRAPIR_DECL Result<Placement> evaluate(const SymbolicPlacement& placement, const expr::Bindings& bindings) {
+WRAPIR_DECL Result<Placement> evaluate(const SymbolicPlacement& placement, const expr::Bindings& given) {
+  expr::Bindings named_too;
+  if (!placement.named.empty()) named_too = given;
+  const expr::Bindings& bindings = placement.named.empty() ? given : named_too;
+  for (const NamedOffset& n : placement.named) {
+    auto v = expr::eval(n.value, named_too);
+    if (!v) return Diagnostic{"the value of " + std::string(n.symbol.name()) + ": " + v.error().message};
+    named_too.set(n.symbol, v.value());
+  }
   Placement out;
   for (std::size_t k = 0; k < placement.arena_device.size(); ++k) {
     std::int64_t bytes = 0;
