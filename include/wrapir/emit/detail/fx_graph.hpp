@@ -27,6 +27,7 @@
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/emit/detail/python_literals.hpp>
 #include <wrapir/emit/detail/shortest_double.hpp>
+#include <wrapir/emit/detail/text_buffer.hpp>
 
 #include <boost/unordered/unordered_flat_map.hpp>
 #include <boost/unordered/unordered_flat_set.hpp>
@@ -489,8 +490,11 @@ class Graph;
 
 /// The storage an ArgWriter borrows from its graph.
 struct ArgBuffer {
-  std::string out;
+  wrapir::detail::TextBuffer out;
   std::vector<std::uint32_t> refs;
+  /// For the few writers that append to a std::string (a float, a Python
+  /// string literal).
+  std::string scratch;
 };
 
 /// Writes one argument structure in the graph's rendering (the text
@@ -518,7 +522,11 @@ class ArgWriter {
   void floating(double v) {
     if (std::isnan(v)) raw("nan", "float('nan')");
     else if (std::isinf(v)) raw(v < 0 ? "-inf" : "inf", v < 0 ? "float('-inf')" : "float('inf')");
-    else wrapir::detail::append_shortest_double(*out_, v);
+    else {
+      buffer_->scratch.clear();
+      wrapir::detail::append_shortest_double(buffer_->scratch, v);
+      *out_ += buffer_->scratch;
+    }
   }
   void boolean(bool b) { both(b ? "True" : "False"); }
   void none() { both("None"); }
@@ -526,7 +534,12 @@ class ArgWriter {
   /// Escaped in the text (control characters as `\xNN`) so that one
   /// printed node stays one line. False when `s` is not UTF-8.
   [[nodiscard]] bool string(std::string_view s) {
-    if (python_) return python::detail::append_string_literal(*out_, s);
+    if (python_) {
+      buffer_->scratch.clear();
+      if (!python::detail::append_string_literal(buffer_->scratch, s)) return false;
+      *out_ += buffer_->scratch;
+      return true;
+    }
     for (char c : s) {
       if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
         static constexpr char hex[] = "0123456789abcdef";
@@ -540,27 +553,34 @@ class ArgWriter {
     return true;
   }
   /// The same text in both renderings (`torch.float32`, `[`, `, `).
-  void both(std::string_view s) { out_->append(s); }
-  void raw(std::string_view text, std::string_view python) { out_->append(python_ ? python : text); }
+  /// Always inline, as TextBuffer's appends are: out of line, a literal's
+  /// length is lost and each piece costs two calls.
+  [[gnu::always_inline]] void both(std::string_view s) { *out_ += s; }
+  void raw(std::string_view text, std::string_view python) { *out_ += python_ ? python : text; }
   /// Appends what `other` wrote, and the nodes it refers to.
   void append(const ArgWriter& other) {
-    out_->append(other.view());
+    *out_ += other.view();
     buffer_->refs.insert(buffer_->refs.end(), other.refs().begin(), other.refs().end());
   }
   /// A dict key: `k: ` printed, `'k': ` in Python.
-  void key(std::string_view k) {
-    if (python_) *out_ += '\'';
-    out_->append(k);
-    out_->append(python_ ? "': " : ": ");
+  [[gnu::always_inline]] void key(std::string_view k) {
+    if (python_) {
+      *out_ += '\'';
+      *out_ += k;
+      *out_ += std::string_view("': ");
+    } else {
+      *out_ += k;
+      *out_ += std::string_view(": ");
+    }
   }
-  [[nodiscard]] std::string_view view() const noexcept { return *out_; }
+  [[nodiscard]] std::string_view view() const noexcept { return out_->view(); }
   [[nodiscard]] bool python() const noexcept { return python_; }
   [[nodiscard]] const std::vector<std::uint32_t>& refs() const noexcept { return buffer_->refs; }
 
  private:
   Graph& graph_;
   ArgBuffer* buffer_;
-  std::string* out_;
+  wrapir::detail::TextBuffer* out_;
   bool python_;
   bool bare_;
 };
@@ -592,23 +612,10 @@ class Graph {
     n.target = &target;
     n.name = names.create_sanitized(target.candidate);
     const std::size_t begin = arena.size();
-    if (python) {
-      arena += " = g.call_function(";
-      arena += target.python;
-      arena += ", ";
-      arena += args.view();
-      arena += ", ";
-      arena += kwargs.view();
-      arena += ")\n";
-    } else {
-      arena += print_call;
-      arena += target.printed;
-      arena += print_args;
-      arena += args.view();
-      arena += print_kwargs;
-      arena += kwargs.view();
-      arena += ')';
-    }
+    if (python)
+      put(" = g.call_function(", target.python, ", ", args.view(), ", ", kwargs.view(), ")\n");
+    else
+      put(print_call, target.printed, print_args, args.view(), print_kwargs, kwargs.view(), ")");
     n.args = span_from(begin);
     const auto index = static_cast<std::uint32_t>(nodes.size() - 1);
     count_uses(args.refs(), index);
@@ -802,6 +809,16 @@ class Graph {
     n.args = span_from(begin);
     return static_cast<std::uint32_t>(nodes.size() - 1);
   }
+  /// Appends `pieces` to the arena with one call into std::string (whose
+  /// appends are out-of-line calls, each with a `memcpy` call) and copies
+  /// them in place: the literal pieces become a few moves.
+  template <class... Pieces>
+  void put(const Pieces&... pieces) {
+    const std::size_t begin = arena.size();
+    arena.resize(begin + (std::string_view(pieces).size() + ...));
+    CharSink at{arena.data() + begin};
+    ((at += std::string_view(pieces)), ...);
+  }
   /// The arena from `begin` to its end.
   Span span_from(std::size_t begin) {
     if (arena.size() > UINT32_MAX) wrapir::detail::fail("the FX graph's text exceeds 4 GiB");
@@ -846,7 +863,7 @@ inline void ArgWriter::node(std::uint32_t index) {
     out_->append(digits, end);
   } else {
     if (!bare_) *out_ += '%';
-    out_->append(graph_.nodes[index].name);
+    *out_ += graph_.nodes[index].name;
   }
 }
 
