@@ -183,7 +183,17 @@ class Namespace {
 
   /// `create_name` for a candidate that is sanitized already. The name
   /// lives as long as the namespace.
-  std::string_view create_sanitized(std::string_view candidate) {
+  std::string_view create_sanitized(std::string_view candidate) { return create(candidate, true); }
+
+  /// `create_name` for a candidate that is sanitized already, for a node
+  /// renamed right after (Inductor names a buffer's node after the buffer):
+  /// the name is taken, but its text, which nothing prints, is not made
+  /// when it is a bit of its base (the usual `empty_strided_N`).
+  void take_sanitized(std::string_view candidate) { (void)create(candidate, false); }
+
+ private:
+  /// create_sanitized; with `text` false, the returned view may be empty.
+  std::string_view create(std::string_view candidate, bool text) {
     // Split `base_N` (torch.fx: `^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$`).
     const Split split = split_name(candidate);
     const std::string_view base = split.base;
@@ -223,7 +233,7 @@ class Namespace {
       while (num <= max_numbered && test_bit(entry, num)) ++num;
       if (num <= max_numbered) {
         set_bit(entry, num);
-        kept = arena_.keep(suffixed(base, num));
+        if (text) kept = arena_.keep(suffixed(base, num));
       } else {
         // Past the bitmaps' range (an explicit suffix near 2^32): the set.
         while (true) {
@@ -241,6 +251,8 @@ class Namespace {
     return kept;
   }
 
+
+ public:
   /// Room for about `n` names without rehashing (most of them are bits).
   void reserve(std::size_t n) { used_.reserve(n / 8); }
 
@@ -293,7 +305,7 @@ class Namespace {
     if (entries_.size() >= no_entry) wrapir::detail::fail("the FX graph has too many distinct names");
     const auto id = static_cast<std::uint32_t>(entries_.size());
     const std::string_view kept = arena_.keep(base);
-    entries_.push_back(Entry{kept, 0, false});
+    entries_.push_back(Entry{kept, 0, false, UINT64_MAX, 0});
     count_.emplace(kept, id);
     return id;
   }
@@ -301,16 +313,28 @@ class Namespace {
     return (static_cast<std::uint64_t>(entry) << 32) | (n >> block_shift);
   }
   bool test_bit(std::uint32_t entry, std::uint64_t n) const {
-    const auto it = block_of_.find(block_key(entry, n));
-    if (it == block_of_.end()) return false;
+    const Entry& e = entries_[entry];
+    std::uint32_t block = 0;
+    if (e.last_block == n >> block_shift) {
+      block = e.last_block_index;
+    } else {
+      const auto it = block_of_.find(block_key(entry, n));
+      if (it == block_of_.end()) return false;
+      block = it->second;
+    }
     const std::uint64_t bit = n & ((1u << block_shift) - 1);
-    return (blocks_[it->second][bit / 64] >> (bit % 64) & 1u) != 0;
+    return (blocks_[block][bit / 64] >> (bit % 64) & 1u) != 0;
   }
   void set_bit(std::uint32_t entry, std::uint64_t n) {
-    const auto [it, fresh] = block_of_.try_emplace(block_key(entry, n), static_cast<std::uint32_t>(blocks_.size()));
-    if (fresh) blocks_.emplace_back();
+    Entry& e = entries_[entry];
+    if (e.last_block != n >> block_shift) {
+      const auto [it, fresh] = block_of_.try_emplace(block_key(entry, n), static_cast<std::uint32_t>(blocks_.size()));
+      if (fresh) blocks_.emplace_back();
+      e.last_block = n >> block_shift;
+      e.last_block_index = it->second;
+    }
     const std::uint64_t bit = n & ((1u << block_shift) - 1);
-    blocks_[it->second][bit / 64] |= std::uint64_t{1} << (bit % 64);
+    blocks_[e.last_block_index][bit / 64] |= std::uint64_t{1} << (bit % 64);
   }
 
   /// `base_num`, in a scratch buffer valid until the next call.
@@ -318,10 +342,11 @@ class Namespace {
     char digits[24];
     const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, num);
     (void)ec;
-    scratch_.assign(base);
+    scratch_.clear();
+    scratch_ += base;
     scratch_ += '_';
     scratch_.append(digits, end);
-    return scratch_;
+    return scratch_.view();
   }
   static std::uint64_t parse_digits(std::string_view d) {
     std::uint64_t v = 0;
@@ -339,10 +364,15 @@ class Namespace {
     std::uint64_t num = 0;
     /// The base itself is a used name (and not one torch.fx suffixes).
     bool bare_used = false;
+    /// The block of bits last set (N / 512) and its index in blocks_:
+    /// a base's names are mostly made in order, so the next one is nearly
+    /// always in the same block, found without the map.
+    std::uint64_t last_block = UINT64_MAX;
+    std::uint32_t last_block_index = 0;
   };
 
   NameArena arena_;
-  std::string scratch_;
+  wrapir::detail::TextBuffer scratch_;
   /// The used names that are not bits of a base.
   boost::unordered_flat_set<std::string_view, NameHash, NameEqual> used_;
   boost::unordered_flat_map<std::string_view, std::uint32_t, NameHash, NameEqual> count_;
@@ -608,21 +638,24 @@ class Graph {
   /// A node calling `target`, which must outlive the graph (a static
   /// target or one from `intern`).
   std::uint32_t call_function(const Target& target, const ArgWriter& args, const ArgWriter& kwargs) {
-    Node& n = push(Op::call_function);
-    n.target = &target;
-    n.name = names.create_sanitized(target.candidate);
-    const std::size_t begin = arena.size();
-    if (python)
-      put(" = g.call_function(", target.python, ", ", args.view(), ", ", kwargs.view(), ")\n");
-    else
-      put(print_call, target.printed, print_args, args.view(), print_kwargs, kwargs.view(), ")");
-    n.args = span_from(begin);
-    const auto index = static_cast<std::uint32_t>(nodes.size() - 1);
-    count_uses(args.refs(), index);
-    count_uses(kwargs.refs(), index);
+    const std::string_view name = names.create_sanitized(target.candidate);
+    const std::uint32_t index = call(target, args, kwargs);
+    nodes[index].name = name;
     return index;
   }
-  /// As above with no keyword arguments.
+
+  /// call_function, then rename(node, name) (Inductor names a buffer's
+  /// node after the buffer), without making the text of the name torch.fx
+  /// gave the node first: nothing prints it.
+  std::uint32_t call_function_renamed(const Target& target, const ArgWriter& args, const ArgWriter& kwargs,
+                                      std::string_view name) {
+    names.take_sanitized(target.candidate);
+    const std::uint32_t index = call(target, args, kwargs);
+    rename(index, name);
+    return index;
+  }
+
+  /// call_function with no keyword arguments.
   std::uint32_t call_function(const Target& target, const ArgWriter& args) {
     ArgWriter none(*this);
     none.both("{}");
@@ -775,6 +808,21 @@ class Graph {
 
   static constexpr std::uint32_t output_user = UINT32_MAX - 1;
 
+  /// The node of call_function, not yet named.
+  std::uint32_t call(const Target& target, const ArgWriter& args, const ArgWriter& kwargs) {
+    Node& n = push(Op::call_function);
+    n.target = &target;
+    const std::size_t begin = arena.size();
+    if (python)
+      put(" = g.call_function(", target.python, ", ", args.view(), ", ", kwargs.view(), ")\n");
+    else
+      put(print_call, target.printed, print_args, args.view(), print_kwargs, kwargs.view(), ")");
+    n.args = span_from(begin);
+    const auto index = static_cast<std::uint32_t>(nodes.size() - 1);
+    count_uses(args.refs(), index);
+    count_uses(kwargs.refs(), index);
+    return index;
+  }
   /// Each distinct node of `refs` gains `user` as a user (torch.fx's
   /// `len(node.users)` counts user nodes, not uses).
   void count_uses(const std::vector<std::uint32_t>& refs, std::uint32_t user) {
