@@ -6,6 +6,7 @@
 /// rejects and wrapir renders (docs/emitters.md, "FX"). Operator callees are
 /// checked exactly as the Python emitter checks them.
 
+#include <wrapir/detail/huge_pages.hpp>
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/emit/detail/fx_graph.hpp>
 #include <wrapir/emit/detail/fx_symbols.hpp>
@@ -101,6 +102,10 @@ class GraphConverter {
     // reserved for that (what is reserved and not written is never touched).
     g_.nodes.reserve(program.body.size() + program.inputs.size() + 8);
     g_.arena.reserve(program.body.size() * 256 + 4096);
+    // Both are fresh memory, written once: on 2 MiB pages where the system
+    // allows (detail/huge_pages.hpp says why and what it costs).
+    wrapir::detail::advise_huge_pages(g_.nodes.data(), g_.nodes.capacity() * sizeof(Node));
+    wrapir::detail::advise_huge_pages(g_.arena.data(), g_.arena.capacity());
     g_.names.reserve(program.body.size() + program.inputs.size() + 8);
   }
 
