@@ -440,7 +440,7 @@ class GraphConverter {
     k.both(ir::torch_name(dtype));
     k.both(", ");
     k.key("device");
-    if (!k.string(ir::device_type_name(device.type))) fail("bad device");
+    k.plain_string(ir::device_type_name(device.type));
     k.both("}");
     const std::uint32_t n =
         g_.call_function_renamed(builtin(zeros ? Builtin::zeros : Builtin::empty_strided), w, k, buffer_name(id));
@@ -490,7 +490,7 @@ class GraphConverter {
     k.both("torch.uint8");
     k.both(", ");
     k.key("device");
-    if (!k.string(ir::device_type_name(pool.device.type))) fail("bad device");
+    k.plain_string(ir::device_type_name(pool.device.type));
     k.both("}");
     const std::uint32_t n = g_.call_function(builtin(Builtin::empty_strided), w, k);
     g_.rename(n, checked_name(pool.name, "a pool"));

@@ -458,7 +458,8 @@ struct CharSink {
   }
 };
 
-/// Node `i`'s decimal index, for `n<i>` in Python.
+/// A number in decimal: node `i`'s index, for `n<i>` in Python, or its
+/// count of users.
 struct IndexDigits {
   char digits[16];
   std::string_view view;
@@ -471,18 +472,23 @@ struct IndexDigits {
 
 /// What `str(graph)` prints around a node's line:
 /// `\n    %name : [num_users=N] = ` before it, nothing after.
+///
+/// Each `Lines` says which number its head and tail print (`number`); the
+/// caller spells it once per node and passes the digits to both (spelling
+/// it in each was a tenth of the builder module's instructions, as the
+/// lines are sized before they are written).
 struct TextLines {
+  static std::uint32_t number(const Node& n, std::uint32_t) noexcept { return n.users; }
   template <class Sink>
-  static void head(Sink& out, const Node& n, std::uint32_t) {
+  static void head(Sink& out, const Node& n, std::string_view users) {
     out += "\n    %";
     out += n.name;
     out += " : [num_users=";
-    const IndexDigits users(n.users);
-    out += users.view;
+    out += users;
     out += "] = ";
   }
   template <class Sink>
-  static void tail(Sink&, const Node&, std::uint32_t) {}
+  static void tail(Sink&, const Node&, std::string_view) {}
 };
 
 /// What the builder module writes around a node's line (` = g.call_function(...)\n`):
@@ -490,25 +496,26 @@ struct TextLines {
 /// Names and labels are identifiers (checked or made by the namespace):
 /// quoted as they are, with no escaping to do.
 struct PythonLines {
+  static std::uint32_t number(const Node&, std::uint32_t i) noexcept { return i; }
   template <class Sink>
-  static void head(Sink& out, const Node& n, std::uint32_t i) {
+  static void head(Sink& out, const Node& n, std::string_view index) {
     if (!n.reserved().empty()) {
       out += "    name = g._graph_namespace.create_name('";
       out += n.reserved();
       out += "', None)\n";
     }
     out += "    n";
-    out += IndexDigits(i).view;
+    out += index;
   }
   template <class Sink>
-  static void tail(Sink& out, const Node& n, std::uint32_t i) {
+  static void tail(Sink& out, const Node& n, std::string_view index) {
     if (!n.reserved().empty()) {
       out += "    n";
-      out += IndexDigits(i).view;
+      out += index;
       out += ".name = name\n";
     } else if (n.renamed) {
       out += "    n";
-      out += IndexDigits(i).view;
+      out += index;
       out += ".name = '";
       out += n.name;
       out += "'\n";
@@ -581,6 +588,19 @@ class ArgWriter {
       }
     }
     return true;
+  }
+  /// A Python `str` value with nothing to escape in either rendering (no
+  /// quote, backslash, control character or non-ASCII byte: a device
+  /// type's name), written as `string` would write it without its
+  /// checking pass (every allocation names its device).
+  void plain_string(std::string_view s) {
+    if (python_) {
+      *out_ += '\'';
+      *out_ += s;
+      *out_ += '\'';
+    } else {
+      *out_ += s;
+    }
   }
   /// The same text in both renderings (`torch.float32`, `[`, `, `).
   /// Always inline, as TextBuffer's appends are: out of line, a literal's
@@ -699,9 +719,10 @@ class Graph {
   void print_lines(Sink& out) const {
     for (std::uint32_t i = 0; i < nodes.size(); ++i) {
       const Node& n = nodes[i];
-      Lines::head(out, n, i);
+      const IndexDigits digits(Lines::number(n, i));
+      Lines::head(out, n, digits.view);
       out += text(n.args);
-      Lines::tail(out, n, i);
+      Lines::tail(out, n, digits.view);
     }
   }
 
@@ -770,18 +791,19 @@ class Graph {
       // yet moved (all that goes before a line is at least as long as the
       // lines before it).
       const Node& n = nodes[i];
+      const IndexDigits digits(Lines::number(n, i));
       SizeSink tail;
-      Lines::tail(tail, n, i);
+      Lines::tail(tail, n, digits.view);
       end -= tail.size;
       CharSink at_tail{data + end};
-      Lines::tail(at_tail, n, i);
+      Lines::tail(at_tail, n, digits.view);
       end -= n.args.size;
       std::memmove(data + end, data + n.args.begin, n.args.size);
       SizeSink head;
-      Lines::head(head, n, i);
+      Lines::head(head, n, digits.view);
       end -= head.size;
       CharSink at_head{data + end};
-      Lines::head(at_head, n, i);
+      Lines::head(at_head, n, digits.view);
     }
     if (end != prefix.size()) wrapir::detail::fail("internal: the FX graph's text was sized wrongly");
     CharSink{data} += prefix;
