@@ -251,7 +251,6 @@ class Namespace {
     return kept;
   }
 
-
  public:
   /// Room for about `n` names without rehashing (most of them are bits).
   void reserve(std::size_t n) { used_.reserve(n / 8); }
