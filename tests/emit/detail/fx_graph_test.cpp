@@ -73,6 +73,11 @@ TEST_CASE("emit/fx/namespace: names as torch.fx's create_name gives them, in any
     for (int i = 0; i < 300; ++i) {
       const std::string& c = candidates[pick(rng)];
       const std::string want = model.create(c);
+      if (rng() % 4 == 0) {
+        // A name taken for a node renamed right after: recorded the same.
+        ns.take_sanitized(c);
+        continue;
+      }
       const std::string got(ns.create_sanitized(c));
       REQUIRE_MESSAGE(got == want, "seed " << seed << ", call " << i << ", candidate " << c);
     }
@@ -101,6 +106,11 @@ TEST_CASE("emit/fx/namespace: counted names across the bitmaps' blocks match the
     for (int i = 0; i < 3000; ++i) {
       const std::string& c = candidates[pick(rng)];
       const std::string want = model.create(c);
+      if (rng() % 4 == 0) {
+        // A name taken for a node renamed right after: recorded the same.
+        ns.take_sanitized(c);
+        continue;
+      }
       const std::string got(ns.create_sanitized(c));
       REQUIRE_MESSAGE(got == want, "seed " << seed << ", call " << i << ", candidate " << c);
     }

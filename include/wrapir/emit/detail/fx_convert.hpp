@@ -6,6 +6,7 @@
 /// rejects and wrapir renders (docs/emitters.md, "FX"). Operator callees are
 /// checked exactly as the Python emitter checks them.
 
+#include <wrapir/detail/huge_pages.hpp>
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/emit/detail/fx_graph.hpp>
 #include <wrapir/emit/detail/fx_symbols.hpp>
@@ -93,13 +94,18 @@ class GraphConverter {
         is_subgraph_(is_subgraph),
         options_(options),
         syms_(module.graph, [this](std::string m) { fail(std::move(m)); }),
-        node_of_(program.buffers.size(), -1) {
+        node_of_(program.buffers.size(), -1),
+        name_checked_(program.buffers.size(), false) {
     g_.python = conversion.python;
     // About one node per line; the arena becomes the output (heads, tails
     // and all: Graph::take_lines), of under 200 bytes a line, so it is
     // reserved for that (what is reserved and not written is never touched).
     g_.nodes.reserve(program.body.size() + program.inputs.size() + 8);
     g_.arena.reserve(program.body.size() * 256 + 4096);
+    // Both are fresh memory, written once: on 2 MiB pages where the system
+    // allows (detail/huge_pages.hpp says why and what it costs).
+    wrapir::detail::advise_huge_pages(g_.nodes.data(), g_.nodes.capacity() * sizeof(Node));
+    wrapir::detail::advise_huge_pages(g_.arena.data(), g_.arena.capacity());
     g_.names.reserve(program.body.size() + program.inputs.size() + 8);
   }
 
@@ -154,6 +160,17 @@ class GraphConverter {
   std::string_view checked_name(std::string_view name, std::string_view what) const {
     if (auto err = ir::check_name(name, what)) fail(*err);
     return name;
+  }
+  /// Buffer `id`'s name, checked the first time it names a node only: a
+  /// buffer that is allocated, freed and reused names a node each time, and
+  /// checking its name each time was 3% of the emission.
+  std::string_view buffer_name(ir::BufferId id) {
+    const ir::BufferDecl& d = buffer(id);
+    if (!name_checked_[id.index]) {
+      (void)checked_name(d.name, "a buffer");
+      name_checked_[id.index] = true;
+    }
+    return d.name;
   }
 
   std::uint32_t node(ir::BufferId id) {
@@ -393,7 +410,6 @@ class GraphConverter {
 
   void allocate(ir::BufferId id, const std::vector<expr::Expr>& sizes, const std::vector<expr::Expr>& strides,
                 ir::DType dtype, ir::Device device, bool zeros) {
-    const ir::BufferDecl& d = buffer(id);
     std::vector<Value>& s = scratch_sizes_;
     std::vector<Value>& t = scratch_strides_;
     s.clear();
@@ -424,10 +440,10 @@ class GraphConverter {
     k.both(ir::torch_name(dtype));
     k.both(", ");
     k.key("device");
-    if (!k.string(ir::device_type_name(device.type))) fail("bad device");
+    k.plain_string(ir::device_type_name(device.type));
     k.both("}");
-    const std::uint32_t n = g_.call_function(builtin(zeros ? Builtin::zeros : Builtin::empty_strided), w, k);
-    g_.rename(n, checked_name(d.name, "a buffer"));
+    const std::uint32_t n =
+        g_.call_function_renamed(builtin(zeros ? Builtin::zeros : Builtin::empty_strided), w, k, buffer_name(id));
     node_of_[id.index] = n;
   }
 
@@ -474,7 +490,7 @@ class GraphConverter {
     k.both("torch.uint8");
     k.both(", ");
     k.key("device");
-    if (!k.string(ir::device_type_name(pool.device.type))) fail("bad device");
+    k.plain_string(ir::device_type_name(pool.device.type));
     k.both("}");
     const std::uint32_t n = g_.call_function(builtin(Builtin::empty_strided), w, k);
     g_.rename(n, checked_name(pool.name, "a pool"));
@@ -512,7 +528,7 @@ class GraphConverter {
     }
     w.both("])");
     const std::uint32_t n = g_.call_function(builtin(Builtin::alloc_from_pool), w);
-    g_.rename(n, checked_name(d.name, "a buffer"));
+    g_.rename(n, buffer_name(l.buffer));
     node_of_[l.buffer.index] = n;
   }
 
@@ -548,7 +564,7 @@ class GraphConverter {
   void convert(const ir::Reinterpret& l) {
     const ir::BufferDecl& v = buffer(l.view);
     const std::uint32_t n = as_strided(node(l.base), v.layout.sizes, v.layout.strides, v.layout.storage_offset);
-    g_.rename(n, checked_name(v.name, "a buffer"));
+    g_.rename(n, buffer_name(l.view));
     node_of_[l.view.index] = n;
   }
 
@@ -802,7 +818,7 @@ class GraphConverter {
     k.both("}");
     const std::uint32_t n = g_.call_function(t, a, k);
     if (result) {
-      g_.rename(n, checked_name(buffer(*result).name, "a buffer"));
+      g_.rename(n, buffer_name(*result));
       node_of_[result->index] = n;
     }
   }
@@ -835,7 +851,7 @@ class GraphConverter {
       w.both(")");
       n = g_.call_function(builtin(Builtin::getitem), w);
     }
-    g_.rename(n, checked_name(buffer(l.result).name, "a buffer"));
+    g_.rename(n, buffer_name(l.result));
     node_of_[l.result.index] = n;
   }
 
@@ -1033,7 +1049,7 @@ class GraphConverter {
       gw.integer(static_cast<std::int64_t>(i));
       gw.both(")");
       const std::uint32_t n = g_.call_function(builtin(Builtin::getitem), gw);
-      g_.rename(n, checked_name(buffer(outputs[i]).name, "a buffer"));
+      g_.rename(n, buffer_name(outputs[i]));
       node_of_[outputs[i].index] = n;
     }
   }
@@ -1107,6 +1123,7 @@ class GraphConverter {
   const FxOptions& options_;
   SymbolNodes syms_;
   std::vector<std::int64_t> node_of_;
+  std::vector<bool> name_checked_;  // see buffer_name
   std::vector<std::int64_t> pool_node_;
   std::vector<std::int64_t> kernel_index_;
   std::vector<const ir::KernelMetadata*> metadata_;

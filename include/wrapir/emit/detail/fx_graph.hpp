@@ -27,6 +27,7 @@
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/emit/detail/python_literals.hpp>
 #include <wrapir/emit/detail/shortest_double.hpp>
+#include <wrapir/emit/detail/text_buffer.hpp>
 
 #include <boost/unordered/unordered_flat_map.hpp>
 #include <boost/unordered/unordered_flat_set.hpp>
@@ -182,7 +183,17 @@ class Namespace {
 
   /// `create_name` for a candidate that is sanitized already. The name
   /// lives as long as the namespace.
-  std::string_view create_sanitized(std::string_view candidate) {
+  std::string_view create_sanitized(std::string_view candidate) { return create(candidate, true); }
+
+  /// `create_name` for a candidate that is sanitized already, for a node
+  /// renamed right after (Inductor names a buffer's node after the buffer):
+  /// the name is taken, but its text, which nothing prints, is not made
+  /// when it is a bit of its base (the usual `empty_strided_N`).
+  void take_sanitized(std::string_view candidate) { (void)create(candidate, false); }
+
+ private:
+  /// create_sanitized; with `text` false, the returned view may be empty.
+  std::string_view create(std::string_view candidate, bool text) {
     // Split `base_N` (torch.fx: `^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$`).
     const Split split = split_name(candidate);
     const std::string_view base = split.base;
@@ -222,7 +233,7 @@ class Namespace {
       while (num <= max_numbered && test_bit(entry, num)) ++num;
       if (num <= max_numbered) {
         set_bit(entry, num);
-        kept = arena_.keep(suffixed(base, num));
+        if (text) kept = arena_.keep(suffixed(base, num));
       } else {
         // Past the bitmaps' range (an explicit suffix near 2^32): the set.
         while (true) {
@@ -240,6 +251,7 @@ class Namespace {
     return kept;
   }
 
+ public:
   /// Room for about `n` names without rehashing (most of them are bits).
   void reserve(std::size_t n) { used_.reserve(n / 8); }
 
@@ -292,7 +304,7 @@ class Namespace {
     if (entries_.size() >= no_entry) wrapir::detail::fail("the FX graph has too many distinct names");
     const auto id = static_cast<std::uint32_t>(entries_.size());
     const std::string_view kept = arena_.keep(base);
-    entries_.push_back(Entry{kept, 0, false});
+    entries_.push_back(Entry{kept, 0, false, UINT64_MAX, 0});
     count_.emplace(kept, id);
     return id;
   }
@@ -300,16 +312,28 @@ class Namespace {
     return (static_cast<std::uint64_t>(entry) << 32) | (n >> block_shift);
   }
   bool test_bit(std::uint32_t entry, std::uint64_t n) const {
-    const auto it = block_of_.find(block_key(entry, n));
-    if (it == block_of_.end()) return false;
+    const Entry& e = entries_[entry];
+    std::uint32_t block = 0;
+    if (e.last_block == n >> block_shift) {
+      block = e.last_block_index;
+    } else {
+      const auto it = block_of_.find(block_key(entry, n));
+      if (it == block_of_.end()) return false;
+      block = it->second;
+    }
     const std::uint64_t bit = n & ((1u << block_shift) - 1);
-    return (blocks_[it->second][bit / 64] >> (bit % 64) & 1u) != 0;
+    return (blocks_[block][bit / 64] >> (bit % 64) & 1u) != 0;
   }
   void set_bit(std::uint32_t entry, std::uint64_t n) {
-    const auto [it, fresh] = block_of_.try_emplace(block_key(entry, n), static_cast<std::uint32_t>(blocks_.size()));
-    if (fresh) blocks_.emplace_back();
+    Entry& e = entries_[entry];
+    if (e.last_block != n >> block_shift) {
+      const auto [it, fresh] = block_of_.try_emplace(block_key(entry, n), static_cast<std::uint32_t>(blocks_.size()));
+      if (fresh) blocks_.emplace_back();
+      e.last_block = n >> block_shift;
+      e.last_block_index = it->second;
+    }
     const std::uint64_t bit = n & ((1u << block_shift) - 1);
-    blocks_[it->second][bit / 64] |= std::uint64_t{1} << (bit % 64);
+    blocks_[e.last_block_index][bit / 64] |= std::uint64_t{1} << (bit % 64);
   }
 
   /// `base_num`, in a scratch buffer valid until the next call.
@@ -317,10 +341,11 @@ class Namespace {
     char digits[24];
     const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, num);
     (void)ec;
-    scratch_.assign(base);
+    scratch_.clear();
+    scratch_ += base;
     scratch_ += '_';
     scratch_.append(digits, end);
-    return scratch_;
+    return scratch_.view();
   }
   static std::uint64_t parse_digits(std::string_view d) {
     std::uint64_t v = 0;
@@ -338,10 +363,15 @@ class Namespace {
     std::uint64_t num = 0;
     /// The base itself is a used name (and not one torch.fx suffixes).
     bool bare_used = false;
+    /// The block of bits last set (N / 512) and its index in blocks_:
+    /// a base's names are mostly made in order, so the next one is nearly
+    /// always in the same block, found without the map.
+    std::uint64_t last_block = UINT64_MAX;
+    std::uint32_t last_block_index = 0;
   };
 
   NameArena arena_;
-  std::string scratch_;
+  wrapir::detail::TextBuffer scratch_;
   /// The used names that are not bits of a base.
   boost::unordered_flat_set<std::string_view, NameHash, NameEqual> used_;
   boost::unordered_flat_map<std::string_view, std::uint32_t, NameHash, NameEqual> count_;
@@ -427,7 +457,8 @@ struct CharSink {
   }
 };
 
-/// Node `i`'s decimal index, for `n<i>` in Python.
+/// A number in decimal: node `i`'s index, for `n<i>` in Python, or its
+/// count of users.
 struct IndexDigits {
   char digits[16];
   std::string_view view;
@@ -440,18 +471,23 @@ struct IndexDigits {
 
 /// What `str(graph)` prints around a node's line:
 /// `\n    %name : [num_users=N] = ` before it, nothing after.
+///
+/// Each `Lines` says which number its head and tail print (`number`); the
+/// caller spells it once per node and passes the digits to both (spelling
+/// it in each was a tenth of the builder module's instructions, as the
+/// lines are sized before they are written).
 struct TextLines {
+  static std::uint32_t number(const Node& n, std::uint32_t) noexcept { return n.users; }
   template <class Sink>
-  static void head(Sink& out, const Node& n, std::uint32_t) {
+  static void head(Sink& out, const Node& n, std::string_view users) {
     out += "\n    %";
     out += n.name;
     out += " : [num_users=";
-    const IndexDigits users(n.users);
-    out += users.view;
+    out += users;
     out += "] = ";
   }
   template <class Sink>
-  static void tail(Sink&, const Node&, std::uint32_t) {}
+  static void tail(Sink&, const Node&, std::string_view) {}
 };
 
 /// What the builder module writes around a node's line (` = g.call_function(...)\n`):
@@ -459,25 +495,26 @@ struct TextLines {
 /// Names and labels are identifiers (checked or made by the namespace):
 /// quoted as they are, with no escaping to do.
 struct PythonLines {
+  static std::uint32_t number(const Node&, std::uint32_t i) noexcept { return i; }
   template <class Sink>
-  static void head(Sink& out, const Node& n, std::uint32_t i) {
+  static void head(Sink& out, const Node& n, std::string_view index) {
     if (!n.reserved().empty()) {
       out += "    name = g._graph_namespace.create_name('";
       out += n.reserved();
       out += "', None)\n";
     }
     out += "    n";
-    out += IndexDigits(i).view;
+    out += index;
   }
   template <class Sink>
-  static void tail(Sink& out, const Node& n, std::uint32_t i) {
+  static void tail(Sink& out, const Node& n, std::string_view index) {
     if (!n.reserved().empty()) {
       out += "    n";
-      out += IndexDigits(i).view;
+      out += index;
       out += ".name = name\n";
     } else if (n.renamed) {
       out += "    n";
-      out += IndexDigits(i).view;
+      out += index;
       out += ".name = '";
       out += n.name;
       out += "'\n";
@@ -489,8 +526,11 @@ class Graph;
 
 /// The storage an ArgWriter borrows from its graph.
 struct ArgBuffer {
-  std::string out;
+  wrapir::detail::TextBuffer out;
   std::vector<std::uint32_t> refs;
+  /// For the few writers that append to a std::string (a float, a Python
+  /// string literal).
+  std::string scratch;
 };
 
 /// Writes one argument structure in the graph's rendering (the text
@@ -518,7 +558,11 @@ class ArgWriter {
   void floating(double v) {
     if (std::isnan(v)) raw("nan", "float('nan')");
     else if (std::isinf(v)) raw(v < 0 ? "-inf" : "inf", v < 0 ? "float('-inf')" : "float('inf')");
-    else wrapir::detail::append_shortest_double(*out_, v);
+    else {
+      buffer_->scratch.clear();
+      wrapir::detail::append_shortest_double(buffer_->scratch, v);
+      *out_ += buffer_->scratch;
+    }
   }
   void boolean(bool b) { both(b ? "True" : "False"); }
   void none() { both("None"); }
@@ -526,7 +570,12 @@ class ArgWriter {
   /// Escaped in the text (control characters as `\xNN`) so that one
   /// printed node stays one line. False when `s` is not UTF-8.
   [[nodiscard]] bool string(std::string_view s) {
-    if (python_) return python::detail::append_string_literal(*out_, s);
+    if (python_) {
+      buffer_->scratch.clear();
+      if (!python::detail::append_string_literal(buffer_->scratch, s)) return false;
+      *out_ += buffer_->scratch;
+      return true;
+    }
     for (char c : s) {
       if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
         static constexpr char hex[] = "0123456789abcdef";
@@ -539,28 +588,48 @@ class ArgWriter {
     }
     return true;
   }
+  /// A Python `str` value with nothing to escape in either rendering (no
+  /// quote, backslash, control character or non-ASCII byte: a device
+  /// type's name), written as `string` would write it without its
+  /// checking pass (every allocation names its device).
+  void plain_string(std::string_view s) {
+    if (python_) {
+      *out_ += '\'';
+      *out_ += s;
+      *out_ += '\'';
+    } else {
+      *out_ += s;
+    }
+  }
   /// The same text in both renderings (`torch.float32`, `[`, `, `).
-  void both(std::string_view s) { out_->append(s); }
-  void raw(std::string_view text, std::string_view python) { out_->append(python_ ? python : text); }
+  /// Always inline, as TextBuffer's appends are: out of line, a literal's
+  /// length is lost and each piece costs two calls.
+  [[gnu::always_inline]] void both(std::string_view s) { *out_ += s; }
+  void raw(std::string_view text, std::string_view python) { *out_ += python_ ? python : text; }
   /// Appends what `other` wrote, and the nodes it refers to.
   void append(const ArgWriter& other) {
-    out_->append(other.view());
+    *out_ += other.view();
     buffer_->refs.insert(buffer_->refs.end(), other.refs().begin(), other.refs().end());
   }
   /// A dict key: `k: ` printed, `'k': ` in Python.
-  void key(std::string_view k) {
-    if (python_) *out_ += '\'';
-    out_->append(k);
-    out_->append(python_ ? "': " : ": ");
+  [[gnu::always_inline]] void key(std::string_view k) {
+    if (python_) {
+      *out_ += '\'';
+      *out_ += k;
+      *out_ += std::string_view("': ");
+    } else {
+      *out_ += k;
+      *out_ += std::string_view(": ");
+    }
   }
-  [[nodiscard]] std::string_view view() const noexcept { return *out_; }
+  [[nodiscard]] std::string_view view() const noexcept { return out_->view(); }
   [[nodiscard]] bool python() const noexcept { return python_; }
   [[nodiscard]] const std::vector<std::uint32_t>& refs() const noexcept { return buffer_->refs; }
 
  private:
   Graph& graph_;
   ArgBuffer* buffer_;
-  std::string* out_;
+  wrapir::detail::TextBuffer* out_;
   bool python_;
   bool bare_;
 };
@@ -588,34 +657,24 @@ class Graph {
   /// A node calling `target`, which must outlive the graph (a static
   /// target or one from `intern`).
   std::uint32_t call_function(const Target& target, const ArgWriter& args, const ArgWriter& kwargs) {
-    Node& n = push(Op::call_function);
-    n.target = &target;
-    n.name = names.create_sanitized(target.candidate);
-    const std::size_t begin = arena.size();
-    if (python) {
-      arena += " = g.call_function(";
-      arena += target.python;
-      arena += ", ";
-      arena += args.view();
-      arena += ", ";
-      arena += kwargs.view();
-      arena += ")\n";
-    } else {
-      arena += print_call;
-      arena += target.printed;
-      arena += print_args;
-      arena += args.view();
-      arena += print_kwargs;
-      arena += kwargs.view();
-      arena += ')';
-    }
-    n.args = span_from(begin);
-    const auto index = static_cast<std::uint32_t>(nodes.size() - 1);
-    count_uses(args.refs(), index);
-    count_uses(kwargs.refs(), index);
+    const std::string_view name = names.create_sanitized(target.candidate);
+    const std::uint32_t index = call(target, args, kwargs);
+    nodes[index].name = name;
     return index;
   }
-  /// As above with no keyword arguments.
+
+  /// call_function, then rename(node, name) (Inductor names a buffer's
+  /// node after the buffer), without making the text of the name torch.fx
+  /// gave the node first: nothing prints it.
+  std::uint32_t call_function_renamed(const Target& target, const ArgWriter& args, const ArgWriter& kwargs,
+                                      std::string_view name) {
+    names.take_sanitized(target.candidate);
+    const std::uint32_t index = call(target, args, kwargs);
+    rename(index, name);
+    return index;
+  }
+
+  /// call_function with no keyword arguments.
   std::uint32_t call_function(const Target& target, const ArgWriter& args) {
     ArgWriter none(*this);
     none.both("{}");
@@ -659,9 +718,10 @@ class Graph {
   void print_lines(Sink& out) const {
     for (std::uint32_t i = 0; i < nodes.size(); ++i) {
       const Node& n = nodes[i];
-      Lines::head(out, n, i);
+      const IndexDigits digits(Lines::number(n, i));
+      Lines::head(out, n, digits.view);
       out += text(n.args);
-      Lines::tail(out, n, i);
+      Lines::tail(out, n, digits.view);
     }
   }
 
@@ -730,18 +790,19 @@ class Graph {
       // yet moved (all that goes before a line is at least as long as the
       // lines before it).
       const Node& n = nodes[i];
+      const IndexDigits digits(Lines::number(n, i));
       SizeSink tail;
-      Lines::tail(tail, n, i);
+      Lines::tail(tail, n, digits.view);
       end -= tail.size;
       CharSink at_tail{data + end};
-      Lines::tail(at_tail, n, i);
+      Lines::tail(at_tail, n, digits.view);
       end -= n.args.size;
       std::memmove(data + end, data + n.args.begin, n.args.size);
       SizeSink head;
-      Lines::head(head, n, i);
+      Lines::head(head, n, digits.view);
       end -= head.size;
       CharSink at_head{data + end};
-      Lines::head(at_head, n, i);
+      Lines::head(at_head, n, digits.view);
     }
     if (end != prefix.size()) wrapir::detail::fail("internal: the FX graph's text was sized wrongly");
     CharSink{data} += prefix;
@@ -768,6 +829,21 @@ class Graph {
 
   static constexpr std::uint32_t output_user = UINT32_MAX - 1;
 
+  /// The node of call_function, not yet named.
+  std::uint32_t call(const Target& target, const ArgWriter& args, const ArgWriter& kwargs) {
+    Node& n = push(Op::call_function);
+    n.target = &target;
+    const std::size_t begin = arena.size();
+    if (python)
+      put(" = g.call_function(", target.python, ", ", args.view(), ", ", kwargs.view(), ")\n");
+    else
+      put(print_call, target.printed, print_args, args.view(), print_kwargs, kwargs.view(), ")");
+    n.args = span_from(begin);
+    const auto index = static_cast<std::uint32_t>(nodes.size() - 1);
+    count_uses(args.refs(), index);
+    count_uses(kwargs.refs(), index);
+    return index;
+  }
   /// Each distinct node of `refs` gains `user` as a user (torch.fx's
   /// `len(node.users)` counts user nodes, not uses).
   void count_uses(const std::vector<std::uint32_t>& refs, std::uint32_t user) {
@@ -801,6 +877,16 @@ class Graph {
     }
     n.args = span_from(begin);
     return static_cast<std::uint32_t>(nodes.size() - 1);
+  }
+  /// Appends `pieces` to the arena with one call into std::string (whose
+  /// appends are out-of-line calls, each with a `memcpy` call) and copies
+  /// them in place: the literal pieces become a few moves.
+  template <class... Pieces>
+  void put(const Pieces&... pieces) {
+    const std::size_t begin = arena.size();
+    arena.resize(begin + (std::string_view(pieces).size() + ...));
+    CharSink at{arena.data() + begin};
+    ((at += std::string_view(pieces)), ...);
   }
   /// The arena from `begin` to its end.
   Span span_from(std::size_t begin) {
@@ -846,7 +932,7 @@ inline void ArgWriter::node(std::uint32_t index) {
     out_->append(digits, end);
   } else {
     if (!bare_) *out_ += '%';
-    out_->append(graph_.nodes[index].name);
+    *out_ += graph_.nodes[index].name;
   }
 }
 
