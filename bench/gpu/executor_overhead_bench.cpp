@@ -30,6 +30,12 @@
 //   argument arrays packed beforehand (pointers into one scratch buffer):
 //   the driver's own cost, the floor any wrapper sits on.
 //
+// Built with -DWRAPIR_EXECUTOR_PHASE_CLOCK=1 (include/wrapir/detail/phase_clock.hpp),
+// Executor/, Stubbed/ and RawLaunch/ also report where each call's host
+// time went: counters `ns_PHASE` (ns per call, exclusive phases; the raw
+// loop's are `driver_launch` and `raw_other`), from the time-stamp counter
+// calibrated against steady_clock at start. Built as executor_overhead_phases.
+//
 // Without a device or without WRAPIR_BENCH_EXPORTS the binary says why and
 // exits 0 (CI's smoke run). A program the executor cannot prepare is
 // reported and skipped.
@@ -38,6 +44,7 @@
 #include <wrapir/cuda/module.hpp>
 #include <wrapir/cuda/triton.hpp>
 #include <wrapir/cuda/triton_json.hpp>
+#include <wrapir/detail/phase_clock.hpp>
 #include <wrapir/io/json.hpp>
 #include <wrapir/io/safetensors.hpp>
 #include <wrapir/run/cuda/backend.hpp>
@@ -258,11 +265,35 @@ std::unique_ptr<Program> load(const fs::path& dir) {
 
 enum class Mode { plain, graph, stubbed };
 
+namespace pc = wrapir::phase_clock;
+
+/// Clears this thread's phase totals (a no-op without the phase clock).
+void reset_phases() {
+#if WRAPIR_EXECUTOR_PHASE_CLOCK
+  pc::totals() = pc::Totals{};
+#endif
+}
+
+/// The phase totals since `reset_phases`, as ns per call.
+void report_phases(benchmark::State& state) {
+#if WRAPIR_EXECUTOR_PHASE_CLOCK
+  const pc::Totals& t = pc::totals();
+  const double calls = static_cast<double>(state.iterations());
+  for (std::size_t i = 0; i < t.ticks.size(); ++i)
+    if (t.marks[i] != 0)
+      state.counters[std::string("ns_") + pc::phase_names[i]] = static_cast<double>(t.ticks[i]) * pc::ns_per_tick() / calls;
+#else
+  (void)state;
+#endif
+}
+
 void executor_call(benchmark::State& state, Program* p, Mode mode) {
   const bool graph = mode == Mode::graph;
   const run::Executor& exe = graph ? *p->graphed : mode == Mode::stubbed ? *p->stubbed : *p->executor;
+  reset_phases();
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
+    WRAPIR_PHASE_START();
     auto out = exe.run(p->inputs, p->scalars);
     state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (!out) {
@@ -277,6 +308,7 @@ void executor_call(benchmark::State& state, Program* p, Mode mode) {
   }
   state.SetItemsProcessed(state.iterations() * p->launches);
   state.counters["launches"] = static_cast<double>(p->launches);
+  if (!graph) report_phases(state);
   if (graph) {
     const run::GraphModeStats g = exe.graph_stats();
     state.counters["captured"] = static_cast<double>(g.captured);
@@ -287,12 +319,17 @@ void executor_call(benchmark::State& state, Program* p, Mode mode) {
 void raw_loop(benchmark::State& state, Program* p) {
   const drv::Driver& d = drv::loaded_driver();
   CUstream stream = fixture->backend->stream();
+  reset_phases();
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
+    WRAPIR_PHASE_START();
     bool ok = true;
-    for (RawLoop::Launch& l : p->raw->launches)
+    for (RawLoop::Launch& l : p->raw->launches) {
+      WRAPIR_PHASE_MARK(raw_other);
       ok &= d.cuLaunchKernel(l.f, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z, l.shared, stream,
                              l.params.data(), nullptr) == CUDA_SUCCESS;
+      WRAPIR_PHASE_MARK(driver_launch);
+    }
     state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (!ok) {
       state.SkipWithError("a launch failed");
@@ -305,6 +342,7 @@ void raw_loop(benchmark::State& state, Program* p) {
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(p->raw->launches.size()));
   state.counters["launches"] = static_cast<double>(p->raw->launches.size());
+  report_phases(state);
 }
 
 }  // namespace
@@ -319,6 +357,9 @@ int main(int argc, char** argv) {
     std::printf("executor_overhead_bench: skipped: set WRAPIR_BENCH_EXPORTS to export folders (DIR[:DIR...])\n");
     return 0;
   }
+#if WRAPIR_EXECUTOR_PHASE_CLOCK
+  (void)pc::ns_per_tick();  // calibrated before any timing
+#endif
   fixture.emplace();
   fixture->backend = wrapir_bench::must(rc::CudaBackend::create(0));
   benchmark::AddCustomContext("gpu", wrapir_bench::must(drv::device_info(0)).name);

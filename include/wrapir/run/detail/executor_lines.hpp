@@ -4,6 +4,7 @@
 /// one handler per line kind. A line kind without a handler here is a
 /// compile error naming it (`no_executor_handler_for_line_kind<Kind>`), as
 /// for emitters: adding a kind to the IR means deciding what it does here.
+#include <wrapir/detail/phase_clock.hpp>
 #include <wrapir/expr/eval.hpp>
 #include <wrapir/expr/print_python.hpp>
 #include <wrapir/ir/line.hpp>
@@ -742,6 +743,7 @@ class Frame {
   /// without lookups and calls the kernel. False (nothing done) when the
   /// general path must run instead, to give its diagnostic.
   bool launch_fast(const ir::KernelCall& l, const FastLaunch& fast) {
+    WRAPIR_PHASE_MARK(line_dispatch);
     const CpuKernelFn& fn = g_.kernels[l.kernel.index];
     if (!fn) return false;
     const std::size_t n = fast.args.size();
@@ -779,6 +781,7 @@ class Frame {
           break;
       }
     }
+    WRAPIR_PHASE_MARK(pack);
     if (Result<void> r = fn(std::span<void* const>(params_.data(), n)); !r)
       fail("kernel " + ir::quote_for_diagnostic(p_.kernel(l.kernel).name) + ": " + r.error().message);
     return true;
@@ -1110,11 +1113,36 @@ inline void Frame::bind(const Inputs& inputs) {
       }
 }
 
+#if WRAPIR_EXECUTOR_PHASE_CLOCK
+/// The phase a line's own work is counted in (a launch marks its parts
+/// itself; what is left after cuLaunchKernel is `after_launch`).
+inline phase_clock::Phase line_phase(const ir::Line& line) noexcept {
+  using phase_clock::Phase;
+  return std::visit(
+      []<class L>(const L&) {
+        if constexpr (std::is_same_v<L, ir::KernelCall>) return Phase::after_launch;
+        else if constexpr (std::is_same_v<L, ir::Allocate> || std::is_same_v<L, ir::Reuse> ||
+                           std::is_same_v<L, ir::Reinterpret>)
+          return Phase::allocate;
+        else if constexpr (std::is_same_v<L, ir::Free> || std::is_same_v<L, ir::FreeIfNotReused>)
+          return Phase::free;
+        else if constexpr (std::is_same_v<L, ir::ExternKernelOut> || std::is_same_v<L, ir::ExternKernelAlloc> ||
+                           std::is_same_v<L, ir::ExternKernelMultiOut>)
+          return Phase::extern_call;
+        else return Phase::other_line;
+      },
+      line);
+}
+#endif
+
 inline void Frame::run_body() {
   for (line_ = 0; line_ < p_.body.size(); ++line_) {
     const ir::Line& line = p_.body[line_];
     try {
       std::visit(*this, line);
+#if WRAPIR_EXECUTOR_PHASE_CLOCK
+      phase_clock::mark(line_phase(line));
+#endif
     } catch (wrapir::detail::Failure& f) {
       fail(g_.prefix + line_label(line, line_) + ": " + f.diagnostic.message);
     } catch (const std::bad_alloc&) {
@@ -1237,18 +1265,25 @@ inline Result<std::vector<Value>> Executor::run(std::span<const Tensor> inputs,
   struct Recycled {
     executor_detail::FramePool& pool;
     std::unique_ptr<executor_detail::FrameState> state;
-    ~Recycled() { pool.give_back(std::move(state)); }
+    ~Recycled() {
+      pool.give_back(std::move(state));
+      WRAPIR_PHASE_MARK(leave);
+    }
   } recycled{dispatchers_->frames, dispatchers_->frames.take()};
   try {
     return wrapir::detail::catch_failure([&] {
       executor_detail::Frame frame(prep, *dispatchers_, prep.top, nullptr, recycled.state.get());
+      WRAPIR_PHASE_MARK(enter);
       try {
         frame.bind_top_inputs(inputs, scalars, prep.input_index);
       } catch (wrapir::detail::Failure& f) {
         wrapir::detail::fail(prep.top.prefix + f.diagnostic.message);
       }
+      WRAPIR_PHASE_MARK(bind);
       frame.run_body();
-      return frame.outputs();
+      std::vector<Value> out = frame.outputs();
+      WRAPIR_PHASE_MARK(outputs);
+      return out;
     });
   } catch (const std::bad_alloc&) {
     return Diagnostic{"out of memory"};
