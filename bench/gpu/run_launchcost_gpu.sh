@@ -8,6 +8,7 @@
 # new), each the median of 3 repetitions. Build directories are under
 # /tmp (outside the carried tree). Every phase has a time limit.
 #
+# ROUNDS (default 2) rounds while under ROUND2_BEFORE seconds (default 200).
 # PHASES=1 also builds this tree's executor_overhead_phases (the phase clock
 # on: include/wrapir/detail/phase_clock.hpp) and runs it once after the
 # tests: ns per call in each phase of Executor/, Stubbed/ and RawLaunch/
@@ -71,8 +72,8 @@ if [ "$PHASES" = 1 ]; then
     --benchmark_report_aggregates_only=true > "$R/phases.log" 2>&1
   grep -E "median|gpu|rror" "$R/phases.log" | tee -a "$R/launchcost.log"
 fi
-for round in 1 2; do
-  [ $round = 2 ] && [ $((SECONDS - T0)) -gt ${ROUND2_BEFORE:-200} ] && { say "no time for round 2"; break; }
+for round in $(seq 1 ${ROUNDS:-2}); do
+  [ $round -gt 1 ] && [ $((SECONDS - T0)) -gt ${ROUND2_BEFORE:-200} ] && { say "no time for round $round"; break; }
   [ -n "$OLD_TREE" ] && bench "old tree, round $round" $W/old/bench/executor_overhead_bench '^(Executor|Stubbed|RawLaunch)/'
   bench "this tree, round $round" $W/new/bench/executor_overhead_bench '^(Executor|Stubbed|RawLaunch)/'
 done

@@ -107,9 +107,17 @@ class Frame {
   }
   void operator()(const ir::Reuse& l) {
     // Written in place: the new buffer's tensor keeps its vectors' memory.
-    std::shared_ptr<Storage> storage = tensor(l.old_buffer).storage;
+    // When the old buffer goes, its storage moves over (no reference count
+    // to touch).
+    const Tensor& old = tensor(l.old_buffer);
     const ir::BufferDecl& d = decl(l.new_buffer);
-    if (l.delete_old) release(l.old_buffer);
+    std::shared_ptr<Storage> storage;
+    if (l.delete_old) {
+      storage = std::move(boost::variant2::get_if<Tensor>(&buffers_[l.old_buffer.index].value)->storage);
+      release(l.old_buffer);
+    } else {
+      storage = old.storage;
+    }
     Tensor& t = slot_tensor(l.new_buffer);
     t.storage = std::move(storage);
     t.dtype = d.layout.dtype;
@@ -479,6 +487,24 @@ class Frame {
     live_[b.index] = 1;
   }
   /// `from` copied into `to`, reusing `to`'s vectors' memory.
+  /// `from` into `to` with a borrowed storage: a pointer that owns
+  /// nothing (no reference count to touch, twice per input per call). Only
+  /// for the caller's inputs, which outlive the call; `Executor::run` gives
+  /// an output that still borrows its input's owning pointer back
+  /// (`own_borrowed`).
+  static void assign_borrowed(Tensor& to, const Tensor& from) {
+    to.storage = std::shared_ptr<Storage>(std::shared_ptr<Storage>{}, from.storage.get());
+    to.dtype = from.dtype;
+    copy_dims(to.sizes, from.sizes);
+    copy_dims(to.strides, from.strides);
+    to.offset = from.offset;
+  }
+  /// The input binding of `Inputs`: the top level's borrow (SpanInputs).
+  template <class Inputs>
+  static void bind_tensor(Tensor& to, const Tensor& from) {
+    if constexpr (Inputs::borrows) assign_borrowed(to, from);
+    else assign(to, from);
+  }
   static void assign(Tensor& to, const Tensor& from) {
     if (&to == &from) return;
     to.storage = from.storage;
@@ -960,6 +986,8 @@ class Frame {
 
 /// A graph's inputs as a list of values (subgraphs).
 struct ValueInputs {
+  /// Subgraph inputs are the parent frame's values: owned, as they were.
+  static constexpr bool borrows = false;
   std::span<const Value> values;
   [[nodiscard]] std::size_t size() const noexcept { return values.size(); }
   [[nodiscard]] const Tensor* tensor(std::size_t i) const noexcept { return values[i].get_if<Tensor>(); }
@@ -969,6 +997,8 @@ struct ValueInputs {
 
 /// The top level's inputs as the caller's spans.
 struct SpanInputs {
+  /// The caller's tensors outlive the call: their storages are borrowed.
+  static constexpr bool borrows = true;
   std::span<const Tensor> tensors;
   std::span<const std::int64_t> scalars;
   std::span<const std::uint32_t> index;  // program input -> position in its span
@@ -1017,7 +1047,7 @@ inline void Frame::bind(const Inputs& inputs) {
           known.bytes_at_zero <= t->storage->nbytes) [[likely]] {
         Value& v = buffers_[plan.buffer];
         Tensor* slot = boost::variant2::get_if<Tensor>(&v.value);
-        assign(slot != nullptr ? *slot : v.value.template emplace<Tensor>(), *t);
+        bind_tensor<Inputs>(slot != nullptr ? *slot : v.value.template emplace<Tensor>(), *t);
         live_[plan.buffer] = 1;
         exact[i] = 1;
         continue;
@@ -1053,7 +1083,7 @@ inline void Frame::bind(const Inputs& inputs) {
       if (*reach > (t->storage ? t->storage->nbytes : 0))
         fail(who() + " (" + name(*b) + ") reaches " + std::to_string(*reach) + " bytes past a storage of " +
              std::to_string(t->storage ? t->storage->nbytes : 0));
-      assign(slot_tensor(*b), *t);
+      bind_tensor<Inputs>(slot_tensor(*b), *t);
       live_[b->index] = 1;
     } else {
       const expr::Expr s = boost::variant2::get<expr::Expr>(p_.inputs[i]);
@@ -1182,6 +1212,27 @@ inline std::vector<Value> run_graph(const Prepared& prep, Dispatchers& disp, con
   return frame.outputs();
 }
 
+/// Gives each output tensor that borrows an input's storage (bound by
+/// `assign_borrowed`, maybe passed through views, reinterprets or an
+/// extern's result) the caller's owning pointer, so that the output keeps
+/// its memory alive as every other output does.
+inline void own_borrowed(std::vector<Value>& outputs, std::span<const Tensor> inputs) {
+  for (Value& v : outputs) {
+    Tensor* t = boost::variant2::get_if<Tensor>(&v.value);
+    if (t == nullptr || !t->storage || t->storage.use_count() != 0) continue;
+    const Storage* borrowed = t->storage.get();
+    const Tensor* owner = nullptr;
+    for (const Tensor& in : inputs)
+      if (in.storage.get() == borrowed) {
+        owner = &in;
+        break;
+      }
+    // Only inputs are borrowed; a caller's input that itself owns nothing
+    // stays as the caller gave it.
+    if (owner != nullptr) t->storage = owner->storage;
+  }
+}
+
 /// Graph mode (executor_graph_call.hpp).
 inline std::shared_ptr<GraphCalls> make_graph_calls(const Prepared& prep);
 inline std::vector<Value> run_graph_mode(const Prepared& prep, Dispatchers& disp, GraphCalls& calls,
@@ -1282,6 +1333,7 @@ inline Result<std::vector<Value>> Executor::run(std::span<const Tensor> inputs,
       WRAPIR_PHASE_MARK(bind);
       frame.run_body();
       std::vector<Value> out = frame.outputs();
+      executor_detail::own_borrowed(out, inputs);
       WRAPIR_PHASE_MARK(outputs);
       return out;
     });
