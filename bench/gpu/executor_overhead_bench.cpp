@@ -25,6 +25,12 @@
 //   dispatch, no cuBLAS. Divided by the Triton launches, this is the
 //   figure to compare with RawLaunch per launch (the GPU computes garbage
 //   where a GEMM result would be; the host's work is the same).
+// * Paired/NAME — Stubbed/ and RawLaunch/ alternated call by call in one
+//   loop (raw loop, wait, stubbed executor, wait): the two figures are
+//   taken under the same machine state, which drifts by 10-40 % between
+//   benchmarks run seconds apart on the GPU host. Counters: the medians of
+//   each (`raw_us`, `stubbed_us`, per call) and the median of the per-pair
+//   ratios per Triton launch (`stubbed_over_raw`): the figure.
 // * RawLaunch/NAME — the program's Triton launches only, with their grids,
 //   blocks and shared memory, as one loop of cuLaunchKernel calls on
 //   argument arrays packed beforehand (pointers into one scratch buffer):
@@ -58,6 +64,7 @@
 
 #include "gpu_bench.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -345,6 +352,56 @@ void raw_loop(benchmark::State& state, Program* p) {
   report_phases(state);
 }
 
+/// Stubbed/ and RawLaunch/ alternated per call (see the file comment).
+void paired(benchmark::State& state, Program* p) {
+  const drv::Driver& d = drv::loaded_driver();
+  CUstream stream = fixture->backend->stream();
+  const run::Executor& exe = *p->stubbed;
+  std::vector<double> raw_s, stubbed_s, ratio;
+  raw_s.reserve(static_cast<std::size_t>(state.max_iterations));
+  stubbed_s.reserve(raw_s.capacity());
+  ratio.reserve(raw_s.capacity());
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    bool ok = true;
+    for (RawLoop::Launch& l : p->raw->launches)
+      ok &= d.cuLaunchKernel(l.f, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z, l.shared, stream,
+                             l.params.data(), nullptr) == CUDA_SUCCESS;
+    const double raw = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!ok || !fixture->backend->synchronize()) {
+      state.SkipWithError("a raw launch failed");
+      break;
+    }
+    t0 = std::chrono::steady_clock::now();
+    auto out = exe.run(p->inputs, p->scalars);
+    const double stubbed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!out) {
+      state.SkipWithError(out.error().message.c_str());
+      break;
+    }
+    out->clear();
+    if (auto s = fixture->backend->synchronize(); !s) {
+      state.SkipWithError(s.error().message.c_str());
+      break;
+    }
+    state.SetIterationTime(raw + stubbed);
+    raw_s.push_back(raw);
+    stubbed_s.push_back(stubbed);
+    // Per Triton launch on both sides: the raw loop has exactly those.
+    ratio.push_back(stubbed / raw * static_cast<double>(p->raw->launches.size()) /
+                    static_cast<double>(p->triton_launches));
+  }
+  auto median = [](std::vector<double>& v) {
+    if (v.empty()) return 0.0;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  state.counters["raw_us"] = median(raw_s) * 1e6;
+  state.counters["stubbed_us"] = median(stubbed_s) * 1e6;
+  state.counters["stubbed_over_raw"] = median(ratio);
+  state.counters["triton_launches"] = static_cast<double>(p->triton_launches);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -399,6 +456,8 @@ int main(int argc, char** argv) {
           ->Iterations(2000);
     if (p->raw)
       benchmark::RegisterBenchmark(("RawLaunch/" + p->name).c_str(), raw_loop, raw)->UseManualTime()->Iterations(2000);
+    if (p->raw && p->stubbed)
+      benchmark::RegisterBenchmark(("Paired/" + p->name).c_str(), paired, raw)->UseManualTime()->Iterations(2000);
     fixture->programs.push_back(std::move(p));
   }
   benchmark::Initialize(&argc, argv);

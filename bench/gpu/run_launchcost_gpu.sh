@@ -41,6 +41,11 @@ OLD_TREE=${OLD_TREE:-}
 new_pid=$!
 old_pid=
 if [ -n "$OLD_TREE" ]; then
+  # Both builds run this tree's benchmark source (and the phase clock's
+  # header it includes, off): only the library's headers differ.
+  rm -rf $W/oldsrc && cp -r "$OLD_TREE" $W/oldsrc && OLD_TREE=$W/oldsrc
+  cp bench/gpu/executor_overhead_bench.cpp $OLD_TREE/bench/gpu/
+  cp -n include/wrapir/detail/phase_clock.hpp $OLD_TREE/include/wrapir/detail/
   (gpu_build "$OLD_TREE" $W/old executor_overhead_bench > $W/logs/old_build.log 2>&1
    echo "old build exit $?" >> $W/logs/old_build.log) &
   old_pid=$!
@@ -74,7 +79,7 @@ if [ "$PHASES" = 1 ]; then
 fi
 for round in $(seq 1 ${ROUNDS:-2}); do
   [ $round -gt 1 ] && [ $((SECONDS - T0)) -gt ${ROUND2_BEFORE:-200} ] && { say "no time for round $round"; break; }
-  [ -n "$OLD_TREE" ] && bench "old tree, round $round" $W/old/bench/executor_overhead_bench '^(Executor|Stubbed|RawLaunch)/'
-  bench "this tree, round $round" $W/new/bench/executor_overhead_bench '^(Executor|Stubbed|RawLaunch)/'
+  [ -n "$OLD_TREE" ] && bench "old tree, round $round" $W/old/bench/executor_overhead_bench '^(Executor|Stubbed|RawLaunch|Paired)/'
+  bench "this tree, round $round" $W/new/bench/executor_overhead_bench '^(Executor|Stubbed|RawLaunch|Paired)/'
 done
 say done

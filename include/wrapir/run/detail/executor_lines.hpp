@@ -535,9 +535,34 @@ class Frame {
     if (!live_[b.index]) fail(name(b) + " is freed but is not live");
     // The storage goes (its memory back to the allocator); the tensor's
     // vectors stay for the next definition.
-    if (Tensor* t = boost::variant2::get_if<Tensor>(&buffers_[b.index].value)) t->storage.reset();
+    if (Tensor* t = boost::variant2::get_if<Tensor>(&buffers_[b.index].value)) keep_or_drop(std::move(t->storage));
     else buffers_[b.index] = Value{};
     live_[b.index] = 0;
+  }
+  /// A freed storage: kept for this call's next device Allocate of its size
+  /// when this frame held the only reference (no view, alias or extern
+  /// result still uses it) and no graph-mode memory serves the frame; the
+  /// backend's one stream orders its next user after every earlier one, as
+  /// the caching allocator's reuse is ordered.
+  void keep_or_drop(std::shared_ptr<Storage>&& storage) {
+    if (memory_ == nullptr && storage && storage.use_count() == 1 && storage->device.type != ir::DeviceType::cpu &&
+        st_.spare.size() < FrameState::max_spare) {
+      st_.spare.push_back(std::move(storage));
+      return;
+    }
+    storage.reset();
+  }
+  /// A kept storage of exactly `bytes` on `device`'s type, or null.
+  std::shared_ptr<Storage> take_spare(ir::DeviceType device, std::int64_t bytes) {
+    std::vector<std::shared_ptr<Storage>>& spare = st_.spare;
+    for (std::size_t i = spare.size(); i-- > 0;)
+      if (spare[i]->nbytes == bytes && spare[i]->device.type == device) {
+        std::shared_ptr<Storage> s = std::move(spare[i]);
+        spare[i] = std::move(spare.back());
+        spare.pop_back();
+        return s;
+      }
+    return nullptr;
   }
   [[nodiscard]] const Value& value(ir::BufferId b) const {
     (void)decl(b);
@@ -632,6 +657,8 @@ class Frame {
         if (!bytes) fail(bytes.error().message);
         if (memory_ != nullptr) {
           t.storage = memory_->allocate(*backend(), d.layout.device, *bytes);
+        } else if (std::shared_ptr<Storage> kept = take_spare(d.layout.device.type, *bytes)) {
+          t.storage = std::move(kept);
         } else {
           Result<std::shared_ptr<Storage>> storage = backend()->allocate(d.layout.device, *bytes);
           if (!storage) fail(storage.error().message);
