@@ -25,10 +25,22 @@
 //   dispatch, no cuBLAS. Divided by the Triton launches, this is the
 //   figure to compare with RawLaunch per launch (the GPU computes garbage
 //   where a GEMM result would be; the host's work is the same).
+// * Paired/NAME — Stubbed/ and RawLaunch/ alternated call by call in one
+//   loop (raw loop, wait, stubbed executor, wait): the two figures are
+//   taken under the same machine state, which drifts by 10-40 % between
+//   benchmarks run seconds apart on the GPU host. Counters: the medians of
+//   each (`raw_us`, `stubbed_us`, per call) and the median of the per-pair
+//   ratios per Triton launch (`stubbed_over_raw`): the figure.
 // * RawLaunch/NAME — the program's Triton launches only, with their grids,
 //   blocks and shared memory, as one loop of cuLaunchKernel calls on
 //   argument arrays packed beforehand (pointers into one scratch buffer):
 //   the driver's own cost, the floor any wrapper sits on.
+//
+// Built with -DWRAPIR_EXECUTOR_PHASE_CLOCK=1 (include/wrapir/detail/phase_clock.hpp),
+// Executor/, Stubbed/ and RawLaunch/ also report where each call's host
+// time went: counters `ns_PHASE` (ns per call, exclusive phases; the raw
+// loop's are `driver_launch` and `raw_other`), from the time-stamp counter
+// calibrated against steady_clock at start. Built as executor_overhead_phases.
 //
 // Without a device or without WRAPIR_BENCH_EXPORTS the binary says why and
 // exits 0 (CI's smoke run). A program the executor cannot prepare is
@@ -38,6 +50,7 @@
 #include <wrapir/cuda/module.hpp>
 #include <wrapir/cuda/triton.hpp>
 #include <wrapir/cuda/triton_json.hpp>
+#include <wrapir/detail/phase_clock.hpp>
 #include <wrapir/io/json.hpp>
 #include <wrapir/io/safetensors.hpp>
 #include <wrapir/run/cuda/backend.hpp>
@@ -51,6 +64,7 @@
 
 #include "gpu_bench.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -258,11 +272,35 @@ std::unique_ptr<Program> load(const fs::path& dir) {
 
 enum class Mode { plain, graph, stubbed };
 
+namespace pc = wrapir::phase_clock;
+
+/// Clears this thread's phase totals (a no-op without the phase clock).
+void reset_phases() {
+#if WRAPIR_EXECUTOR_PHASE_CLOCK
+  pc::totals() = pc::Totals{};
+#endif
+}
+
+/// The phase totals since `reset_phases`, as ns per call.
+void report_phases(benchmark::State& state) {
+#if WRAPIR_EXECUTOR_PHASE_CLOCK
+  const pc::Totals& t = pc::totals();
+  const double calls = static_cast<double>(state.iterations());
+  for (std::size_t i = 0; i < t.ticks.size(); ++i)
+    if (t.marks[i] != 0)
+      state.counters[std::string("ns_") + pc::phase_names[i]] = static_cast<double>(t.ticks[i]) * pc::ns_per_tick() / calls;
+#else
+  (void)state;
+#endif
+}
+
 void executor_call(benchmark::State& state, Program* p, Mode mode) {
   const bool graph = mode == Mode::graph;
   const run::Executor& exe = graph ? *p->graphed : mode == Mode::stubbed ? *p->stubbed : *p->executor;
+  reset_phases();
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
+    WRAPIR_PHASE_START();
     auto out = exe.run(p->inputs, p->scalars);
     state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (!out) {
@@ -277,6 +315,7 @@ void executor_call(benchmark::State& state, Program* p, Mode mode) {
   }
   state.SetItemsProcessed(state.iterations() * p->launches);
   state.counters["launches"] = static_cast<double>(p->launches);
+  if (!graph) report_phases(state);
   if (graph) {
     const run::GraphModeStats g = exe.graph_stats();
     state.counters["captured"] = static_cast<double>(g.captured);
@@ -287,12 +326,17 @@ void executor_call(benchmark::State& state, Program* p, Mode mode) {
 void raw_loop(benchmark::State& state, Program* p) {
   const drv::Driver& d = drv::loaded_driver();
   CUstream stream = fixture->backend->stream();
+  reset_phases();
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
+    WRAPIR_PHASE_START();
     bool ok = true;
-    for (RawLoop::Launch& l : p->raw->launches)
+    for (RawLoop::Launch& l : p->raw->launches) {
+      WRAPIR_PHASE_MARK(raw_other);
       ok &= d.cuLaunchKernel(l.f, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z, l.shared, stream,
                              l.params.data(), nullptr) == CUDA_SUCCESS;
+      WRAPIR_PHASE_MARK(driver_launch);
+    }
     state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (!ok) {
       state.SkipWithError("a launch failed");
@@ -305,6 +349,57 @@ void raw_loop(benchmark::State& state, Program* p) {
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(p->raw->launches.size()));
   state.counters["launches"] = static_cast<double>(p->raw->launches.size());
+  report_phases(state);
+}
+
+/// Stubbed/ and RawLaunch/ alternated per call (see the file comment).
+void paired(benchmark::State& state, Program* p) {
+  const drv::Driver& d = drv::loaded_driver();
+  CUstream stream = fixture->backend->stream();
+  const run::Executor& exe = *p->stubbed;
+  std::vector<double> raw_s, stubbed_s, ratio;
+  raw_s.reserve(static_cast<std::size_t>(state.max_iterations));
+  stubbed_s.reserve(raw_s.capacity());
+  ratio.reserve(raw_s.capacity());
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    bool ok = true;
+    for (RawLoop::Launch& l : p->raw->launches)
+      ok &= d.cuLaunchKernel(l.f, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z, l.shared, stream,
+                             l.params.data(), nullptr) == CUDA_SUCCESS;
+    const double raw = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!ok || !fixture->backend->synchronize()) {
+      state.SkipWithError("a raw launch failed");
+      break;
+    }
+    t0 = std::chrono::steady_clock::now();
+    auto out = exe.run(p->inputs, p->scalars);
+    const double stubbed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!out) {
+      state.SkipWithError(out.error().message.c_str());
+      break;
+    }
+    out->clear();
+    if (auto s = fixture->backend->synchronize(); !s) {
+      state.SkipWithError(s.error().message.c_str());
+      break;
+    }
+    state.SetIterationTime(raw + stubbed);
+    raw_s.push_back(raw);
+    stubbed_s.push_back(stubbed);
+    // Per Triton launch on both sides: the raw loop has exactly those.
+    ratio.push_back(stubbed / raw * static_cast<double>(p->raw->launches.size()) /
+                    static_cast<double>(p->triton_launches));
+  }
+  auto median = [](std::vector<double>& v) {
+    if (v.empty()) return 0.0;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  state.counters["raw_us"] = median(raw_s) * 1e6;
+  state.counters["stubbed_us"] = median(stubbed_s) * 1e6;
+  state.counters["stubbed_over_raw"] = median(ratio);
+  state.counters["triton_launches"] = static_cast<double>(p->triton_launches);
 }
 
 }  // namespace
@@ -319,6 +414,9 @@ int main(int argc, char** argv) {
     std::printf("executor_overhead_bench: skipped: set WRAPIR_BENCH_EXPORTS to export folders (DIR[:DIR...])\n");
     return 0;
   }
+#if WRAPIR_EXECUTOR_PHASE_CLOCK
+  (void)pc::ns_per_tick();  // calibrated before any timing
+#endif
   fixture.emplace();
   fixture->backend = wrapir_bench::must(rc::CudaBackend::create(0));
   benchmark::AddCustomContext("gpu", wrapir_bench::must(drv::device_info(0)).name);
@@ -358,6 +456,8 @@ int main(int argc, char** argv) {
           ->Iterations(2000);
     if (p->raw)
       benchmark::RegisterBenchmark(("RawLaunch/" + p->name).c_str(), raw_loop, raw)->UseManualTime()->Iterations(2000);
+    if (p->raw && p->stubbed)
+      benchmark::RegisterBenchmark(("Paired/" + p->name).c_str(), paired, raw)->UseManualTime()->Iterations(2000);
     fixture->programs.push_back(std::move(p));
   }
   benchmark::Initialize(&argc, argv);

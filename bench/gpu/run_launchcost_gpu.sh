@@ -8,7 +8,13 @@
 # new), each the median of 3 repetitions. Build directories are under
 # /tmp (outside the carried tree). Every phase has a time limit.
 #
-#   OLD_TREE=path/to/baseline bench/gpu/run_launchcost_gpu.sh [RESULTS_DIR]
+# ROUNDS (default 2) rounds while under ROUND2_BEFORE seconds (default 200).
+# PHASES=1 also builds this tree's executor_overhead_phases (the phase clock
+# on: include/wrapir/detail/phase_clock.hpp) and runs it once after the
+# tests: ns per call in each phase of Executor/, Stubbed/ and RawLaunch/
+# (phases.log). Without OLD_TREE only this tree is built and run.
+#
+#   OLD_TREE=path/to/baseline [PHASES=1] bench/gpu/run_launchcost_gpu.sh [RESULTS_DIR]
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 R=${1:-${OUT:-/tmp/launchcost-results}}
@@ -27,18 +33,31 @@ gpu_build() {  # SRC BUILD TARGETS...
     -DWRAPIR_BUILD_BENCHMARKS=ON -DWRAPIR_BUILD_EXAMPLES=OFF -DWRAPIR_BUILD_TOOLS=OFF -DWRAPIR_BUILD_FUZZERS=OFF \
     -DWRAPIR_GPU_ONLY=ON -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build "$dir" -j 7 --target "$@"
 }
-(gpu_build . $W/new executor_test cuda_host_tests executor_overhead_bench > $W/logs/new_build.log 2>&1
+PHASES=${PHASES:-0}
+OLD_TREE=${OLD_TREE:-}
+(gpu_build . $W/new executor_test cuda_host_tests executor_overhead_bench \
+   $([ "$PHASES" = 1 ] && echo executor_overhead_phases) > $W/logs/new_build.log 2>&1
  echo "new build exit $?" >> $W/logs/new_build.log) &
 new_pid=$!
-(gpu_build "${OLD_TREE:?set OLD_TREE}" $W/old executor_overhead_bench > $W/logs/old_build.log 2>&1
- echo "old build exit $?" >> $W/logs/old_build.log) &
-old_pid=$!
+old_pid=
+if [ -n "$OLD_TREE" ]; then
+  # Both builds run this tree's benchmark source (and the phase clock's
+  # header it includes, off): only the library's headers differ.
+  rm -rf $W/oldsrc && cp -r "$OLD_TREE" $W/oldsrc && OLD_TREE=$W/oldsrc
+  cp bench/gpu/executor_overhead_bench.cpp $OLD_TREE/bench/gpu/
+  cp -n include/wrapir/detail/phase_clock.hpp $OLD_TREE/include/wrapir/detail/
+  (gpu_build "$OLD_TREE" $W/old executor_overhead_bench > $W/logs/old_build.log 2>&1
+   echo "old build exit $?" >> $W/logs/old_build.log) &
+  old_pid=$!
+fi
 for m in $MODELS; do
   (PYTHONPATH="$PWD/tools/inductor" timeout ${EXPORT_S:-170} python3 -m wrapir_inductor export "tests/models/$m.py:model" \
      --device cuda --out "$EXPORTS/$m" > $W/logs/export_$m.log 2>&1; echo "export $m exit $?" >> $W/logs/export_$m.log) &
 done
 wait $new_pid; say "$(tail -1 $W/logs/new_build.log)"; grep -E "error" $W/logs/new_build.log | head -20 | tee -a "$R/launchcost.log"
-wait $old_pid; say "$(tail -1 $W/logs/old_build.log)"; grep -E "error" $W/logs/old_build.log | head -10 | tee -a "$R/launchcost.log"
+if [ -n "$old_pid" ]; then
+  wait $old_pid; say "$(tail -1 $W/logs/old_build.log)"; grep -E "error" $W/logs/old_build.log | head -10 | tee -a "$R/launchcost.log"
+fi
 wait; for m in $MODELS; do tail -1 $W/logs/export_$m.log | tee -a "$R/launchcost.log"; done
 
 say "GPU tests"
@@ -51,9 +70,16 @@ bench() {  # NAME BINARY FILTER
   WRAPIR_BENCH_EXPORTS=$list timeout ${BENCH_S:-45} "$2" --benchmark_filter="$3" --benchmark_repetitions=3 \
     --benchmark_report_aggregates_only=true 2>&1 | grep -E "median|gpu|rror" | tee -a "$R/launchcost.log"
 }
-for round in 1 2; do
-  [ $round = 2 ] && [ $((SECONDS - T0)) -gt ${ROUND2_BEFORE:-200} ] && { say "no time for round 2"; break; }
-  bench "old tree, round $round" $W/old/bench/executor_overhead_bench '^(Executor|Stubbed|RawLaunch)/'
-  bench "this tree, round $round" $W/new/bench/executor_overhead_bench '^(Executor|Stubbed|RawLaunch)/'
+if [ "$PHASES" = 1 ]; then
+  say "this tree, phase clock on"
+  WRAPIR_BENCH_EXPORTS=$list timeout ${BENCH_S:-45} $W/new/bench/executor_overhead_phases \
+    --benchmark_filter='^(Executor|Stubbed|RawLaunch)/' --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true > "$R/phases.log" 2>&1
+  grep -E "median|gpu|rror" "$R/phases.log" | tee -a "$R/launchcost.log"
+fi
+for round in $(seq 1 ${ROUNDS:-2}); do
+  [ $round -gt 1 ] && [ $((SECONDS - T0)) -gt ${ROUND2_BEFORE:-200} ] && { say "no time for round $round"; break; }
+  [ -n "$OLD_TREE" ] && bench "old tree, round $round" $W/old/bench/executor_overhead_bench '^(Executor|Stubbed|RawLaunch|Paired)/'
+  bench "this tree, round $round" $W/new/bench/executor_overhead_bench '^(Executor|Stubbed|RawLaunch|Paired)/'
 done
 say done

@@ -32,6 +32,7 @@
 // `ns_per_launch` (time per call / Triton launches) or `ns_per_line` for
 // the per-kind programs.
 
+#include <wrapir/detail/phase_clock.hpp>
 #include <wrapir/io/json.hpp>
 #include <wrapir/run/cuda/backend.hpp>
 #include <wrapir/run/cuda/triton_kernels.hpp>
@@ -328,7 +329,11 @@ void run_program(benchmark::State& state, const std::string& json, bool per_line
     }
   const Counts before = Counts::now();
   const std::uint64_t heap_before = heap_allocations.load(std::memory_order_relaxed);
+#if WRAPIR_EXECUTOR_PHASE_CLOCK
+  wrapir::phase_clock::totals() = {};
+#endif
   for (auto _ : state) {
+    WRAPIR_PHASE_START();
     auto r = p.executor.run(p.inputs);
     benchmark::DoNotOptimize(r);
   }
@@ -344,6 +349,14 @@ void run_program(benchmark::State& state, const std::string& json, bool per_line
   const double items = static_cast<double>(per_line ? p.lines : std::max<std::int64_t>(p.triton, 1));
   state.counters[per_line ? "ns_per_line" : "ns_per_launch"] =
       benchmark::Counter(items * calls, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+#if WRAPIR_EXECUTOR_PHASE_CLOCK
+  // Built with -DWRAPIR_EXECUTOR_PHASE_CLOCK=1: ns per call in each phase.
+  const wrapir::phase_clock::Totals& t = wrapir::phase_clock::totals();
+  for (std::size_t i = 0; i < t.ticks.size(); ++i)
+    if (t.marks[i] != 0)
+      state.counters[std::string("ns_") + wrapir::phase_clock::phase_names[i]] =
+          static_cast<double>(t.ticks[i]) * wrapir::phase_clock::ns_per_tick() / calls;
+#endif
   if (after.of("cuMemAlloc") != before.of("cuMemAlloc") || after.of("cuMemFree") != before.of("cuMemFree"))
     state.SkipWithError("the driver allocated or freed in steady state (the caching allocator should serve every buffer)");
 }

@@ -84,6 +84,39 @@ TEST_CASE("executor device path: allocations, launches and copies go through the
   CHECK(backend->to_host >= 1);
 }
 
+TEST_CASE("executor device path: a buffer freed in a call serves the call's next allocation of its size") {
+  // t1 = x + x; t2 = t1 + x, t1 freed; t3 = t2 + x, t2 freed: t3 takes t1's
+  // storage (nothing else holds it), so each call asks the backend for two
+  // blocks, not three, and computes what it did before.
+  ir::Program p{"chain"};
+  ir::Builder b{p, gpu};
+  auto& c = b.ctx();
+  auto x = b.input("x", {c.integer(4)}, ir::DType::float32);
+  auto k = b.kernel("add", ir::KernelLanguage::triton, ir::SourceText{"# triton"},
+                    "a: *fp32, b: *fp32, out: *fp32, n: i64");
+  auto t1 = b.empty({c.integer(4)}, ir::DType::float32);
+  b.call(k, {x, x, t1, 4});
+  auto t2 = b.empty({c.integer(4)}, ir::DType::float32);
+  b.call(k, {t1, x, t2, 4}, {.free_after = {t1}});
+  auto t3 = b.empty({c.integer(4)}, ir::DType::float32);
+  b.call(k, {t2, x, t3, 4}, {.free_after = {t2}});
+  b.output(t3);
+  auto backend = std::make_shared<TaggedHostBackend>();
+  auto exe = run::Executor::prepare(p, {.device = backend, .kernels = kernels()});
+  REQUIRE_MESSAGE(exe, exe.error().message);
+  const run::Tensor in = on_device(*backend, {4}, {1, 2, 3, 4});
+  for (int call = 0; call < 2; ++call) {
+    const int before = backend->allocations;
+    auto out = exe->run(std::span(&in, 1));
+    REQUIRE_MESSAGE(out, out.error().message);
+    CHECK(backend->allocations - before == 2);
+    const run::Tensor& t = *(*out)[0].get_if<run::Tensor>();
+    const auto* v = static_cast<const float*>(t.data());
+    CHECK(std::vector<float>(v, v + 4) == std::vector<float>{4, 8, 12, 16});  // 2x + x + x
+    CHECK(t.storage.use_count() == 1);  // the output alone: the call kept nothing
+  }
+}
+
 TEST_CASE("executor device path: a device scalar is read through the backend") {
   auto backend = std::make_shared<TaggedHostBackend>();
   ir::Program p{"item"};

@@ -169,6 +169,48 @@ TEST_CASE("executor: views alias their bases and inputs are written in place") {
   CHECK(tensor_of((*r)[1]).storage == in[0].storage);
 }
 
+TEST_CASE("executor: outputs that alias an input own its storage after the caller drops the input") {
+  // The executor borrows the caller's input storages for the call (no
+  // reference count per input); what it hands back must own them again:
+  // the input itself, a view of it, and an extern's result aliasing it.
+  ir::Program p{"aliases"};
+  ir::Builder b{p, cpu};
+  auto x = b.input("x", {b.ctx().integer(2), b.ctx().integer(3)}, ir::DType::float32);
+  auto t = b.view(x, {b.ctx().integer(3), b.ctx().integer(2)}, {b.ctx().integer(1), b.ctx().integer(3)},
+                  b.ctx().integer(0));
+  auto same = b.extern_alloc("aten.alias.default", {x},
+                             ir::Layout::contiguous(b.ctx(), {b.ctx().integer(2), b.ctx().integer(3)},
+                                                    ir::DType::float32, cpu));
+  b.output(x);
+  b.output(t);
+  b.output(same);
+  auto externs = std::make_shared<run::ExternRegistry>();
+  REQUIRE(externs->add("aten.alias.default", [](const run::ExternCall& c) -> wrapir::Result<run::Value> {
+    return run::Value{*c.args[0].get_if<run::Tensor>()};
+  }));
+  run::ExecutorOptions o = options();
+  o.externs = externs;
+  auto exe = run::Executor::prepare(p, o);
+  REQUIRE_MESSAGE(exe, exe.error().message);
+  for (int call = 0; call < 2; ++call) {  // the second call runs on the recycled frame state
+    std::vector<run::Tensor> in{make({2, 3}, {1, 2, 3, 4, 5, 6})};
+    const std::weak_ptr<run::Storage> input_storage = in[0].storage;
+    auto r = exe->run(in);
+    REQUIRE_MESSAGE(r, r.error().message);
+    in.clear();  // the caller's reference goes: the outputs alone hold the storage
+    CHECK_FALSE(input_storage.expired());
+    CHECK(input_storage.use_count() == 3);
+    for (const run::Value& v : *r) {
+      CHECK(tensor_of(v).storage.use_count() == 3);
+      CHECK(tensor_of(v).storage == input_storage.lock());
+    }
+    CHECK(read(tensor_of((*r)[0])) == std::vector<float>{1, 2, 3, 4, 5, 6});
+    CHECK(read(tensor_of((*r)[1])) == std::vector<float>{1, 4, 2, 5, 3, 6});
+    r->clear();
+    CHECK(input_storage.expired());  // and nothing of the call kept it
+  }
+}
+
 namespace {
 
 /// A program with several intermediates whose lives overlap partly, so that

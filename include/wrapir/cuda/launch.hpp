@@ -27,6 +27,7 @@
 /// calling the driver. Launch errors name the kernel, the grid and the block.
 
 #include <wrapir/cuda/driver.hpp>
+#include <wrapir/detail/phase_clock.hpp>
 #include <wrapir/cuda/memory.hpp>
 #include <wrapir/cuda/module.hpp>
 #include <wrapir/run/dim3.hpp>
@@ -64,8 +65,10 @@ namespace detail {
 /// The one call both launch paths end in.
 [[nodiscard]] inline Status launch_packed(const Function& f, const LaunchConfig& c, void** params) {
   if (c.grid.empty()) return {};
+  WRAPIR_PHASE_MARK(launcher);
   const CUresult r = loaded_driver().cuLaunchKernel(f.get(), c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y,
                                                     c.block.z, c.shared_bytes, c.stream, params, nullptr);
+  WRAPIR_PHASE_MARK(driver_launch);
   if (r == CUDA_SUCCESS) [[likely]]
     return {};
   return launch_error(f, c, r);

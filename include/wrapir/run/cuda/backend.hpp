@@ -115,7 +115,10 @@ class CudaBackend final : public DeviceBackend {
     block->storage.device = ir::Device{ir::DeviceType::cuda, ordinal_};
     block->storage.nbytes = bytes;
     block->storage.data = reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(*address));
-    return std::shared_ptr<Storage>(block, &block->storage);
+    // The aliasing pointer takes the block's reference over (moved, not
+    // copied: two reference-count updates fewer per buffer).
+    Storage* storage = &block->storage;
+    return std::shared_ptr<Storage>(std::move(block), storage);
   }
 
   [[nodiscard]] Result<void> zero(std::byte* data, std::int64_t bytes) const override {

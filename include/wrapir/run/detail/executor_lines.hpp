@@ -4,6 +4,7 @@
 /// one handler per line kind. A line kind without a handler here is a
 /// compile error naming it (`no_executor_handler_for_line_kind<Kind>`), as
 /// for emitters: adding a kind to the IR means deciding what it does here.
+#include <wrapir/detail/phase_clock.hpp>
 #include <wrapir/expr/eval.hpp>
 #include <wrapir/expr/print_python.hpp>
 #include <wrapir/ir/line.hpp>
@@ -106,9 +107,17 @@ class Frame {
   }
   void operator()(const ir::Reuse& l) {
     // Written in place: the new buffer's tensor keeps its vectors' memory.
-    std::shared_ptr<Storage> storage = tensor(l.old_buffer).storage;
+    // When the old buffer goes, its storage moves over (no reference count
+    // to touch).
+    const Tensor& old = tensor(l.old_buffer);
     const ir::BufferDecl& d = decl(l.new_buffer);
-    if (l.delete_old) release(l.old_buffer);
+    std::shared_ptr<Storage> storage;
+    if (l.delete_old) {
+      storage = std::move(boost::variant2::get_if<Tensor>(&buffers_[l.old_buffer.index].value)->storage);
+      release(l.old_buffer);
+    } else {
+      storage = old.storage;
+    }
     Tensor& t = slot_tensor(l.new_buffer);
     t.storage = std::move(storage);
     t.dtype = d.layout.dtype;
@@ -478,6 +487,24 @@ class Frame {
     live_[b.index] = 1;
   }
   /// `from` copied into `to`, reusing `to`'s vectors' memory.
+  /// `from` into `to` with a borrowed storage: a pointer that owns
+  /// nothing (no reference count to touch, twice per input per call). Only
+  /// for the caller's inputs, which outlive the call; `Executor::run` gives
+  /// an output that still borrows its input's owning pointer back
+  /// (`own_borrowed`).
+  static void assign_borrowed(Tensor& to, const Tensor& from) {
+    to.storage = std::shared_ptr<Storage>(std::shared_ptr<Storage>{}, from.storage.get());
+    to.dtype = from.dtype;
+    copy_dims(to.sizes, from.sizes);
+    copy_dims(to.strides, from.strides);
+    to.offset = from.offset;
+  }
+  /// The input binding of `Inputs`: the top level's borrow (SpanInputs).
+  template <class Inputs>
+  static void bind_tensor(Tensor& to, const Tensor& from) {
+    if constexpr (Inputs::borrows) assign_borrowed(to, from);
+    else assign(to, from);
+  }
   static void assign(Tensor& to, const Tensor& from) {
     if (&to == &from) return;
     to.storage = from.storage;
@@ -508,9 +535,34 @@ class Frame {
     if (!live_[b.index]) fail(name(b) + " is freed but is not live");
     // The storage goes (its memory back to the allocator); the tensor's
     // vectors stay for the next definition.
-    if (Tensor* t = boost::variant2::get_if<Tensor>(&buffers_[b.index].value)) t->storage.reset();
+    if (Tensor* t = boost::variant2::get_if<Tensor>(&buffers_[b.index].value)) keep_or_drop(std::move(t->storage));
     else buffers_[b.index] = Value{};
     live_[b.index] = 0;
+  }
+  /// A freed storage: kept for this call's next device Allocate of its size
+  /// when this frame held the only reference (no view, alias or extern
+  /// result still uses it) and no graph-mode memory serves the frame; the
+  /// backend's one stream orders its next user after every earlier one, as
+  /// the caching allocator's reuse is ordered.
+  void keep_or_drop(std::shared_ptr<Storage>&& storage) {
+    if (memory_ == nullptr && storage && storage.use_count() == 1 && storage->device.type != ir::DeviceType::cpu &&
+        st_.spare.size() < FrameState::max_spare) {
+      st_.spare.push_back(std::move(storage));
+      return;
+    }
+    storage.reset();
+  }
+  /// A kept storage of exactly `bytes` on `device`'s type, or null.
+  std::shared_ptr<Storage> take_spare(ir::DeviceType device, std::int64_t bytes) {
+    std::vector<std::shared_ptr<Storage>>& spare = st_.spare;
+    for (std::size_t i = spare.size(); i-- > 0;)
+      if (spare[i]->nbytes == bytes && spare[i]->device.type == device) {
+        std::shared_ptr<Storage> s = std::move(spare[i]);
+        spare[i] = std::move(spare.back());
+        spare.pop_back();
+        return s;
+      }
+    return nullptr;
   }
   [[nodiscard]] const Value& value(ir::BufferId b) const {
     (void)decl(b);
@@ -605,6 +657,8 @@ class Frame {
         if (!bytes) fail(bytes.error().message);
         if (memory_ != nullptr) {
           t.storage = memory_->allocate(*backend(), d.layout.device, *bytes);
+        } else if (std::shared_ptr<Storage> kept = take_spare(d.layout.device.type, *bytes)) {
+          t.storage = std::move(kept);
         } else {
           Result<std::shared_ptr<Storage>> storage = backend()->allocate(d.layout.device, *bytes);
           if (!storage) fail(storage.error().message);
@@ -742,6 +796,7 @@ class Frame {
   /// without lookups and calls the kernel. False (nothing done) when the
   /// general path must run instead, to give its diagnostic.
   bool launch_fast(const ir::KernelCall& l, const FastLaunch& fast) {
+    WRAPIR_PHASE_MARK(line_dispatch);
     const CpuKernelFn& fn = g_.kernels[l.kernel.index];
     if (!fn) return false;
     const std::size_t n = fast.args.size();
@@ -779,6 +834,7 @@ class Frame {
           break;
       }
     }
+    WRAPIR_PHASE_MARK(pack);
     if (Result<void> r = fn(std::span<void* const>(params_.data(), n)); !r)
       fail("kernel " + ir::quote_for_diagnostic(p_.kernel(l.kernel).name) + ": " + r.error().message);
     return true;
@@ -957,6 +1013,8 @@ class Frame {
 
 /// A graph's inputs as a list of values (subgraphs).
 struct ValueInputs {
+  /// Subgraph inputs are the parent frame's values: owned, as they were.
+  static constexpr bool borrows = false;
   std::span<const Value> values;
   [[nodiscard]] std::size_t size() const noexcept { return values.size(); }
   [[nodiscard]] const Tensor* tensor(std::size_t i) const noexcept { return values[i].get_if<Tensor>(); }
@@ -966,6 +1024,8 @@ struct ValueInputs {
 
 /// The top level's inputs as the caller's spans.
 struct SpanInputs {
+  /// The caller's tensors outlive the call: their storages are borrowed.
+  static constexpr bool borrows = true;
   std::span<const Tensor> tensors;
   std::span<const std::int64_t> scalars;
   std::span<const std::uint32_t> index;  // program input -> position in its span
@@ -1014,7 +1074,7 @@ inline void Frame::bind(const Inputs& inputs) {
           known.bytes_at_zero <= t->storage->nbytes) [[likely]] {
         Value& v = buffers_[plan.buffer];
         Tensor* slot = boost::variant2::get_if<Tensor>(&v.value);
-        assign(slot != nullptr ? *slot : v.value.template emplace<Tensor>(), *t);
+        bind_tensor<Inputs>(slot != nullptr ? *slot : v.value.template emplace<Tensor>(), *t);
         live_[plan.buffer] = 1;
         exact[i] = 1;
         continue;
@@ -1050,7 +1110,7 @@ inline void Frame::bind(const Inputs& inputs) {
       if (*reach > (t->storage ? t->storage->nbytes : 0))
         fail(who() + " (" + name(*b) + ") reaches " + std::to_string(*reach) + " bytes past a storage of " +
              std::to_string(t->storage ? t->storage->nbytes : 0));
-      assign(slot_tensor(*b), *t);
+      bind_tensor<Inputs>(slot_tensor(*b), *t);
       live_[b->index] = 1;
     } else {
       const expr::Expr s = boost::variant2::get<expr::Expr>(p_.inputs[i]);
@@ -1110,11 +1170,36 @@ inline void Frame::bind(const Inputs& inputs) {
       }
 }
 
+#if WRAPIR_EXECUTOR_PHASE_CLOCK
+/// The phase a line's own work is counted in (a launch marks its parts
+/// itself; what is left after cuLaunchKernel is `after_launch`).
+inline phase_clock::Phase line_phase(const ir::Line& line) noexcept {
+  using phase_clock::Phase;
+  return std::visit(
+      []<class L>(const L&) {
+        if constexpr (std::is_same_v<L, ir::KernelCall>) return Phase::after_launch;
+        else if constexpr (std::is_same_v<L, ir::Allocate> || std::is_same_v<L, ir::Reuse> ||
+                           std::is_same_v<L, ir::Reinterpret>)
+          return Phase::allocate;
+        else if constexpr (std::is_same_v<L, ir::Free> || std::is_same_v<L, ir::FreeIfNotReused>)
+          return Phase::free;
+        else if constexpr (std::is_same_v<L, ir::ExternKernelOut> || std::is_same_v<L, ir::ExternKernelAlloc> ||
+                           std::is_same_v<L, ir::ExternKernelMultiOut>)
+          return Phase::extern_call;
+        else return Phase::other_line;
+      },
+      line);
+}
+#endif
+
 inline void Frame::run_body() {
   for (line_ = 0; line_ < p_.body.size(); ++line_) {
     const ir::Line& line = p_.body[line_];
     try {
       std::visit(*this, line);
+#if WRAPIR_EXECUTOR_PHASE_CLOCK
+      phase_clock::mark(line_phase(line));
+#endif
     } catch (wrapir::detail::Failure& f) {
       fail(g_.prefix + line_label(line, line_) + ": " + f.diagnostic.message);
     } catch (const std::bad_alloc&) {
@@ -1152,6 +1237,27 @@ inline std::vector<Value> run_graph(const Prepared& prep, Dispatchers& disp, con
   }
   frame.run_body();
   return frame.outputs();
+}
+
+/// Gives each output tensor that borrows an input's storage (bound by
+/// `assign_borrowed`, maybe passed through views, reinterprets or an
+/// extern's result) the caller's owning pointer, so that the output keeps
+/// its memory alive as every other output does.
+inline void own_borrowed(std::vector<Value>& outputs, std::span<const Tensor> inputs) {
+  for (Value& v : outputs) {
+    Tensor* t = boost::variant2::get_if<Tensor>(&v.value);
+    if (t == nullptr || !t->storage || t->storage.use_count() != 0) continue;
+    const Storage* borrowed = t->storage.get();
+    const Tensor* owner = nullptr;
+    for (const Tensor& in : inputs)
+      if (in.storage.get() == borrowed) {
+        owner = &in;
+        break;
+      }
+    // Only inputs are borrowed; a caller's input that itself owns nothing
+    // stays as the caller gave it.
+    if (owner != nullptr) t->storage = owner->storage;
+  }
 }
 
 /// Graph mode (executor_graph_call.hpp).
@@ -1237,18 +1343,26 @@ inline Result<std::vector<Value>> Executor::run(std::span<const Tensor> inputs,
   struct Recycled {
     executor_detail::FramePool& pool;
     std::unique_ptr<executor_detail::FrameState> state;
-    ~Recycled() { pool.give_back(std::move(state)); }
+    ~Recycled() {
+      pool.give_back(std::move(state));
+      WRAPIR_PHASE_MARK(leave);
+    }
   } recycled{dispatchers_->frames, dispatchers_->frames.take()};
   try {
     return wrapir::detail::catch_failure([&] {
       executor_detail::Frame frame(prep, *dispatchers_, prep.top, nullptr, recycled.state.get());
+      WRAPIR_PHASE_MARK(enter);
       try {
         frame.bind_top_inputs(inputs, scalars, prep.input_index);
       } catch (wrapir::detail::Failure& f) {
         wrapir::detail::fail(prep.top.prefix + f.diagnostic.message);
       }
+      WRAPIR_PHASE_MARK(bind);
       frame.run_body();
-      return frame.outputs();
+      std::vector<Value> out = frame.outputs();
+      executor_detail::own_borrowed(out, inputs);
+      WRAPIR_PHASE_MARK(outputs);
+      return out;
     });
   } catch (const std::bad_alloc&) {
     return Diagnostic{"out of memory"};

@@ -290,6 +290,12 @@ struct FrameState {
   std::vector<ExternScratch> externs;  // by line index (extern lines only)
   std::vector<std::uint8_t> scopes;
   std::vector<std::uint8_t> exact_inputs;  // bind's scratch: by input
+  /// Device storages freed during this call that nothing else holds, for
+  /// the call's next Allocate of the same size (no allocator lock, heap
+  /// block or reference count); given back to the allocator at the end of
+  /// the call (`scrub`). At most `max_spare`.
+  std::vector<std::shared_ptr<Storage>> spare;
+  static constexpr std::size_t max_spare = 8;
 
   /// Drops every storage the last call left (outputs handed out, inputs,
   /// failures half way), keeping the vectors' memory.
@@ -299,6 +305,7 @@ struct FrameState {
       else if (!v.holds<ir::None>()) v = Value{};
     }
     for (auto& p : pools) p.reset();
+    spare.clear();
     for (Tensor& t : arg_tensors) t.storage.reset();
     for (ExternScratch& e : externs) drop_storages(e);
   }
