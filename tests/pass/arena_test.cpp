@@ -868,6 +868,10 @@ TEST_CASE("arena: symbolic_placement rejects what it cannot make safe") {
   const std::vector<expr::Expr> sizes{s0, ctx.integer(64)};
   CHECK_THROWS_WITH_AS((void)symbolic_placement(t, plan.placement, sizes),
                        "symbolic_placement: block a has 0 bytes at the hints but the size s0", std::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)symbolic_placement(t, plan.placement, std::vector<expr::Expr>{ctx.integer(0), ctx.integer(64)},
+                                                 planner_alignment, "bad name"),
+                       "symbolic_placement: the name prefix 'bad name' does not begin a symbol name",
+                       std::invalid_argument);
   const std::vector<expr::Expr> one{ctx.integer(64)};
   CHECK_THROWS_AS((void)symbolic_placement(t, plan.placement, one), std::invalid_argument);
   // Offsets are rounded to powers of two only.

@@ -229,6 +229,9 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement(const AllocationTrace& trace, c
                                 " is not a positive power of two");
   if (auto bad = check_placement(trace, hint_placement, alignment))
     throw std::invalid_argument("symbolic_placement: the placement at the hints is invalid: " + *bad);
+  if (!expr::is_valid_symbol_name(std::string(name_prefix) + "0"))
+    throw std::invalid_argument("symbolic_placement: the name prefix '" + std::string(name_prefix.substr(0, 64)) +
+                                "' does not begin a symbol name");
   std::size_t counter = 0;
   const auto fresh_name = [&]() {
     expr::Context& ctx = symbolic_bytes.front().context();
