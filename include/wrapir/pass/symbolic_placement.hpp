@@ -51,6 +51,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 #include <wrapir/detail/config.hpp>
 #include <wrapir/diagnostic.hpp>
@@ -124,6 +125,20 @@ struct SymbolicPlacement {
                                                    const expr::Bindings& bindings);
 
 namespace detail {
+
+/// `<prefix><n>` for the next `n` from `counter` that names no symbol of
+/// `ctx` and is not in `taken` (where given, which then holds it): the
+/// names of `symbolic_placement` and of the arena planner's offsets.
+[[nodiscard]] inline std::string fresh_symbol_name(std::string_view prefix, std::size_t& counter,
+                                                   const expr::Context& ctx,
+                                                   std::unordered_set<std::string>* taken = nullptr) {
+  for (;; ++counter) {
+    std::string name = std::string(prefix) + std::to_string(counter);
+    if (ctx.find_symbol(name) || (taken != nullptr && !taken->insert(name).second)) continue;
+    ++counter;
+    return name;
+  }
+}
 
 /// `symbolic_placement` of a placement known to be valid (the arena
 /// planner's own): checking it again was a tenth of a large program's plan.

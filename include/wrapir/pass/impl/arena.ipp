@@ -242,12 +242,7 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
   std::unordered_set<std::string> names = names_with_prefix(p, options.name_prefix);
   std::size_t offset_counter = 0;
   const std::string offset_prefix = options.name_prefix + "_offset";
-  const auto fresh_offset_name = [&] {
-    for (;;) {
-      std::string name = fresh_numbered_name(offset_prefix, offset_counter, names);
-      if (!p.ctx().find_symbol(name)) return name;
-    }
-  };
+  const auto fresh_offset_name = [&] { return fresh_symbol_name(offset_prefix, offset_counter, p.ctx(), &names); };
   SymbolicPlacement symbolic;
   try {
     const ArenaPlan plan = place_in_arenas(trace, options);

@@ -233,16 +233,7 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement(const AllocationTrace& trace, c
     throw std::invalid_argument("symbolic_placement: the name prefix '" + std::string(name_prefix.substr(0, 64)) +
                                 "' does not begin a symbol name");
   std::size_t counter = 0;
-  const auto fresh_name = [&]() {
-    expr::Context& ctx = symbolic_bytes.front().context();
-    for (;; ++counter) {
-      std::string name = std::string(name_prefix) + std::to_string(counter);
-      if (!ctx.find_symbol(name)) {
-        ++counter;
-        return name;
-      }
-    }
-  };
+  const auto fresh_name = [&] { return detail::fresh_symbol_name(name_prefix, counter, symbolic_bytes.front().context()); };
   return detail::symbolic_placement_of(trace, hint_placement, symbolic_bytes, alignment,
                                        symbolic_bytes.empty() ? std::function<std::string()>{} : fresh_name);
 }
