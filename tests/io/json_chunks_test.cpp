@@ -122,6 +122,39 @@ TEST_CASE("io/json chunks: mutants of the corpus get the same diagnostic, positi
   CHECK(refused > 100);  // syntax errors are most of what the mutants test
 }
 
+TEST_CASE("io/json chunks: a bad byte deep in a long escaped string is placed as a whole parse places it") {
+  // Within a string holding an escape, the parser works through a scratch
+  // buffer of a few KiB counted from the first escape; a bad UTF-8 sequence
+  // or escape at its boundary is reported at another byte than inside it.
+  // Loading in chunks must count those boundaries from the same place even
+  // when the string began more than a re-parse window before the bad byte
+  // (found by the fuzzer: a string of 4,000 spaces after an escape).
+  const char* const bad[] = {"\xe2\xe2\xe2\xe2", "\xe1\xdf\xdf\xdf ", "\xe0\xe6   ", "\xf0\x9f\x98 ", "\\q",
+                             "\\u12x4", "\\ud800\\u0041", "\x01"};
+  std::size_t checked = 0;
+  for (const char* wrong : bad) {
+    for (const std::size_t spaces : {4000, 4093, 4094, 4095, 4096, 4097, 8190, 9000, 12287, 20000}) {
+      const std::string text = "{\"format\":\"wrapir\",\"name\":\"\\u0061" + std::string(spaces, ' ') + wrong +
+                               std::string(50, 'x') + "\"}";
+      const std::string expected = whole(text);
+      REQUIRE(expected.starts_with("refused: invalid JSON"));
+      // Chunk sizes that end a chunk on each byte around the bad one.
+      const std::size_t bad_at = text.find(wrong[0], 30);
+      for (std::size_t chunk : {std::size_t{1}, std::size_t{6}, std::size_t{64}, std::size_t{4096}}) {
+        INFO("spaces ", spaces, ", chunk ", chunk, ", bad ", wrong);
+        CHECK(in_chunks(text, chunk) == expected);
+        ++checked;
+      }
+      for (std::size_t end = bad_at - 1; end <= bad_at + 3; ++end) {
+        INFO("spaces ", spaces, ", a chunk ends after byte ", end, ", bad ", wrong);
+        CHECK(in_chunks(text, end + 1) == expected);
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked == std::size(bad) * 10 * 9);
+}
+
 TEST_CASE("io/json chunks: names and expressions outlive the chunks and nodes they came in") {
   // Escaped names (unescaped into the parser's scratch space), long names
   // (more than the decoder's cache of recent names keeps) and expressions

@@ -139,6 +139,44 @@ struct SyntaxChecker {
   bool on_comment(bj::string_view, bj::error_code&) { return true; }
 };
 
+/// Where the token holding byte `found` begins: the document's bytes before
+/// it are valid JSON (the parser took them), so a scan that only follows
+/// strings (a quote opens one, a backslash escapes the next byte, a quote
+/// closes it) and delimiters (white space, `{}[],:`) knows where each
+/// token starts.
+inline std::size_t token_start(ChunkReader& reader, std::size_t found) {
+  enum class State : unsigned char { between, in_string, escaped } state = State::between;
+  std::size_t start = 0, at = 0;
+  while (at < found) {
+    const std::string_view piece = reader.read(at, found - at);
+    if (piece.empty()) break;
+    for (std::size_t i = 0; i < piece.size(); ++i) {
+      const char c = piece[i];
+      switch (state) {
+        case State::escaped: state = State::in_string; break;
+        case State::in_string:
+          if (c == '\\') state = State::escaped;
+          else if (c == '"') {
+            state = State::between;
+            start = at + i + 1;
+          }
+          break;
+        case State::between:
+          if (c == '"') {
+            state = State::in_string;
+            start = at + i;
+          } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '{' || c == '}' || c == '[' ||
+                     c == ']' || c == ',' || c == ':') {
+            start = at + i + 1;
+          }
+          break;
+      }
+    }
+    at += piece.size();
+  }
+  return std::min(start, found);
+}
+
 /// Where the parser, given the whole document at once, stops at the syntax
 /// error it found at byte `found` reading in chunks, and why (`ec`, which
 /// it sets). They can differ when the bad token straddles two chunks:
@@ -146,15 +184,28 @@ struct SyntaxChecker {
 /// misspelt `true`) and others at the byte that is wrong (a bad UTF-8
 /// sequence) from a look at several bytes at once, and names some
 /// differently (a bad escape after a lone surrogate); in pieces it sees the
-/// token a byte at a time. So the document is parsed again, for its syntax
-/// only, with every byte within `margin` of `found` in one piece.
+/// token a byte at a time. Within a string that holds an escape it also
+/// works through a scratch buffer of a few KiB, whose boundaries (counted
+/// from the first escape) decide which of those paths a bad byte takes: a
+/// string resumed in a later piece counts them from another place. So the
+/// document is parsed again, for its syntax only, with every byte from the
+/// bad token's start (`token_start`) to `margin` past `found`, and at least
+/// `margin` before it, in one piece: what the whole document's parse saw.
+/// The piece is as long as the token, which loading keeps whole anyway.
 inline std::size_t whole_text_error(const io::JsonReadAt& read_at, std::size_t bytes, std::size_t max_depth,
                                     std::size_t found, std::size_t chunk_bytes, bj::error_code& ec) {
   constexpr std::size_t margin = 4096;
-  const std::size_t window_begin = found > margin ? found - margin : 0;
+  chunk_bytes = std::min(chunk_bytes, std::max<std::size_t>(bytes, 1));
+  std::size_t window_begin = found > margin ? found - margin : 0;
+  {
+    auto scan_buffer = std::make_unique_for_overwrite<char[]>(chunk_bytes);
+    ChunkReader scan(read_at, bytes, {scan_buffer.get(), chunk_bytes});
+    window_begin = std::min(window_begin, token_start(scan, found));
+  }
   const std::size_t window_end = std::min(bytes, found + margin);
-  auto buffer = std::make_unique_for_overwrite<char[]>(std::max(chunk_bytes, window_end - window_begin) + 1);
-  ChunkReader reader(read_at, bytes, {buffer.get(), std::max(chunk_bytes, window_end - window_begin) + 1});
+  const std::size_t buffer_bytes = std::max(chunk_bytes, window_end - window_begin) + 1;
+  auto buffer = std::make_unique_for_overwrite<char[]>(buffer_bytes);
+  ChunkReader reader(read_at, bytes, {buffer.get(), buffer_bytes});
   bj::parse_options parse_options;
   parse_options.max_depth = max_depth;
   bj::basic_parser<SyntaxChecker> parser(parse_options);
