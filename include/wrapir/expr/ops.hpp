@@ -267,14 +267,27 @@ namespace detail {
 /// A sum as `g * primitive`: `g` is the integer content of its terms, with
 /// the sign that makes the primitive sum's first term positive
 /// (`-2*y - 2` is `-2 * (y + 1)`). `g` is 1 when nothing can be pulled out.
+/// The sign is read from the quotient, not from `sum`: a term `c*(s)` kept
+/// whole because `c` times `s` overflowed distributes once divided, and the
+/// quotient's terms can come in another order than `sum`'s (fuzzing found
+/// `8*x - 8*(y + z)`, whose primitive starts `-y`).
 inline std::pair<std::int64_t, Expr> primitive_sum(Expr sum) {
   std::int64_t g = content(sum);
   if (g <= 0) return {1, sum};
-  if (split_term(sum.operand(0)).coefficient < 0) g = -g;
-  if (g == 1) return {1, sum};
-  auto q = exact_quotient(sum, sum.context().integer(g));
-  if (!q) return {1, sum};
-  return {g, *q};
+  Expr primitive = sum;
+  if (g != 1) {
+    auto q = exact_quotient(sum, sum.context().integer(g));
+    if (!q) return {1, sum};
+    primitive = *q;
+  }
+  if (split_term(terms_of(primitive).front()).coefficient < 0) {
+    auto negated = exact_quotient(primitive, sum.context().integer(-1));
+    if (negated && split_term(terms_of(*negated).front()).coefficient > 0) {
+      primitive = *negated;
+      g = -g;
+    }
+  }
+  return {g, primitive};
 }
 
 /// A monomial as coefficient and base -> integer exponent, for division.
@@ -935,6 +948,10 @@ inline Expr mul(std::span<const Expr> factors) {
     if (f.is(Kind::add)) {
       auto [g, primitive] = detail::primitive_sum(f);
       coefficient = detail::folded_mul(coefficient, g, "Mul");
+      if (!primitive.is(Kind::add)) {  // the quotient collapsed to one term
+        pending.push_back(primitive);
+        continue;
+      }
       f = primitive;
     }
     Expr base = f, exponent = ctx.integer(1);
