@@ -267,27 +267,32 @@ namespace detail {
 /// A sum as `g * primitive`: `g` is the integer content of its terms, with
 /// the sign that makes the primitive sum's first term positive
 /// (`-2*y - 2` is `-2 * (y + 1)`). `g` is 1 when nothing can be pulled out.
-/// The sign is read from the quotient, not from `sum`: a term `c*(s)` kept
-/// whole because `c` times `s` overflowed distributes once divided, and the
-/// quotient's terms can come in another order than `sum`'s (fuzzing found
-/// `8*x - 8*(y + z)`, whose primitive starts `-y`).
+/// A term `c*(s)`, kept whole because `c` times `s` overflowed, distributes
+/// once divided, so the quotient can have content again and its terms can
+/// come in another order (fuzzing found both): content is divided out until
+/// none is left (each round at least halves it), and the sign is read from
+/// the result.
 inline std::pair<std::int64_t, Expr> primitive_sum(Expr sum) {
-  std::int64_t g = content(sum);
-  if (g <= 0) return {1, sum};
+  Context& ctx = sum.context();
+  std::int64_t total = 1;
   Expr primitive = sum;
-  if (g != 1) {
-    auto q = exact_quotient(sum, sum.context().integer(g));
-    if (!q) return {1, sum};
+  while (primitive.is(Kind::add)) {
+    const std::int64_t g = content(primitive);
+    std::int64_t next = 0;
+    if (g <= 1 || !checked::mul(total, g, next)) break;
+    auto q = exact_quotient(primitive, ctx.integer(g));
+    if (!q) break;
+    total = next;
     primitive = *q;
   }
   if (split_term(terms_of(primitive).front()).coefficient < 0) {
-    auto negated = exact_quotient(primitive, sum.context().integer(-1));
+    auto negated = exact_quotient(primitive, ctx.integer(-1));
     if (negated && split_term(terms_of(*negated).front()).coefficient > 0) {
       primitive = *negated;
-      g = -g;
+      total = -total;
     }
   }
-  return {g, primitive};
+  return {total, primitive};
 }
 
 /// A monomial as coefficient and base -> integer exponent, for division.
