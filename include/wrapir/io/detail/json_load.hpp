@@ -145,6 +145,7 @@ struct SyntaxChecker {
 /// closes it) and delimiters (white space, `{}[],:`) knows where each
 /// token starts.
 inline std::size_t token_start(ChunkReader& reader, std::size_t found) {
+  constexpr std::string_view delimiters = " \t\n\r{}[],:";
   enum class State : unsigned char { between, in_string, escaped } state = State::between;
   std::size_t start = 0, at = 0;
   while (at < found) {
@@ -165,8 +166,7 @@ inline std::size_t token_start(ChunkReader& reader, std::size_t found) {
           if (c == '"') {
             state = State::in_string;
             start = at + i;
-          } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '{' || c == '}' || c == '[' ||
-                     c == ']' || c == ',' || c == ':') {
+          } else if (delimiters.find(c) != std::string_view::npos) {
             start = at + i + 1;
           }
           break;
