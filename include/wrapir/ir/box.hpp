@@ -17,7 +17,6 @@
 ///
 /// Both have value semantics: copies copy the value, `==` compares values.
 
-#include <memory>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -30,30 +29,32 @@ class OptionalBox {
   using value_type = T;
 
   OptionalBox() noexcept = default;
-  OptionalBox(std::nullopt_t) noexcept {}                                      // NOLINT: implicit like optional
-  OptionalBox(T value) : value_(std::make_unique<T>(std::move(value))) {}      // NOLINT
-  OptionalBox(std::optional<T> value)                                          // NOLINT
-      : value_(value ? std::make_unique<T>(std::move(*value)) : nullptr) {}
-  OptionalBox(const OptionalBox& o) : value_(o.value_ ? std::make_unique<T>(*o.value_) : nullptr) {}
-  OptionalBox(OptionalBox&&) noexcept = default;
+  OptionalBox(std::nullopt_t) noexcept {}                                        // NOLINT: implicit like optional
+  OptionalBox(T value) : value_(new T(std::move(value))) {}                      // NOLINT
+  OptionalBox(std::optional<T> value) : value_(value ? new T(std::move(*value)) : nullptr) {}  // NOLINT
+  OptionalBox(const OptionalBox& o) : value_(o.value_ ? new T(*o.value_) : nullptr) {}
+  OptionalBox(OptionalBox&& o) noexcept : value_(std::exchange(o.value_, nullptr)) {}
   OptionalBox& operator=(const OptionalBox& o) {
-    if (this != &o) value_ = o.value_ ? std::make_unique<T>(*o.value_) : nullptr;
+    if (this != &o) replace(o.value_ ? new T(*o.value_) : nullptr);
     return *this;
   }
-  OptionalBox& operator=(OptionalBox&&) noexcept = default;
+  OptionalBox& operator=(OptionalBox&& o) noexcept {
+    if (this != &o) replace(std::exchange(o.value_, nullptr));
+    return *this;
+  }
   OptionalBox& operator=(std::nullopt_t) noexcept {
-    value_.reset();
+    reset();
     return *this;
   }
-  ~OptionalBox() = default;
+  ~OptionalBox() { delete value_; }
 
   [[nodiscard]] bool has_value() const noexcept { return value_ != nullptr; }
   explicit operator bool() const noexcept { return has_value(); }
 
   [[nodiscard]] T& operator*() noexcept { return *value_; }
   [[nodiscard]] const T& operator*() const noexcept { return *value_; }
-  [[nodiscard]] T* operator->() noexcept { return value_.get(); }
-  [[nodiscard]] const T* operator->() const noexcept { return value_.get(); }
+  [[nodiscard]] T* operator->() noexcept { return value_; }
+  [[nodiscard]] const T* operator->() const noexcept { return value_; }
 
   /// The value; throws `std::bad_optional_access` when there is none.
   [[nodiscard]] T& value() {
@@ -69,10 +70,10 @@ class OptionalBox {
     return value_ ? *value_ : static_cast<T>(std::forward<U>(fallback));
   }
 
-  void reset() noexcept { value_.reset(); }
+  void reset() noexcept { replace(nullptr); }
   template <class... A>
   T& emplace(A&&... args) {
-    value_ = std::make_unique<T>(std::forward<A>(args)...);
+    replace(new T(std::forward<A>(args)...));
     return *value_;
   }
 
@@ -87,7 +88,11 @@ class OptionalBox {
   friend bool operator==(const OptionalBox& a, const T& b) { return a.value_ && *a.value_ == b; }
 
  private:
-  std::unique_ptr<T> value_{};
+  // Takes ownership of `fresh` and deletes the old value. The new value is
+  // made before the old one goes, so a throwing copy leaves the box as it was.
+  void replace(T* fresh) noexcept { delete std::exchange(value_, fresh); }
+
+  T* value_ = nullptr;  // owned (a raw pointer: std::unique_ptr costs every TU its instantiation per T)
 };
 
 /// Always a `T`, held on the heap. A moved-from `Box` holds nothing until
@@ -101,25 +106,28 @@ class Box {
  public:
   using value_type = T;
 
-  Box() : value_(std::make_unique<T>()) {}
-  Box(T value) : value_(std::make_unique<T>(std::move(value))) {}  // NOLINT: implicit like the value
-  Box(const Box& o) : value_(o.value_ ? std::make_unique<T>(*o.value_) : nullptr) {}
-  Box(Box&&) noexcept = default;
+  Box() : value_(new T()) {}
+  Box(T value) : value_(new T(std::move(value))) {}  // NOLINT: implicit like the value
+  Box(const Box& o) : value_(o.value_ ? new T(*o.value_) : nullptr) {}
+  Box(Box&& o) noexcept : value_(std::exchange(o.value_, nullptr)) {}
   Box& operator=(const Box& o) {
-    if (this != &o) value_ = o.value_ ? std::make_unique<T>(*o.value_) : nullptr;
+    if (this != &o) replace(o.value_ ? new T(*o.value_) : nullptr);
     return *this;
   }
-  Box& operator=(Box&&) noexcept = default;
+  Box& operator=(Box&& o) noexcept {
+    if (this != &o) replace(std::exchange(o.value_, nullptr));
+    return *this;
+  }
   Box& operator=(T value) {
-    value_ = std::make_unique<T>(std::move(value));
+    replace(new T(std::move(value)));
     return *this;
   }
-  ~Box() = default;
+  ~Box() { delete value_; }
 
   [[nodiscard]] T& operator*() noexcept { return *value_; }
   [[nodiscard]] const T& operator*() const noexcept { return *value_; }
-  [[nodiscard]] T* operator->() noexcept { return value_.get(); }
-  [[nodiscard]] const T* operator->() const noexcept { return value_.get(); }
+  [[nodiscard]] T* operator->() noexcept { return value_; }
+  [[nodiscard]] const T* operator->() const noexcept { return value_; }
   operator const T&() const noexcept { return *value_; }  // NOLINT: reads like the value
 
   friend bool operator==(const Box& a, const Box& b) {
@@ -128,7 +136,10 @@ class Box {
   }
 
  private:
-  std::unique_ptr<T> value_;
+  // As OptionalBox::replace: the new value exists before the old one goes.
+  void replace(T* fresh) noexcept { delete std::exchange(value_, fresh); }
+
+  T* value_;  // owned; null only when moved from
 };
 
 template <class T>

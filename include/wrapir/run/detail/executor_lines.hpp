@@ -14,11 +14,14 @@
 #include <wrapir/run/detail/executor_values.hpp>
 #include <wrapir/run/executor.hpp>
 
+#include <boost/variant2/variant.hpp>
+
 #include <array>
 #include <cstdint>
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
