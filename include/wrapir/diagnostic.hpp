@@ -20,11 +20,10 @@
 /// value at its public boundary with `detail::catch_failure`. `Failure` never
 /// escapes a public function.
 
-#include <boost/variant2/variant.hpp>
-
 #include <cstddef>
 #include <exception>
 #include <functional>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -88,8 +87,19 @@ template <class M>
 
 }  // namespace detail
 
-/// Either a value or a diagnostic. Built on Boost.Variant2, which is never
-/// valueless, so a `Result` always holds one of the two.
+/// Either a value or a diagnostic, never neither: an assignment that throws
+/// leaves the result as it was (the rules of `std::expected`'s assignment;
+/// `Diagnostic` moves without throwing, so one of them always can). A tagged
+/// union rather than a variant: every `Result<T>` a translation unit names is
+/// instantiated there, and a variant type costs several times more to
+/// instantiate (issue 12 §5).
+// GCC with sanitizers reports the member a branch does not hold as "maybe
+// uninitialized" on paths that `has_value_` rules out (a known false positive
+// of tagged unions); users build with -Werror.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 template <class T>
 class Result {
   static_assert(!std::is_reference_v<T>, "Result<T&> is not supported; return a pointer or a reference_wrapper");
@@ -101,10 +111,37 @@ class Result {
   template <class U>
   using rebind = Result<U>;
 
-  Result(T value) : storage_(boost::variant2::in_place_index_t<0>{}, std::move(value)) {}  // NOLINT: implicit by design
-  Result(Diagnostic error) : storage_(boost::variant2::in_place_index_t<1>{}, std::move(error)) {}  // NOLINT
+  Result(T value) : value_(std::move(value)), has_value_(true) {}           // NOLINT: implicit by design
+  Result(Diagnostic error) : error_(std::move(error)), has_value_(false) {}  // NOLINT
 
-  [[nodiscard]] bool has_value() const noexcept { return storage_.index() == 0; }
+  Result(const Result& other)
+    requires std::is_copy_constructible_v<T>
+      : has_value_(other.has_value_) {
+    if (has_value_) make_value(other.value_);
+    else make_error(other.error_);
+  }
+  Result(Result&& other) noexcept(std::is_nothrow_move_constructible_v<T>)
+    requires std::is_move_constructible_v<T>
+      : has_value_(other.has_value_) {
+    if (has_value_) make_value(std::move(other.value_));
+    else make_error(std::move(other.error_));
+  }
+  Result& operator=(const Result& other)
+    requires std::is_copy_constructible_v<T> && std::is_copy_assignable_v<T>
+  {
+    if (this != &other) assign(other);
+    return *this;
+  }
+  Result& operator=(Result&& other) noexcept(std::is_nothrow_move_constructible_v<T> &&
+                                             std::is_nothrow_move_assignable_v<T>)
+    requires std::is_move_constructible_v<T> && std::is_move_assignable_v<T>
+  {
+    if (this != &other) assign(std::move(other));
+    return *this;
+  }
+  ~Result() { destroy(); }
+
+  [[nodiscard]] bool has_value() const noexcept { return has_value_; }
   /// Same as `has_value()`.
   [[nodiscard]] bool ok() const noexcept { return has_value(); }
   explicit operator bool() const noexcept { return has_value(); }
@@ -112,15 +149,15 @@ class Result {
   /// The value; on a diagnostic, throws `BadResultAccess` carrying it.
   [[nodiscard]] const T& value() const& {
     check();
-    return boost::variant2::unsafe_get<0>(storage_);
+    return value_;
   }
   [[nodiscard]] T& value() & {
     check();
-    return boost::variant2::unsafe_get<0>(storage_);
+    return value_;
   }
   [[nodiscard]] T&& value() && {
     check();
-    return std::move(boost::variant2::unsafe_get<0>(storage_));
+    return std::move(value_);
   }
   [[nodiscard]] const T& operator*() const& { return value(); }
   [[nodiscard]] T& operator*() & { return value(); }
@@ -132,21 +169,21 @@ class Result {
   /// it throws `std::logic_error`).
   [[nodiscard]] const Diagnostic& error() const& {
     check_error();
-    return boost::variant2::unsafe_get<1>(storage_);
+    return error_;
   }
   [[nodiscard]] Diagnostic&& error() && {
     check_error();
-    return std::move(boost::variant2::unsafe_get<1>(storage_));
+    return std::move(error_);
   }
 
   /// The value, or `fallback` converted to `T`.
   template <class U>
   [[nodiscard]] T value_or(U&& fallback) const& {
-    return has_value() ? boost::variant2::unsafe_get<0>(storage_) : static_cast<T>(std::forward<U>(fallback));
+    return has_value() ? value_ : static_cast<T>(std::forward<U>(fallback));
   }
   template <class U>
   [[nodiscard]] T value_or(U&& fallback) && {
-    return has_value() ? std::move(boost::variant2::unsafe_get<0>(storage_)) : static_cast<T>(std::forward<U>(fallback));
+    return has_value() ? std::move(value_) : static_cast<T>(std::forward<U>(fallback));
   }
 
   /// `f(value)` (which returns a `Result<U>`), or this diagnostic.
@@ -155,14 +192,14 @@ class Result {
     using R = std::remove_cvref_t<std::invoke_result_t<F, const T&>>;
     static_assert(detail::is_result_v<R>, "and_then: the function must return a Result");
     if (!has_value()) return R(error());
-    return std::invoke(std::forward<F>(f), boost::variant2::unsafe_get<0>(storage_));
+    return std::invoke(std::forward<F>(f), value_);
   }
   template <class F>
   auto and_then(F&& f) && {
     using R = std::remove_cvref_t<std::invoke_result_t<F, T&&>>;
     static_assert(detail::is_result_v<R>, "and_then: the function must return a Result");
     if (!has_value()) return R(std::move(*this).error());
-    return std::invoke(std::forward<F>(f), std::move(boost::variant2::unsafe_get<0>(storage_)));
+    return std::invoke(std::forward<F>(f), std::move(value_));
   }
 
   /// `Result<U>` holding `f(value)`, or this diagnostic.
@@ -171,10 +208,10 @@ class Result {
     using U = std::remove_cv_t<std::invoke_result_t<F, const T&>>;
     if (!has_value()) return Result<U>(error());
     if constexpr (std::is_void_v<U>) {
-      std::invoke(std::forward<F>(f), boost::variant2::unsafe_get<0>(storage_));
+      std::invoke(std::forward<F>(f), value_);
       return Result<U>();
     } else {
-      return Result<U>(std::invoke(std::forward<F>(f), boost::variant2::unsafe_get<0>(storage_)));
+      return Result<U>(std::invoke(std::forward<F>(f), value_));
     }
   }
   template <class F>
@@ -182,10 +219,10 @@ class Result {
     using U = std::remove_cv_t<std::invoke_result_t<F, T&&>>;
     if (!has_value()) return Result<U>(std::move(*this).error());
     if constexpr (std::is_void_v<U>) {
-      std::invoke(std::forward<F>(f), std::move(boost::variant2::unsafe_get<0>(storage_)));
+      std::invoke(std::forward<F>(f), std::move(value_));
       return Result<U>();
     } else {
-      return Result<U>(std::invoke(std::forward<F>(f), std::move(boost::variant2::unsafe_get<0>(storage_))));
+      return Result<U>(std::invoke(std::forward<F>(f), std::move(value_)));
     }
   }
 
@@ -220,15 +257,74 @@ class Result {
 
  private:
   void check() const {
-    if (!has_value()) throw BadResultAccess(boost::variant2::unsafe_get<1>(storage_));
+    if (!has_value()) throw BadResultAccess(error_);
   }
   void check_error() const;
 
-  boost::variant2::variant<T, Diagnostic> storage_;
+  // Placement new rather than std::construct_at: <memory> would cost every
+  // translation unit that includes this header 0.2 s.
+  template <class... A>
+  void make_value(A&&... args) {
+    ::new (static_cast<void*>(__builtin_addressof(value_))) T(std::forward<A>(args)...);
+  }
+  template <class... A>
+  void make_error(A&&... args) {
+    ::new (static_cast<void*>(__builtin_addressof(error_))) Diagnostic(std::forward<A>(args)...);
+  }
+  void destroy() noexcept {
+    if (has_value_) value_.~T();
+    else error_.~Diagnostic();
+  }
+
+  // `other` is a `const Result&` or a `Result&&`; its members are forwarded
+  // as it is. Nothing changes unless the new content is fully built.
+  template <class Other>
+  void assign(Other&& other) {
+    if (has_value_ && other.has_value_) {
+      value_ = std::forward<Other>(other).value_;
+    } else if (!has_value_ && !other.has_value_) {
+      error_ = std::forward<Other>(other).error_;
+    } else if (other.has_value_) {
+      using Source = decltype((std::forward<Other>(other).value_));
+      if constexpr (std::is_nothrow_constructible_v<T, Source>) {
+        error_.~Diagnostic();
+        make_value(std::forward<Other>(other).value_);
+      } else if constexpr (std::is_nothrow_move_constructible_v<T>) {
+        T fresh(std::forward<Other>(other).value_);
+        error_.~Diagnostic();
+        make_value(std::move(fresh));
+      } else {
+        Diagnostic saved(std::move(error_));
+        error_.~Diagnostic();
+        try {
+          make_value(std::forward<Other>(other).value_);
+        } catch (...) {
+          make_error(std::move(saved));
+          throw;
+        }
+      }
+      has_value_ = true;
+    } else {
+      Diagnostic fresh(std::forward<Other>(other).error_);
+      value_.~T();
+      make_error(std::move(fresh));
+      has_value_ = false;
+    }
+  }
+
+  union {
+    T value_;
+    Diagnostic error_;
+  };
+  bool has_value_;
 };
 
 /// Success, or a diagnostic: for operations with nothing to return.
 /// `Result<void>{}` is success (like `std::expected<void, E>`).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
 template <>
 class Result<void> {
  public:

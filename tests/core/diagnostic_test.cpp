@@ -7,6 +7,8 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 using wrapir::BadResultAccess;
 using wrapir::Diagnostic;
@@ -18,6 +20,30 @@ Result<int> parse_digit(char c) {
   if (c < '0' || c > '9') return Diagnostic{std::string("not a digit: ") + c, 0};
   return c - '0';
 }
+
+// A value that counts its live instances and can be told to throw when
+// copied, to check the storage's lifetimes and its assignment's guarantee.
+struct Tracked {
+  static inline int live = 0;
+  static inline bool copies_throw = false;
+  int v = 0;
+  explicit Tracked(int value) : v(value) { ++live; }
+  Tracked(const Tracked& o) : v(o.v) {
+    if (copies_throw) throw std::runtime_error("copy refused");
+    ++live;
+  }
+  Tracked(Tracked&& o) noexcept(false) : v(o.v) { ++live; }  // a move that may throw: the hardest case
+  Tracked& operator=(const Tracked& o) {
+    if (copies_throw) throw std::runtime_error("copy refused");
+    v = o.v;
+    return *this;
+  }
+  Tracked& operator=(Tracked&& o) noexcept(false) {
+    v = o.v;
+    return *this;
+  }
+  ~Tracked() { --live; }
+};
 
 }  // namespace
 
@@ -147,4 +173,71 @@ TEST_CASE("detail::catch_failure turns a deep failure into a value at the bounda
   CHECK(v.error().message == "void walk failed");
   // Other exceptions are not failures: they pass through.
   CHECK_THROWS_AS(wrapir::detail::catch_failure([]() -> int { throw std::runtime_error("bug"); }), std::runtime_error);
+}
+
+TEST_CASE("Result: assignment between a value and a diagnostic keeps one alive, and is undone by a throw") {
+  Tracked::live = 0;
+  Tracked::copies_throw = false;
+  {
+    Result<Tracked> a = Tracked(1);
+    Result<Tracked> b = Diagnostic{"no value", 3};
+    CHECK(Tracked::live == 1);
+
+    a = b;  // value -> diagnostic: the value is destroyed
+    CHECK(Tracked::live == 0);
+    REQUIRE_FALSE(a.has_value());
+    CHECK(a.error() == Diagnostic{"no value", 3});
+
+    const Result<Tracked> c = Tracked(2);
+    a = c;  // diagnostic -> value
+    CHECK(Tracked::live == 2);
+    REQUIRE(a.has_value());
+    CHECK(a.value().v == 2);
+
+    a = Result<Tracked>(Tracked(3));  // value -> value, moved
+    CHECK(a.value().v == 3);
+    CHECK(Tracked::live == 2);
+
+    b = Result<Tracked>(Diagnostic{"other"});  // diagnostic -> diagnostic
+    CHECK(b.error().message == "other");
+
+    // A copy that throws leaves the target as it was, whichever it held.
+    Tracked::copies_throw = true;
+    b = Diagnostic{"kept"};
+    CHECK_THROWS_AS(b = c, std::runtime_error);
+    REQUIRE_FALSE(b.has_value());
+    CHECK(b.error().message == "kept");
+    CHECK_THROWS_AS(a = c, std::runtime_error);
+    REQUIRE(a.has_value());
+    CHECK(a.value().v == 3);
+    Tracked::copies_throw = false;
+
+    Result<Tracked>& same = a;
+    a = same;  // self-assignment keeps the value
+    CHECK(a.value().v == 3);
+    Result<Tracked> moved_from = Tracked(4);
+    Result<Tracked> moved_to = std::move(moved_from);
+    CHECK(moved_to.value().v == 4);
+    CHECK(Tracked::live == 4);  // a, c, moved_to, and the moved-from value
+  }
+  CHECK(Tracked::live == 0);
+}
+
+TEST_CASE("Result: copyable and movable exactly as its value") {
+  static_assert(std::is_copy_constructible_v<Result<std::string>>);
+  static_assert(std::is_nothrow_move_constructible_v<Result<std::string>>);
+  static_assert(std::is_nothrow_move_assignable_v<Result<std::string>>);
+  static_assert(!std::is_copy_constructible_v<Result<std::unique_ptr<int>>>);
+  static_assert(!std::is_copy_assignable_v<Result<std::unique_ptr<int>>>);
+  static_assert(std::is_move_assignable_v<Result<std::unique_ptr<int>>>);
+  static_assert(!std::is_nothrow_move_constructible_v<Result<Tracked>>);
+
+  Result<std::unique_ptr<int>> a = std::make_unique<int>(1);
+  Result<std::unique_ptr<int>> b = Diagnostic{"none"};
+  a = std::move(b);
+  REQUIRE_FALSE(a.has_value());
+  b = Result<std::unique_ptr<int>>(std::make_unique<int>(2));
+  a = std::move(b);
+  REQUIRE(a.has_value());
+  CHECK(*a.value() == 2);
 }

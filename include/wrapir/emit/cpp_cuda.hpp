@@ -29,6 +29,8 @@
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/program.hpp>
 
+#include <boost/variant2/variant.hpp>
+
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 

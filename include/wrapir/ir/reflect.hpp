@@ -20,6 +20,8 @@
 
 #include <wrapir/ir/detail/reflection.hpp>
 
+#include <boost/variant2/variant.hpp>
+
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 

@@ -82,6 +82,8 @@
 #include <wrapir/run/multi_kernel.hpp>
 #include <wrapir/run/tensor.hpp>
 
+#include <boost/variant2/variant.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>

@@ -13,6 +13,8 @@
 #include <wrapir/ir/program.hpp>
 #include <wrapir/run/grid.hpp>
 
+#include <boost/variant2/variant.hpp>
+
 #include <algorithm>
 #include <functional>
 #include <limits>

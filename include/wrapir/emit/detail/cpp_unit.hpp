@@ -13,6 +13,8 @@
 #include <wrapir/emit/detail/rename_identifier.hpp>
 #include <wrapir/emit/emit.hpp>
 
+#include <boost/variant2/variant.hpp>
+
 #include <cstddef>
 #include <optional>
 #include <stdexcept>

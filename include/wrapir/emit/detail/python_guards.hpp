@@ -11,6 +11,8 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/view_extent.hpp>
 
+#include <boost/variant2/variant.hpp>
+
 #include <optional>
 #include <string>
 #include <string_view>

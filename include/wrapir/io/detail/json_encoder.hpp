@@ -8,6 +8,8 @@
 #include <wrapir/io/json.hpp>
 #include <wrapir/io/detail/json_schema.hpp>
 
+#include <boost/variant2/variant.hpp>
+
 namespace wrapir::io::detail::json {
 
 /// Writes a program as JSON text. Ids are written as the names of the

@@ -10,6 +10,8 @@
 #include <wrapir/io/detail/json_writer.hpp>
 #include <wrapir/ir/detail/reflect_hana.hpp>
 
+#include <boost/variant2/variant.hpp>
+
 namespace wrapir::io::detail::json {
 
 template <class T>

@@ -4,6 +4,8 @@
 
 #include <wrapir/ir/builder.hpp>
 
+#include <boost/variant2/variant.hpp>
+
 namespace wrapir::ir {
 
 WRAPIR_DECL Builder::Builder(Program& program, Device default_device) : program_(&program), device_(default_device) {

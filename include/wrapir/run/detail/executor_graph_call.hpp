@@ -45,6 +45,8 @@
 #include <wrapir/run/detail/executor_lines.hpp>
 #include <wrapir/run/executor.hpp>
 
+#include <boost/variant2/variant.hpp>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

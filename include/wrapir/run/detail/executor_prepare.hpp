@@ -15,6 +15,8 @@
 #include <wrapir/run/executor.hpp>
 #include <wrapir/run/multi_kernel.hpp>
 
+#include <boost/variant2/variant.hpp>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
