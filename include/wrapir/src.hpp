@@ -16,6 +16,7 @@
 #include <wrapir/ir/impl/builder.ipp>
 #include <wrapir/ir/impl/line.ipp>
 #include <wrapir/ir/impl/program.ipp>
+#include <wrapir/ir/impl/stats.ipp>
 #include <wrapir/io/impl/json.ipp>
 #include <wrapir/emit/impl/python.ipp>
 #include <wrapir/ir/impl/verify.ipp>
