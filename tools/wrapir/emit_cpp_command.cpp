@@ -42,6 +42,7 @@
 #include <wrapir/ir/program.hpp>
 #include <wrapir/run/c_abi.h>
 #include <wrapir/run/c_abi_adapter.hpp>
+#include <wrapir/run/executor_backend.hpp>
 #include <wrapir/run/extern.hpp>
 #ifdef WRAPIR_TOOL_CPU_BACKEND
 #include <wrapir/run/cpu/externs.hpp>
