@@ -81,7 +81,6 @@
 #include <cstddef>
 #include <optional>
 #include <span>
-#include <tuple>
 #include <utility>
 #include <type_traits>
 #include <variant>
@@ -379,7 +378,7 @@ struct Walker {
 template <LineKind T, class V>
 void for_each_effect(const T& line, V&& visitor) {
   const detail::effects::Walker<std::remove_reference_t<V>> walk{visitor};
-  std::apply([&](const auto&... d) { (walk(line, d), ...); }, T::effects());
+  for_each_descriptor(T::effects(), [&](const auto& d) { walk(line, d); });
 }
 
 /// `for_each_effect` on the kind `line` holds.

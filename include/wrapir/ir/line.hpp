@@ -77,7 +77,7 @@ template <class Kind>
 struct line_kind_without_effects {
   static_assert(declares_effects<Kind>,
                 "this line kind declares no effects: add `static constexpr auto effects()` beside its struct in "
-                "ir/lines.hpp (return std::tuple{} for a line that touches nothing); see ir/effects.hpp");
+                "ir/lines.hpp (return Effects{} for a line that touches nothing); see ir/effects.hpp");
   static constexpr bool value = declares_effects<Kind>;
 };
 

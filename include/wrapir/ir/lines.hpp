@@ -49,7 +49,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <vector>
 
 namespace wrapir::ir {
@@ -112,7 +111,7 @@ struct Provenance {
 struct Allocate {
   static constexpr std::string_view kind = "Allocate";
   BufferId buffer{};
-  static constexpr auto effects() { return std::tuple{Allocates{&Allocate::buffer, Storage::allocate}}; }
+  static constexpr auto effects() { return Effects{Allocates{&Allocate::buffer, Storage::allocate}}; }
 };
 
 /// `buffer` is dead: free it, unless a reuse planner gave its storage to a
@@ -124,7 +123,7 @@ struct FreeIfNotReused {
   bool reused = false;
   // `reused`: the storage is not freed but offered to the Reuse that takes it.
   static constexpr auto effects() {
-    return std::tuple{Frees{&FreeIfNotReused::buffer, Release::free_if_not_reused, &FreeIfNotReused::reused}};
+    return Effects{Frees{&FreeIfNotReused::buffer, Release::free_if_not_reused, &FreeIfNotReused::reused}};
   }
 };
 
@@ -139,7 +138,7 @@ struct Reuse {
   BufferId new_buffer{};
   bool delete_old = true;
   static constexpr auto effects() {
-    return std::tuple{Reuses{&Reuse::old_buffer, &Reuse::new_buffer, &Reuse::delete_old}};
+    return Effects{Reuses{&Reuse::old_buffer, &Reuse::new_buffer, &Reuse::delete_old}};
   }
 };
 
@@ -148,20 +147,20 @@ struct Reuse {
 struct Free {
   static constexpr std::string_view kind = "Free";
   BufferId buffer{};
-  static constexpr auto effects() { return std::tuple{Frees{&Free::buffer, Release::free}}; }
+  static constexpr auto effects() { return Effects{Frees{&Free::buffer, Release::free}}; }
 };
 
 /// A cancelled memory line (planning removed it); does nothing.
 struct Null {
   static constexpr std::string_view kind = "Null";
-  static constexpr auto effects() { return std::tuple{}; }
+  static constexpr auto effects() { return Effects{}; }
 };
 
 /// Allocates the storage of `pool` (its declared byte size, on its device).
 struct PoolCreate {
   static constexpr std::string_view kind = "PoolCreate";
   PoolId pool{};
-  static constexpr auto effects() { return std::tuple{CreatesPool{&PoolCreate::pool}}; }
+  static constexpr auto effects() { return Effects{CreatesPool{&PoolCreate::pool}}; }
 };
 
 /// Makes `buffer` a view of `pool`'s storage starting `offset_bytes` bytes in
@@ -174,7 +173,7 @@ struct AllocFromPool {
   expr::Expr offset_bytes{};
   // The offset is evaluated before the region is defined.
   static constexpr auto effects() {
-    return std::tuple{ReadsSymbols{&AllocFromPool::offset_bytes},
+    return Effects{ReadsSymbols{&AllocFromPool::offset_bytes},
                       CarvesFromPool{&AllocFromPool::buffer, &AllocFromPool::pool}};
   }
 };
@@ -188,7 +187,7 @@ struct DeallocFromPool {
   PoolId pool{};
   bool releases_pool = false;
   static constexpr auto effects() {
-    return std::tuple{Frees{&DeallocFromPool::buffer, Release::pool_dealloc},
+    return Effects{Frees{&DeallocFromPool::buffer, Release::pool_dealloc},
                       ReturnsToPool{&DeallocFromPool::pool, &DeallocFromPool::releases_pool}};
   }
 };
@@ -199,7 +198,7 @@ struct CommBufferAllocate {
   static constexpr std::string_view kind = "CommBufferAllocate";
   BufferId buffer{};
   static constexpr auto effects() {
-    return std::tuple{Allocates{&CommBufferAllocate::buffer, Storage::comm}};
+    return Effects{Allocates{&CommBufferAllocate::buffer, Storage::comm}};
   }
 };
 
@@ -207,7 +206,7 @@ struct CommBufferAllocate {
 struct CommBufferFree {
   static constexpr std::string_view kind = "CommBufferFree";
   BufferId buffer{};
-  static constexpr auto effects() { return std::tuple{Frees{&CommBufferFree::buffer, Release::comm_free}}; }
+  static constexpr auto effects() { return Effects{Frees{&CommBufferFree::buffer, Release::comm_free}}; }
 };
 
 /// Allocates a kernel's scratch `workspace` (role `workspace`; its outer
@@ -221,7 +220,7 @@ struct WorkspaceAllocate {
   WorkspaceZeroMode zero_mode = WorkspaceZeroMode::uninitialized;
   Name inner_name = "ws_ptr";
   static constexpr auto effects() {
-    return std::tuple{Allocates{&WorkspaceAllocate::workspace, Storage::workspace}};
+    return Effects{Allocates{&WorkspaceAllocate::workspace, Storage::workspace}};
   }
 };
 
@@ -231,7 +230,7 @@ struct WorkspaceFree {
   static constexpr std::string_view kind = "WorkspaceFree";
   BufferId workspace{};
   static constexpr auto effects() {
-    return std::tuple{Frees{&WorkspaceFree::workspace, Release::workspace_free}};
+    return Effects{Frees{&WorkspaceFree::workspace, Release::workspace_free}};
   }
 };
 
@@ -244,7 +243,7 @@ struct DeviceCopy {
   BufferArg source{};
   bool non_blocking = false;
   static constexpr auto effects() {
-    return std::tuple{Writes{&DeviceCopy::destination}, Reads{&DeviceCopy::source}};
+    return Effects{Writes{&DeviceCopy::destination}, Reads{&DeviceCopy::source}};
   }
 };
 
@@ -260,7 +259,7 @@ struct Reinterpret {
   static constexpr std::string_view kind = "Reinterpret";
   BufferId view{};
   BufferId base{};
-  static constexpr auto effects() { return std::tuple{Views{&Reinterpret::view, &Reinterpret::base}}; }
+  static constexpr auto effects() { return Effects{Views{&Reinterpret::view, &Reinterpret::base}}; }
 };
 
 // ---------------------------------------------------------------------------
@@ -278,7 +277,7 @@ struct KernelDefinition {
   OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   // The metadata's constants are arguments bound here: read here.
   static constexpr auto effects() {
-    return std::tuple{DefinesKernel{&KernelDefinition::kernel, KernelForm::plain},
+    return Effects{DefinesKernel{&KernelDefinition::kernel, KernelForm::plain},
                       Reads{&KernelDefinition::metadata}};
   }
 };
@@ -298,7 +297,7 @@ struct KernelCall {
   // The IR does not say which parameters a kernel writes (KernelDecl has no
   // mutation metadata), so every buffer argument may be read and written.
   static constexpr auto effects() {
-    return std::tuple{Launches{&KernelCall::kernel, KernelForm::plain}, ReadsWrites{&KernelCall::args},
+    return Effects{Launches{&KernelCall::kernel, KernelForm::plain}, ReadsWrites{&KernelCall::args},
                       ReadsSymbols{&KernelCall::grid}};
   }
 };
@@ -313,7 +312,7 @@ struct SymbolicCallArg {
   // The value is evaluated before the symbol is defined: `x = x + 1` reads
   // `x` before its definition.
   static constexpr auto effects() {
-    return std::tuple{ReadsSymbols{&SymbolicCallArg::value},
+    return Effects{ReadsSymbols{&SymbolicCallArg::value},
                       DefinesSymbols{&SymbolicCallArg::symbol, SymbolOrigin::computed}};
   }
 };
@@ -330,7 +329,7 @@ struct MultiKernelDefinition {
   std::vector<std::vector<ArgSlice>> arg_index{};
   std::vector<std::optional<ShapeKey>> shape_keys{};
   static constexpr auto effects() {
-    return std::tuple{DefinesKernel{&MultiKernelDefinition::kernel, KernelForm::multi},
+    return Effects{DefinesKernel{&MultiKernelDefinition::kernel, KernelForm::multi},
                       UsesKernels{&MultiKernelDefinition::candidates}};
   }
 };
@@ -347,7 +346,7 @@ struct MultiKernelCall {
   OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   // As KernelCall: any candidate may write any buffer argument.
   static constexpr auto effects() {
-    return std::tuple{Launches{&MultiKernelCall::kernel, KernelForm::multi}, ReadsWrites{&MultiKernelCall::args}};
+    return Effects{Launches{&MultiKernelCall::kernel, KernelForm::multi}, ReadsWrites{&MultiKernelCall::args}};
   }
 };
 
@@ -368,7 +367,7 @@ struct ExternKernelAlloc {
   // An operator is opaque: its arguments may be read and written (a
   // fallback may mutate an input). The result is defined after them.
   static constexpr auto effects() {
-    return std::tuple{ReadsWrites{&ExternKernelAlloc::args}, ReadsWrites{&ExternKernelAlloc::kwargs},
+    return Effects{ReadsWrites{&ExternKernelAlloc::args}, ReadsWrites{&ExternKernelAlloc::kwargs},
                       Allocates{&ExternKernelAlloc::result, Storage::extern_result}};
   }
 };
@@ -383,7 +382,7 @@ struct ExternKernelOut {
   BufferArg out{};
   OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   static constexpr auto effects() {
-    return std::tuple{ReadsWrites{&ExternKernelOut::args}, ReadsWrites{&ExternKernelOut::kwargs},
+    return Effects{ReadsWrites{&ExternKernelOut::args}, ReadsWrites{&ExternKernelOut::kwargs},
                       Writes{&ExternKernelOut::out}};
   }
 };
@@ -407,7 +406,7 @@ struct ExternKernelMultiOut {
   std::vector<NamedBuffer> outs{};
   OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   static constexpr auto effects() {
-    return std::tuple{ReadsWrites{&ExternKernelMultiOut::args}, ReadsWrites{&ExternKernelMultiOut::kwargs},
+    return Effects{ReadsWrites{&ExternKernelMultiOut::args}, ReadsWrites{&ExternKernelMultiOut::kwargs},
                       Writes{&ExternKernelMultiOut::outs},
                       Allocates{&ExternKernelMultiOut::result, Storage::extern_result}};
   }
@@ -421,7 +420,7 @@ struct MultiOutput {
   BufferId result{};
   BufferId source{};
   KeyPath path{};
-  static constexpr auto effects() { return std::tuple{Selects{&MultiOutput::result, &MultiOutput::source}}; }
+  static constexpr auto effects() { return Effects{Selects{&MultiOutput::result, &MultiOutput::source}}; }
 };
 
 /// `aten.scatter_(self, dim, index, src, **kwargs)`: scatters `src` (a buffer
@@ -436,7 +435,7 @@ struct ScatterFallback {
   std::vector<NamedArg> kwargs{};
   OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   static constexpr auto effects() {
-    return std::tuple{ReadsWrites{&ScatterFallback::self}, Reads{&ScatterFallback::index},
+    return Effects{ReadsWrites{&ScatterFallback::self}, Reads{&ScatterFallback::index},
                       Reads{&ScatterFallback::src}, Reads{&ScatterFallback::kwargs}};
   }
 };
@@ -453,7 +452,7 @@ struct IndexPutFallback {
   bool accumulate = false;
   OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   static constexpr auto effects() {
-    return std::tuple{ReadsWrites{&IndexPutFallback::self}, Reads{&IndexPutFallback::indices},
+    return Effects{ReadsWrites{&IndexPutFallback::self}, Reads{&IndexPutFallback::indices},
                       Reads{&IndexPutFallback::values}};
   }
 };
@@ -467,7 +466,7 @@ struct DynamicScalar {
   BufferId source{};
   KeyPath path{};
   static constexpr auto effects() {
-    return std::tuple{Reads{&DynamicScalar::source}, DefinesSymbols{&DynamicScalar::symbol, SymbolOrigin::unbacked}};
+    return Effects{Reads{&DynamicScalar::source}, DefinesSymbols{&DynamicScalar::symbol, SymbolOrigin::unbacked}};
   }
 };
 
@@ -485,7 +484,7 @@ struct UnbackedSymbolDefs {
   BufferId source{};
   std::vector<SymbolBinding> bindings{};
   static constexpr auto effects() {
-    return std::tuple{ReadsResult{&UnbackedSymbolDefs::source},
+    return Effects{ReadsResult{&UnbackedSymbolDefs::source},
                       DefinesSymbols{&UnbackedSymbolDefs::bindings, SymbolOrigin::unbacked}};
   }
 };
@@ -506,7 +505,7 @@ struct AssertSizeStride {
   std::vector<expr::Expr> strides{};
   std::optional<std::string> op_name{};
   static constexpr auto effects() {
-    return std::tuple{Reads{&AssertSizeStride::buffer}, ReadsSymbols{&AssertSizeStride::sizes},
+    return Effects{Reads{&AssertSizeStride::buffer}, ReadsSymbols{&AssertSizeStride::sizes},
                       ReadsSymbols{&AssertSizeStride::strides}};
   }
 };
@@ -525,7 +524,7 @@ struct AssertAlignment {
   BufferId buffer{};
   std::int64_t alignment = 16;
   std::optional<std::string> op_name{};
-  static constexpr auto effects() { return std::tuple{Reads{&AssertAlignment::buffer}}; }
+  static constexpr auto effects() { return Effects{Reads{&AssertAlignment::buffer}}; }
 };
 
 /// Checks at run time that the symbolic condition `condition` holds (is
@@ -546,7 +545,7 @@ struct AssertScalar {
   static constexpr std::string_view kind = "AssertScalar";
   expr::Expr condition{};
   std::string message{};
-  static constexpr auto effects() { return std::tuple{ReadsSymbols{&AssertScalar::condition}}; }
+  static constexpr auto effects() { return Effects{ReadsSymbols{&AssertScalar::condition}}; }
 };
 
 // ---------------------------------------------------------------------------
@@ -561,14 +560,14 @@ struct EnterSubgraph {
   static constexpr std::string_view kind = "EnterSubgraph";
   GraphId graph{};
   static constexpr auto effects() {
-    return std::tuple{EntersScope{ScopeKind::subgraph, &EnterSubgraph::graph}};
+    return Effects{EntersScope{ScopeKind::subgraph, &EnterSubgraph::graph}};
   }
 };
 
 /// Closes the innermost EnterSubgraph scope.
 struct ExitSubgraph {
   static constexpr std::string_view kind = "ExitSubgraph";
-  static constexpr auto effects() { return std::tuple{ExitsScope{ScopeKind::subgraph}}; }
+  static constexpr auto effects() { return Effects{ExitsScope{ScopeKind::subgraph}}; }
 };
 
 /// Runs subgraph `true_graph` if `predicate` (a one-element bool buffer or a
@@ -586,7 +585,7 @@ struct Conditional {
   // Operands are read (and passed to whichever branch runs); the outputs are
   // defined after the call.
   static constexpr auto effects() {
-    return std::tuple{Reads{&Conditional::predicate}, Reads{&Conditional::operands},
+    return Effects{Reads{&Conditional::predicate}, Reads{&Conditional::operands},
                       CallsSubgraph{&Conditional::true_graph, &Conditional::operands, nullptr, &Conditional::outputs},
                       CallsSubgraph{&Conditional::false_graph, &Conditional::operands, nullptr, &Conditional::outputs},
                       Allocates{&Conditional::outputs, Storage::control_result}};
@@ -607,7 +606,7 @@ struct WhileLoop {
   // The condition's one output is the loop's test, bound to no buffer; the
   // body's outputs are the next carried values, the last ones `outputs`.
   static constexpr auto effects() {
-    return std::tuple{Reads{&WhileLoop::carried}, Reads{&WhileLoop::additional},
+    return Effects{Reads{&WhileLoop::carried}, Reads{&WhileLoop::additional},
                       CallsSubgraph{&WhileLoop::cond_graph, &WhileLoop::carried, &WhileLoop::additional},
                       CallsSubgraph{&WhileLoop::body_graph, &WhileLoop::carried, &WhileLoop::additional,
                                     &WhileLoop::outputs},
@@ -620,12 +619,12 @@ struct WhileLoop {
 struct EnterDeviceContext {
   static constexpr std::string_view kind = "EnterDeviceContext";
   Device device{};
-  static constexpr auto effects() { return std::tuple{EntersScope{ScopeKind::device}}; }
+  static constexpr auto effects() { return Effects{EntersScope{ScopeKind::device}}; }
 };
 
 struct ExitDeviceContext {
   static constexpr std::string_view kind = "ExitDeviceContext";
-  static constexpr auto effects() { return std::tuple{ExitsScope{ScopeKind::device}}; }
+  static constexpr auto effects() { return Effects{ExitsScope{ScopeKind::device}}; }
 };
 
 /// Makes side stream `stream` (> 0; 0 is the device's default stream) the
@@ -633,12 +632,12 @@ struct ExitDeviceContext {
 struct EnterStreamContext {
   static constexpr std::string_view kind = "EnterStreamContext";
   std::uint32_t stream = 0;
-  static constexpr auto effects() { return std::tuple{EntersScope{ScopeKind::stream}}; }
+  static constexpr auto effects() { return Effects{EntersScope{ScopeKind::stream}}; }
 };
 
 struct ExitStreamContext {
   static constexpr std::string_view kind = "ExitStreamContext";
-  static constexpr auto effects() { return std::tuple{ExitsScope{ScopeKind::stream}}; }
+  static constexpr auto effects() { return Effects{ExitsScope{ScopeKind::stream}}; }
 };
 
 /// Fetches the raw handle of stream `stream` of `device` for the kernel
@@ -647,7 +646,7 @@ struct GetRawStream {
   static constexpr std::string_view kind = "GetRawStream";
   Device device{};
   std::uint32_t stream = 0;
-  static constexpr auto effects() { return std::tuple{}; }
+  static constexpr auto effects() { return Effects{}; }
 };
 
 // ---------------------------------------------------------------------------
@@ -659,7 +658,7 @@ struct GetRawStream {
 struct Comment {
   static constexpr std::string_view kind = "Comment";
   std::string text{};
-  static constexpr auto effects() { return std::tuple{}; }
+  static constexpr auto effects() { return Effects{}; }
 };
 
 }  // namespace wrapir::ir

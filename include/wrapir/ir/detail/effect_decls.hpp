@@ -52,6 +52,39 @@ enum class Access : std::uint8_t {
   read_result,
 };
 
+// ---- the list ----------------------------------------------------------------
+
+/// A line kind's descriptors, in the order the line does them: what its
+/// `effects()` returns, e.g. `Effects{Reads{&DeviceCopy::source}}`, or
+/// `Effects{}` for a line that touches nothing. A minimal heterogeneous
+/// list rather than a `std::tuple`: every translation unit that includes
+/// the line kinds deduces all 38 declarations (the check that each kind has
+/// one), and `std::tuple`'s constructor overloads made that 0.15 s of each.
+template <class... D>
+struct Effects;
+
+template <>
+struct Effects<> {};
+
+template <class First, class... Rest>
+struct Effects<First, Rest...> {
+  constexpr Effects(First head, Rest... tail) : first(head), rest(tail...) {}  // NOLINT: implicit for brace lists
+  First first;
+  Effects<Rest...> rest;
+};
+
+template <class... D>
+Effects(D...) -> Effects<D...>;
+
+/// Calls `f(descriptor)` for each descriptor of `list`, in order.
+template <class F>
+constexpr void for_each_descriptor(const Effects<>&, F&&) {}
+template <class First, class... Rest, class F>
+constexpr void for_each_descriptor(const Effects<First, Rest...>& list, F&& f) {
+  f(list.first);
+  for_each_descriptor(list.rest, f);
+}
+
 // ---- descriptors -------------------------------------------------------------
 // Each holds member pointers (`M` is `Field Line::*`) and, for some, a
 // constant. Deduction guides let lines write `Reads{&KernelCall::args}`.
