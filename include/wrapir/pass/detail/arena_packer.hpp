@@ -142,6 +142,7 @@ class ArenaPacker {
     // the loop below made every block a cache miss that the loop waited on,
     // while this gather's loads are independent and overlap.
     in_order_.clear();
+    in_order_.reserve(order.size());  // exactly: one per block, for every order
     for (const std::uint32_t i : order) in_order_.push_back({blocks_[i], raw[i], i});
     for (std::size_t k = 0; k < in_order_.size(); ++k) {
       if (k + 2 * prefetch_ahead < in_order_.size()) prefetch_nodes(in_order_[k + 2 * prefetch_ahead].block);
