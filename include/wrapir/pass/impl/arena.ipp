@@ -40,16 +40,27 @@ WRAPIR_DECL ArenaPlan place_in_arenas(const AllocationTrace& trace, const ArenaO
     throw std::invalid_argument("arena planner: stop_within must be a finite non-negative fraction, not " +
                                 std::to_string(options.stop_within));
 
+  // Counted first, so that each device's list is allocated once, exactly.
   std::map<std::int32_t, std::vector<std::size_t>> by_device;
+  {
+    std::map<std::int32_t, std::size_t> counts;
+    for (const TracedAllocation& a : trace.allocations) ++counts[a.device];
+    for (const auto& [device, count] : counts) by_device[device].reserve(count);
+  }
   for (std::size_t i = 0; i < trace.allocations.size(); ++i) by_device[trace.allocations[i].device].push_back(i);
 
   ArenaPlan plan;
   plan.placement.blocks.assign(trace.allocations.size(), BlockPlacement{});
   for (const auto& [device, members] : by_device) {
     const std::size_t arena = plan.placement.arenas.size();
+    // Reserved exactly: at a million lines, doubling left up to half of
+    // each unused, and these live through every packing.
     std::vector<detail::ArenaPacker::Block> blocks;
+    blocks.reserve(members.size());
     std::vector<std::int64_t> raw;
+    raw.reserve(members.size());
     std::vector<std::size_t> trace_index;
+    trace_index.reserve(members.size());
     std::int64_t total = 0;
     for (const std::size_t i : members) {
       const TracedAllocation& a = trace.allocations[i];
@@ -238,6 +249,30 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
   }
   std::vector<LiveSpan>().swap(spans);
   if (trace.allocations.empty()) return scope;
+  // What the pools and the rewrite read of the liveness, kept compactly so
+  // that the lifetimes (56 bytes a block) and the block tables are freed
+  // before packing, where the plan stage peaks.
+  struct PlacedBlock {
+    ir::BufferId buffer;
+    bool is_output;
+    std::size_t last_line;
+  };
+  std::vector<PlacedBlock> placed_blocks;
+  placed_blocks.reserve(block_of_placed.size());
+  for (const std::size_t block : block_of_placed) {
+    const BufferLifetime& l = liveness.lifetimes[block];
+    placed_blocks.push_back({l.buffer, l.is_output, l.last_line});
+  }
+  // For each buffer of the table, the placed block that holds it (its own
+  // or the one it views), or `unplaced`.
+  std::vector<std::size_t> placed_of_buffer(liveness.storage_of.size(), unplaced);
+  for (std::size_t b = 0; b < placed_of_buffer.size(); ++b) {
+    const std::size_t block = liveness.storage_of[b];
+    if (block < placed_of_block.size()) placed_of_buffer[b] = placed_of_block[block];
+  }
+  std::vector<std::size_t>().swap(block_of_placed);
+  std::vector<std::size_t>().swap(placed_of_block);
+  live.value() = Liveness{};  // `liveness` is not read below
   // Names for the offsets (pass/symbolic_placement.hpp) and the arenas.
   std::unordered_set<std::string> names = names_with_prefix(p, options.name_prefix);
   std::size_t offset_counter = 0;
@@ -261,8 +296,8 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
   std::vector<std::size_t> last_use(arenas, 0);
   std::vector<bool> holds_output(arenas, false);
   std::vector<ir::Device> device(arenas);
-  for (std::size_t j = 0; j < block_of_placed.size(); ++j) {
-    const BufferLifetime& l = liveness.lifetimes[block_of_placed[j]];
+  for (std::size_t j = 0; j < placed_blocks.size(); ++j) {
+    const PlacedBlock& l = placed_blocks[j];
     const std::size_t k = symbolic.arena_of[j];
     device[k] = p.buffer(l.buffer).layout.device;
     last_use[k] = std::max(last_use[k], l.last_line);
@@ -272,9 +307,8 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
     p.pools.push_back(
         ir::PoolDecl{fresh_numbered_name(options.name_prefix, counter, names), device[k], symbolic.arena_bytes[k]});
   const auto placed = [&](ir::BufferId b) -> std::size_t {
-    if (!p.contains(b) || b.index >= liveness.storage_of.size()) return unplaced;
-    const std::size_t block = liveness.storage_of[b.index];
-    return block < placed_of_block.size() ? placed_of_block[block] : unplaced;
+    if (!p.contains(b) || b.index >= placed_of_buffer.size()) return unplaced;
+    return placed_of_buffer[b.index];
   };
   const auto pool_of_arena = [&](std::size_t k) { return ir::PoolId{static_cast<std::uint32_t>(first_pool + k)}; };
   std::vector<std::vector<ir::Line>> before_create(symbolic.named.empty() ? 0 : p.pools.size());
@@ -289,7 +323,7 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
       [&](ir::BufferId b) -> std::optional<PoolSlot> {
         // Only the line that creates a placed block carves it.
         const std::size_t j = placed(b);
-        if (j == unplaced || liveness.lifetimes[block_of_placed[j]].buffer != b) return std::nullopt;
+        if (j == unplaced || placed_blocks[j].buffer != b) return std::nullopt;
         return PoolSlot{pool_of_arena(symbolic.arena_of[j]), symbolic.offsets[j]};
       },
       [&](ir::BufferId b) -> std::optional<ir::PoolId> {
