@@ -13,6 +13,8 @@
 
 // One line per heavy header that has moved its definitions to an .ipp:
 #include <wrapir/expr/impl/expr.ipp>
+#include <wrapir/expr/impl/ops.ipp>
+#include <wrapir/expr/impl/eval.ipp>
 #include <wrapir/ir/impl/builder.ipp>
 #include <wrapir/ir/impl/line.ipp>
 #include <wrapir/ir/impl/program.ipp>
