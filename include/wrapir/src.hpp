@@ -15,6 +15,8 @@
 #include <wrapir/expr/impl/expr.ipp>
 #include <wrapir/expr/impl/ops.ipp>
 #include <wrapir/expr/impl/eval.ipp>
+#include <wrapir/expr/impl/compile.ipp>
+#include <wrapir/expr/impl/query.ipp>
 #include <wrapir/ir/impl/builder.ipp>
 #include <wrapir/ir/impl/line.ipp>
 #include <wrapir/ir/impl/program.ipp>
