@@ -17,6 +17,9 @@
 #include <wrapir/expr/impl/eval.ipp>
 #include <wrapir/expr/impl/compile.ipp>
 #include <wrapir/expr/impl/query.ipp>
+#include <wrapir/expr/impl/simplify.ipp>
+#include <wrapir/expr/impl/solve.ipp>
+#include <wrapir/expr/impl/bounds.ipp>
 #include <wrapir/ir/impl/builder.ipp>
 #include <wrapir/ir/impl/line.ipp>
 #include <wrapir/ir/impl/program.ipp>
