@@ -20,6 +20,9 @@
 #include <wrapir/expr/impl/simplify.ipp>
 #include <wrapir/expr/impl/solve.ipp>
 #include <wrapir/expr/impl/bounds.ipp>
+#include <wrapir/expr/impl/print_python.ipp>
+#include <wrapir/expr/impl/print_cpp.ipp>
+#include <wrapir/expr/impl/parse.ipp>
 #include <wrapir/ir/impl/builder.ipp>
 #include <wrapir/ir/impl/line.ipp>
 #include <wrapir/ir/impl/program.ipp>
