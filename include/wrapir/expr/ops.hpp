@@ -154,10 +154,11 @@ struct Term {
 
 namespace detail {
 
+/// Throws the `Error` for a constant folded in `what` that leaves int64.
 [[noreturn]] WRAPIR_DECL void overflow(const char* what);
 
+/// `a + b` and `a * b` folded in `what`; `overflow(what)` when they leave int64.
 WRAPIR_DECL std::int64_t folded_add(std::int64_t a, std::int64_t b, const char* what);
-
 WRAPIR_DECL std::int64_t folded_mul(std::int64_t a, std::int64_t b, const char* what);
 
 /// A common divisor of `a` and `b`: the greatest, except that 2^63 (which
@@ -171,10 +172,10 @@ WRAPIR_DECL Expr scaled(Context& ctx, std::int64_t coefficient, Expr monomial);
 /// structure of the monomials.
 WRAPIR_DECL bool term_less(const Term& a, const Term& b) noexcept;
 
+/// The one context of `operands`; throws `Error` naming `what` when there
+/// are none, one is null, or they come from different contexts.
 WRAPIR_DECL Context& context_of(std::span<const Expr> operands, const char* what);
-
 WRAPIR_DECL Context& context_of(std::initializer_list<Expr> operands, const char* what);
-
 
 /// A sum as `g * primitive`: `g` is the integer content of its terms, with
 /// the sign that makes the primitive sum's first term positive
@@ -186,10 +187,8 @@ WRAPIR_DECL Context& context_of(std::initializer_list<Expr> operands, const char
 /// the result.
 WRAPIR_DECL std::pair<std::int64_t, Expr> primitive_sum(Expr sum);
 
-
 /// `a / b` for monomials, if exact.
 WRAPIR_DECL std::optional<Expr> monomial_quotient(Expr a, Expr b);
-
 
 }  // namespace detail
 
@@ -326,8 +325,6 @@ std::optional<Expr> first_rule(Expr a, Expr b, Expr c, Rules... rules) {
   return r;
 }
 
-
-
 /// A stable sort that first finds the runs already in order (rising, or
 /// strictly falling and then reversed) and merges them pairwise: O(n log r)
 /// for r runs. A canonical sum or product plus one operand is at most three
@@ -368,9 +365,10 @@ void merge_sorted_runs(std::vector<T>& items, Less less) {
 /// operand whose addition overflowed first, before `Error` is thrown.
 WRAPIR_DECL Expr sum_of(std::span<const Expr> terms, std::size_t* overflowed_at = nullptr);
 
-
+/// The canonical Min (`is_min`) or Max of `args`.
 WRAPIR_DECL Expr min_max(std::span<const Expr> args, bool is_min);
 
+/// The canonical comparison `kind` of `a` and `b` (`gt`/`ge` become `lt`/`le`).
 WRAPIR_DECL Expr comparison(Kind kind, Expr a, Expr b);
 
 }  // namespace detail
