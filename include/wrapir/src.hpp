@@ -13,6 +13,16 @@
 
 // One line per heavy header that has moved its definitions to an .ipp:
 #include <wrapir/expr/impl/expr.ipp>
+#include <wrapir/expr/impl/ops.ipp>
+#include <wrapir/expr/impl/eval.ipp>
+#include <wrapir/expr/impl/compile.ipp>
+#include <wrapir/expr/impl/query.ipp>
+#include <wrapir/expr/impl/simplify.ipp>
+#include <wrapir/expr/impl/solve.ipp>
+#include <wrapir/expr/impl/bounds.ipp>
+#include <wrapir/expr/impl/print_python.ipp>
+#include <wrapir/expr/impl/print_cpp.ipp>
+#include <wrapir/expr/impl/parse.ipp>
 #include <wrapir/ir/impl/builder.ipp>
 #include <wrapir/ir/impl/line.ipp>
 #include <wrapir/ir/impl/program.ipp>

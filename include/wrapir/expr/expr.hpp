@@ -231,7 +231,10 @@ inline Context& Expr::context() const noexcept { return *node_->context; }
 /// into it.
 class Context {
  public:
-  Context() = default;
+  // Out of line (impl/expr.ipp), with the destructor: in separately compiled
+  // mode a TU that makes a context then instantiates none of the tables.
+  WRAPIR_DECL Context();
+  WRAPIR_DECL ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
@@ -246,10 +249,7 @@ class Context {
                             bool unbacked = false);
 
   /// The symbol called `name`, if one was made.
-  [[nodiscard]] Expr find_symbol(std::string_view name) const noexcept {
-    auto it = symbols_.find(name);
-    return it == symbols_.end() ? Expr{} : Expr{it->second};
-  }
+  [[nodiscard]] WRAPIR_DECL Expr find_symbol(std::string_view name) const noexcept;
 
   /// A node exactly as given: no folding, no canonical ordering. Checks only
   /// arity (and, for align, the alignment). Most code wants the simplifying

@@ -3,105 +3,33 @@
 /// Questions about an expression's structure: which symbols it uses, its
 /// polynomial degree in a symbol, and whether it is linear in one.
 
+#include <wrapir/detail/config.hpp>
 #include <wrapir/expr/expr.hpp>
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 namespace wrapir::expr {
 
 /// The symbols that occur in `e`, in natural name order (`s2` before `s10`).
-[[nodiscard]] inline std::vector<Expr> free_symbols(Expr e) {
-  detail::non_null(e, "free_symbols");
-  std::vector<Expr> out;
-  std::unordered_set<const Node*> seen;
-  std::vector<Expr> stack{e};
-  while (!stack.empty()) {
-    Expr x = stack.back();
-    stack.pop_back();
-    if (!seen.insert(x.node()).second) continue;  // shared sub-trees once
-    if (x.is_symbol()) out.push_back(x);
-    for (Expr o : x.operands()) stack.push_back(o);
-  }
-  std::sort(out.begin(), out.end(), ExprLess{});
-  return out;
-}
+[[nodiscard]] WRAPIR_DECL std::vector<Expr> free_symbols(Expr e);
 
 /// True when `symbol` occurs in `e`.
-[[nodiscard]] inline bool depends_on(Expr e, Expr symbol) {
-  detail::non_null(e, "depends_on");
-  detail::non_null(symbol, "depends_on");
-  std::unordered_set<const Node*> seen;
-  std::vector<Expr> stack{e};
-  while (!stack.empty()) {
-    Expr x = stack.back();
-    stack.pop_back();
-    if (x == symbol) return true;
-    if (!seen.insert(x.node()).second) continue;
-    for (Expr o : x.operands()) stack.push_back(o);
-  }
-  return false;
-}
+[[nodiscard]] WRAPIR_DECL bool depends_on(Expr e, Expr symbol);
 
 /// The degree of `e` as a polynomial in `symbol`: 0 when `e` does not use
 /// it, nothing when `symbol` occurs outside sums, products and natural
 /// powers with a literal exponent (inside a FloorDiv, say), where `e` is not
 /// a polynomial in it.
-namespace detail {
-
-inline std::optional<std::int64_t> degree_in(Expr e, Expr symbol,
-                                             std::unordered_map<const Node*, std::optional<std::int64_t>>& memo,
-                                             int depth) {
-  if (e == symbol) return 1;
-  if (!depends_on(e, symbol)) return 0;
-  if (depth > 512) return std::nullopt;  // too deep to call a polynomial
-  if (auto it = memo.find(e.node()); it != memo.end()) return it->second;
-  std::optional<std::int64_t> d;
-  switch (e.kind()) {
-    case Kind::add:
-    case Kind::mul: {
-      d = 0;
-      for (Expr t : e.operands()) {
-        auto dt = degree_in(t, symbol, memo, depth + 1);
-        if (!dt) {
-          d.reset();
-          break;
-        }
-        d = e.is(Kind::add) ? std::max(*d, *dt) : std::min<std::int64_t>(*d + *dt, std::int64_t{1} << 40);
-      }
-      break;
-    }
-    case Kind::pow: {
-      auto db = degree_in(e.operand(0), symbol, memo, depth + 1);
-      if (db && !depends_on(e.operand(1), symbol) && e.operand(1).is_integer() &&
-          e.operand(1).value() <= (std::int64_t{1} << 30) / std::max<std::int64_t>(*db, 1))
-        d = *db * e.operand(1).value();
-      break;
-    }
-    default: break;  // inside a division, modulo, min, ...: not a polynomial
-  }
-  memo.emplace(e.node(), d);
-  return d;
-}
-
-}  // namespace detail
-
-[[nodiscard]] inline std::optional<std::int64_t> degree_in(Expr e, Expr symbol) {
-  detail::non_null(e, "degree_in");
-  detail::non_null(symbol, "degree_in");
-  std::unordered_map<const Node*, std::optional<std::int64_t>> memo;
-  return detail::degree_in(e, symbol, memo, 0);
-}
+[[nodiscard]] WRAPIR_DECL std::optional<std::int64_t> degree_in(Expr e, Expr symbol);
 
 /// True when `e` is `a*symbol + b` with `a`, `b` free of `symbol`
 /// (a constant counts as linear, degree 0).
-[[nodiscard]] inline bool is_linear_in(Expr e, Expr symbol) {
-  auto d = degree_in(e, symbol);
-  return d && *d <= 1;
-}
+[[nodiscard]] WRAPIR_DECL bool is_linear_in(Expr e, Expr symbol);
 
 }  // namespace wrapir::expr
+
+#if !defined(WRAPIR_SEPARATE_COMPILATION)
+#include <wrapir/expr/impl/query.ipp>
+#endif

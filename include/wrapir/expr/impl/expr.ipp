@@ -76,6 +76,15 @@ WRAPIR_DECL bool is_valid_symbol_name(std::string_view name) noexcept {
   return !detail::is_keyword(name);
 }
 
+WRAPIR_DECL Context::Context() = default;
+
+WRAPIR_DECL Context::~Context() = default;
+
+WRAPIR_DECL Expr Context::find_symbol(std::string_view name) const noexcept {
+  auto it = symbols_.find(name);
+  return it == symbols_.end() ? Expr{} : Expr{it->second};
+}
+
 WRAPIR_DECL Expr Context::symbol(std::string_view name, Assumption assumption, bool unbacked) {
   if (auto it = symbols_.find(name); it != symbols_.end()) {
     const Node* n = it->second;
