@@ -21,7 +21,7 @@ namespace detail {
 
 class StatsWalker {
  public:
-  explicit StatsWalker(ProgramStats& stats) : stats_(stats) {}
+  StatsWalker(ProgramStats& stats, const Program& root) : root_(&root), stats_(stats) {}
 
   // Subgraphs see their parent's hints: they declare the same symbols,
   // usually without hints of their own.
@@ -46,30 +46,8 @@ class StatsWalker {
     // bytes or a pool's size. A null `bytes` (a malformed layout, a size
     // past int64) makes the totals and the peak unknown, as does a sum past
     // int64: no figure rather than a wrapped or partial one.
-    auto grow = [&](expr::Expr bytes, const Device& device) {
-      ++stats_.allocations;
-      if (!bytes) {
-        known = false;
-        total_known_ = false;
-        return;
-      }
-      if (total_known_) {
-        try {
-          total_ = total_ ? expr::add(total_, bytes) : bytes;
-        } catch (const expr::Error&) {
-          total_known_ = false;  // constant terms whose sum overflows int64
-        }
-      }
-      DeviceBytes& d = on(device);
-      const auto v = expr::eval(bytes, hints);
-      if (!v || !wrapir::checked::add(d.live, *v, d.live)) {
-        known = false;
-        return;
-      }
-      d.peak = std::max(d.peak, d.live);
-    };
-    // A control-flow result: created (and counted) by its subgraph's lines,
-    // held by this program from its line until it is released here.
+    //
+    // Live bytes on `device` grow by `bytes`, and its peak with them.
     auto hold = [&](expr::Expr bytes, const Device& device) {
       if (!bytes) {
         known = false;
@@ -82,6 +60,22 @@ class StatsWalker {
         return;
       }
       d.peak = std::max(d.peak, d.live);
+    };
+    // A storage this program creates: counted as an allocation and in the
+    // total, then held. (A control-flow result is only held: its subgraph's
+    // lines created and counted it.)
+    auto grow = [&](expr::Expr bytes, const Device& device) {
+      ++stats_.allocations;
+      if (!bytes) {
+        total_known_ = false;
+      } else if (total_known_) {
+        try {
+          total_ = total_ ? expr::add(total_, bytes) : bytes;
+        } catch (const expr::Error&) {
+          total_known_ = false;  // constant terms whose sum overflows int64
+        }
+      }
+      hold(bytes, device);
     };
     auto shrink = [&](expr::Expr bytes, const Device& device) {
       if (!bytes) return;
@@ -159,8 +153,6 @@ class StatsWalker {
     }
   }
 
-  const Program* root_ = nullptr;
-
  private:
   static expr::Expr storage_bytes_or_null(const Layout& l) {
     if (!validate(l)) return {};
@@ -171,6 +163,7 @@ class StatsWalker {
     }
   }
 
+  const Program* root_;  // whose hints decide the totals
   ProgramStats& stats_;
   expr::Expr total_;
   bool total_known_ = true;
@@ -182,9 +175,7 @@ class StatsWalker {
 
 WRAPIR_DECL ProgramStats program_stats(const Program& p) {
   ProgramStats stats;
-  detail::StatsWalker walker{stats};
-  walker.root_ = &p;
-  walker.walk(p);
+  detail::StatsWalker{stats, p}.walk(p);
   return stats;
 }
 
