@@ -20,6 +20,7 @@
 #include <wrapir/ir/line.hpp>
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/program.hpp>
+#include <wrapir/ir/pool_slice_verdicts.hpp>
 #include <wrapir/ir/view_extent.hpp>
 
 #include <cstddef>
@@ -402,6 +403,7 @@ class FunctionEmitter {
   std::vector<char> asserted_;
   /// The room (ir/view_extent.hpp) of each buffer a Reinterpret defined.
   std::vector<expr::Expr> view_room_;
+  ir::PoolSliceVerdicts pool_slices_;
   std::size_t pending_asserts_ = 0;
   /// The views the current line passes (`LineUses`), reused line to line.
   std::vector<std::pair<ir::BufferId, const ir::View*>> line_views_;

@@ -19,6 +19,7 @@
 #include <wrapir/ir/layout.hpp>
 #include <wrapir/ir/line.hpp>
 #include <wrapir/ir/lines.hpp>
+#include <wrapir/ir/pool_slice_verdicts.hpp>
 #include <wrapir/ir/program.hpp>
 #include <wrapir/ir/symbol.hpp>
 #include <wrapir/ir/verify.hpp>
@@ -401,6 +402,7 @@ class ProgramVerifier { public:
   std::unordered_map<const expr::Node*, std::uint32_t> symbol_index_;
   std::unordered_map<const expr::Node*, std::size_t> undeclared_reported_;
   std::unordered_map<std::string_view, const char*> names_;
+  PoolSliceVerdicts pool_slices_;
 };
 
 }  // namespace wrapir::ir::detail::verifier

@@ -113,8 +113,11 @@ WRAPIR_DECL void ProgramVerifier::check_results(const AllocFromPool& l) {
   if (!buffers_[l.buffer.index].layout_ok || !offset_ok || expr::bounds(l.offset_bytes).known_negative() ||
       !pool_bytes || &pool_bytes.context() != ctx_)
     return;
-  check_extent(check_pool_slice(p_.buffers[l.buffer.index].layout, l.offset_bytes, pool_bytes),
-               buffer_subject(l.buffer), "the slice of pool " + pool_name(l.pool.index));
+  // Remembered verdicts: a planned program carves every buffer from an
+  // arena, mostly asking the same few questions (ir/pool_slice_verdicts.hpp).
+  const ViewExtent& slice = pool_slices_.check(p_.buffers[l.buffer.index].layout, l.offset_bytes, pool_bytes);
+  if (slice.fit != ViewFit::fits)
+    check_extent(slice, buffer_subject(l.buffer), "the slice of pool " + pool_name(l.pool.index));
 }
 
 WRAPIR_DECL std::span<const expr::Expr> ProgramVerifier::sizes_of(const BufferArg& a) const {
