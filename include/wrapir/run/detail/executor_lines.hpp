@@ -75,6 +75,7 @@ class Frame {
         memory_(memory) {
     buffers_.resize(p_.buffers.size());
     live_.assign(p_.buffers.size(), 0);
+    st_.static_dims.resize(p_.buffers.size(), 0);  // a recycled state's stay: its tensors keep their dimensions
     values_.assign(g.slot_symbols.size(), 0);
     bound_.assign(g.slot_symbols.size(), 0);
     pools_.resize(p_.pools.size());
@@ -113,7 +114,7 @@ class Frame {
     // When the old buffer goes, its storage moves over (no reference count
     // to touch).
     const Tensor& old = tensor(l.old_buffer);
-    const ir::BufferDecl& d = decl(l.new_buffer);
+    const BufferPlan& plan = buffer_plan(l.new_buffer);
     std::shared_ptr<Storage> storage;
     if (l.delete_old) {
       storage = std::move(boost::variant2::get_if<Tensor>(&buffers_[l.old_buffer.index].value)->storage);
@@ -121,12 +122,11 @@ class Frame {
     } else {
       storage = old.storage;
     }
-    Tensor& t = slot_tensor(l.new_buffer);
+    Tensor& t = own_tensor(l.new_buffer);
     t.storage = std::move(storage);
-    t.dtype = d.layout.dtype;
-    layout_into(l.new_buffer, t);
-    const StaticLayout& known = g_.layouts[l.new_buffer.index];
-    if (known.known && t.storage && known.bytes <= t.storage->nbytes) [[likely]] {
+    t.dtype = plan.dtype;
+    lay_out(l.new_buffer, t);
+    if (plan.known && t.storage && plan.bytes <= t.storage->nbytes) [[likely]] {
       live_[l.new_buffer.index] = 1;
       return;
     }
@@ -191,13 +191,18 @@ class Frame {
     const Tensor& base_tensor = tensor(l.base);
     const ir::DType base_dtype = base_tensor.dtype;
     std::shared_ptr<Storage> storage = base_tensor.storage;
-    const ir::DType dtype = decl(l.view).layout.dtype;
+    const BufferPlan& plan = buffer_plan(l.view);
+    const ir::DType dtype = plan.dtype;
     // Written in place (the view's tensor keeps its vectors' memory).
-    Tensor& t = slot_tensor(l.view);
+    Tensor& t = own_tensor(l.view);
     t.storage = std::move(storage);
     t.dtype = dtype;
-    layout_into(l.view, t);  // offset in elements of the base's dtype
+    lay_out(l.view, t);  // offset in elements of the base's dtype
     live_[l.view.index] = 0;
+    if (dtype == base_dtype && plan.known && t.storage && plan.bytes <= t.storage->nbytes) [[likely]] {
+      live_[l.view.index] = 1;  // measured when prepared: it fits
+      return;
+    }
     if (dtype != base_dtype) {
       const std::int64_t bytes = t.offset * ir::itemsize(base_dtype);
       if (bytes % ir::itemsize(dtype) != 0)
@@ -474,6 +479,12 @@ class Frame {
     fail("buffer #" + std::to_string(b.index) + " is not in the buffer table");
   }
   [[nodiscard]] std::string name(ir::BufferId b) const { return ir::quote_for_diagnostic(decl(b).name); }
+  /// `b`'s compact record (the memory lines read it, not the declaration).
+  [[nodiscard]] const BufferPlan& buffer_plan(ir::BufferId b) const {
+    if (b.index >= g_.buffer_plans.size()) [[unlikely]]
+      not_a_buffer(b);
+    return g_.buffer_plans[b.index];
+  }
 
   void define(ir::BufferId b, Tensor t) {
     Value v;
@@ -486,6 +497,7 @@ class Frame {
       assign(slot_tensor(b), *t);
     } else {
       buffers_[b.index] = std::move(v);
+      st_.static_dims[b.index] = 0;
     }
     live_[b.index] = 1;
   }
@@ -508,6 +520,14 @@ class Frame {
     if constexpr (Inputs::borrows) assign_borrowed(to, from);
     else assign(to, from);
   }
+  /// `bind_tensor` for a `to` whose sizes and strides are `from`'s already.
+  template <class Inputs>
+  static void bind_storage(Tensor& to, const Tensor& from) {
+    if constexpr (Inputs::borrows) to.storage = std::shared_ptr<Storage>(std::shared_ptr<Storage>{}, from.storage.get());
+    else to.storage = from.storage;
+    to.dtype = from.dtype;
+    to.offset = from.offset;
+  }
   static void assign(Tensor& to, const Tensor& from) {
     if (&to == &from) return;
     to.storage = from.storage;
@@ -528,9 +548,18 @@ class Frame {
   /// The tensor a definition of `b` is written into (its previous layout's
   /// vectors reused).
   Tensor& slot_tensor(ir::BufferId b) {
-    (void)decl(b);
+    Tensor& t = own_tensor(b);
+    st_.static_dims[b.index] = 0;  // the caller writes other dimensions
+    return t;
+  }
+  /// `b`'s own tensor as it is (its dimensions, and `static_dims`, kept):
+  /// for `lay_out`, which says what it writes.
+  Tensor& own_tensor(ir::BufferId b) {
+    (void)buffer_plan(b);
     Value& v = buffers_[b.index];
-    if (Tensor* t = boost::variant2::get_if<Tensor>(&v.value)) return *t;
+    if (Tensor* t = boost::variant2::get_if<Tensor>(&v.value)) [[likely]]
+      return *t;
+    st_.static_dims[b.index] = 0;
     return v.value.template emplace<Tensor>();
   }
   void release(ir::BufferId b) {
@@ -538,8 +567,12 @@ class Frame {
     if (!live_[b.index]) fail(name(b) + " is freed but is not live");
     // The storage goes (its memory back to the allocator); the tensor's
     // vectors stay for the next definition.
-    if (Tensor* t = boost::variant2::get_if<Tensor>(&buffers_[b.index].value)) keep_or_drop(std::move(t->storage));
-    else buffers_[b.index] = Value{};
+    if (Tensor* t = boost::variant2::get_if<Tensor>(&buffers_[b.index].value)) {
+      keep_or_drop(std::move(t->storage));
+    } else {
+      buffers_[b.index] = Value{};
+      st_.static_dims[b.index] = 0;
+    }
     live_[b.index] = 0;
   }
   /// A freed storage: kept for this call's next device Allocate of its size
@@ -549,22 +582,24 @@ class Frame {
   /// the caching allocator's reuse is ordered.
   void keep_or_drop(std::shared_ptr<Storage>&& storage) {
     if (memory_ == nullptr && storage && storage.use_count() == 1 && storage->device.type != ir::DeviceType::cpu &&
-        st_.spare.size() < FrameState::max_spare) {
-      st_.spare.push_back(std::move(storage));
+        st_.spare_count < FrameState::max_spare) {
+      FrameState::Spare& s = st_.spare[st_.spare_count++];
+      s.bytes = storage->nbytes;
+      s.device = storage->device.type;
+      s.storage = std::move(storage);
       return;
     }
     storage.reset();
   }
   /// A kept storage of exactly `bytes` on `device`'s type, or null.
   std::shared_ptr<Storage> take_spare(ir::DeviceType device, std::int64_t bytes) {
-    std::vector<std::shared_ptr<Storage>>& spare = st_.spare;
-    for (std::size_t i = spare.size(); i-- > 0;)
-      if (spare[i]->nbytes == bytes && spare[i]->device.type == device) {
-        std::shared_ptr<Storage> s = std::move(spare[i]);
-        spare[i] = std::move(spare.back());
-        spare.pop_back();
-        return s;
-      }
+    for (std::size_t i = st_.spare_count; i-- > 0;) {
+      FrameState::Spare& s = st_.spare[i];
+      if (s.bytes != bytes || s.device != device) continue;
+      std::shared_ptr<Storage> taken = std::move(s.storage);
+      if (FrameState::Spare& last = st_.spare[--st_.spare_count]; &last != &s) s = std::move(last);
+      return taken;
+    }
     return nullptr;
   }
   [[nodiscard]] const Value& value(ir::BufferId b) const {
@@ -624,15 +659,26 @@ class Frame {
     out.offset = eval(l.storage_offset);
     return out;
   }
-  /// `b`'s layout evaluated into `t`'s vectors.
-  void layout_into(ir::BufferId b, Tensor& t) const {
-    const ir::Layout& l = decl(b).layout;
-    if (const StaticLayout& known = g_.layouts[b.index]; known.known) [[likely]] {
-      copy_dims(t.sizes, known.sizes);
-      copy_dims(t.strides, known.strides);
-      t.offset = known.offset;
+  /// `b`'s layout evaluated into `t`, `b`'s own tensor (`own_tensor`). A
+  /// static layout is copied only when the tensor does not hold it yet
+  /// (`FrameState::static_dims`): a recycled state's tensor keeps it from
+  /// the last call, so an Allocate, Reuse or Reinterpret then reads and
+  /// writes none of the dimension vectors.
+  void lay_out(ir::BufferId b, Tensor& t) {
+    const BufferPlan& plan = buffer_plan(b);
+    std::uint8_t& in_place = st_.static_dims[b.index];
+    if (plan.known) [[likely]] {
+      if (!in_place) {
+        const StaticLayout& known = g_.layouts[b.index];
+        copy_dims(t.sizes, known.sizes);
+        copy_dims(t.strides, known.strides);
+        in_place = 1;
+      }
+      t.offset = plan.offset;
       return;
     }
+    in_place = 0;
+    const ir::Layout& l = decl(b).layout;
     t.sizes.resize(l.sizes.size());
     t.strides.resize(l.strides.size());
     for (std::size_t i = 0; i < t.sizes.size(); ++i) t.sizes[i] = eval(l.sizes[i]);
@@ -642,28 +688,28 @@ class Frame {
   /// `Allocate`: the layout evaluated into the buffer's own tensor, the
   /// storage from the backend (or graph mode's memory, or the host).
   void allocate_in_place(ir::BufferId b) {
-    const ir::BufferDecl& d = decl(b);
-    Tensor& t = slot_tensor(b);
+    const BufferPlan& plan = buffer_plan(b);
+    Tensor& t = own_tensor(b);
     t.storage.reset();
     live_[b.index] = 0;
-    t.dtype = d.layout.dtype;
-    layout_into(b, t);
+    t.dtype = plan.dtype;
+    lay_out(b, t);
     try {
-      if (d.layout.device.type == ir::DeviceType::cpu) {
+      if (plan.device.type == ir::DeviceType::cpu) {
         t.storage = allocate_cpu(t.sizes, t.strides, t.offset, t.dtype).storage;
       } else {
-        if (backend() == nullptr || backend()->device_type() != d.layout.device.type)
-          fail("no backend for " + ir::to_string(d.layout.device) + " (ExecutorOptions::device)");
-        const StaticLayout& known = g_.layouts[b.index];
+        // on_backend: the backend's device type, compared when prepared.
+        if (!plan.on_backend) [[unlikely]]
+          fail("no backend for " + ir::to_string(plan.device) + " (ExecutorOptions::device)");
         Result<std::int64_t> bytes =
-            known.known ? Result<std::int64_t>(known.bytes) : bytes_spanned(t.sizes, t.strides, t.offset, t.dtype);
+            plan.known ? Result<std::int64_t>(plan.bytes) : bytes_spanned(t.sizes, t.strides, t.offset, t.dtype);
         if (!bytes) fail(bytes.error().message);
         if (memory_ != nullptr) {
-          t.storage = memory_->allocate(*backend(), d.layout.device, *bytes);
-        } else if (std::shared_ptr<Storage> kept = take_spare(d.layout.device.type, *bytes)) {
+          t.storage = memory_->allocate(*backend(), plan.device, *bytes);
+        } else if (std::shared_ptr<Storage> kept = take_spare(plan.device.type, *bytes)) {
           t.storage = std::move(kept);
         } else {
-          Result<std::shared_ptr<Storage>> storage = backend()->allocate(d.layout.device, *bytes);
+          Result<std::shared_ptr<Storage>> storage = backend()->allocate(plan.device, *bytes);
           if (!storage) fail(storage.error().message);
           t.storage = *std::move(storage);
         }
@@ -922,17 +968,77 @@ class Frame {
       s.kwargs.reserve(kwargs.size() + outs.size());
       for (const ir::NamedArg& k : kwargs) s.kwargs.push_back(KeywordArg{k.name.text, Value{}});
       for (const auto& o : outs) s.kwargs.push_back(KeywordArg{std::string(o.first), Value{}});
+      s.dims.assign(args.size() + kwargs.size() + outs.size(), ExternScratch::Dims::unknown);
       s.built = true;
     }
-    for (std::size_t i = 0; i < args.size(); ++i) value_into(s.args[i], args[i]);
-    for (std::size_t i = 0; i < kwargs.size(); ++i) value_into(s.kwargs[i].value, kwargs[i].value);
-    for (std::size_t i = 0; i < outs.size(); ++i) {
+    const std::vector<StaticLayout>& views = g_.extern_views[line_];
+    const StaticLayout* view = views.empty() ? nullptr : views.data();  // by position, when any is static
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < args.size(); ++i, ++at) value_into(s.args[i], args[i], s.dims[at], view, at);
+    for (std::size_t i = 0; i < kwargs.size(); ++i, ++at)
+      value_into(s.kwargs[i].value, kwargs[i].value, s.dims[at], view, at);
+    for (std::size_t i = 0; i < outs.size(); ++i, ++at) {
       Value& v = s.kwargs[kwargs.size() + i].value;
       Tensor* t = boost::variant2::get_if<Tensor>(&v.value);
-      if (t == nullptr) t = &v.value.template emplace<Tensor>();
-      resolve_into(*t, *outs[i].second);
+      if (t == nullptr) {
+        t = &v.value.template emplace<Tensor>();
+        s.dims[at] = ExternScratch::Dims::unknown;
+      }
+      argument_into(*t, *outs[i].second, s.dims[at], view != nullptr ? &view[at] : nullptr);
     }
     return s;
+  }
+  /// `value_into` for position `at` of an extern line's kept lists: a
+  /// tensor copies only what changed (`argument_into`).
+  void value_into(Value& to, const ir::Arg& a, ExternScratch::Dims& dims, const StaticLayout* views, std::size_t at) {
+    const ir::BufferArg* b = a.get_if<ir::BufferArg>();
+    if (b == nullptr) return value_into(to, a);
+    Tensor* t = boost::variant2::get_if<Tensor>(&to.value);
+    if (t == nullptr) {
+      t = &to.value.template emplace<Tensor>();
+      dims = ExternScratch::Dims::unknown;
+    }
+    argument_into(*t, *b, dims, views != nullptr ? &views[at] : nullptr);
+  }
+  /// `resolve_into` for a kept tensor that remembers what its sizes and
+  /// strides hold (`dims`): a buffer whose tensor holds its static layout
+  /// (`FrameState::static_dims`), or a view measured when prepared
+  /// (`view`, known), is not copied again; only the storage, dtype and
+  /// offset are. Anything else is `resolve_into`, which checks and names.
+  void argument_into(Tensor& t, const ir::BufferArg& a, ExternScratch::Dims& dims, const StaticLayout* view) {
+    using Dims = ExternScratch::Dims;
+    if (!a.view) {
+      const Tensor& base = tensor(a.buffer);
+      const bool base_static = st_.static_dims[a.buffer.index] != 0;
+      if (base_static && dims == Dims::base_static) [[likely]] {
+        t.storage = base.storage;
+        t.dtype = base.dtype;
+        t.offset = base.offset;
+        return;
+      }
+      dims = Dims::unknown;
+      assign(t, base);
+      if (base_static) dims = Dims::base_static;
+      return;
+    }
+    if (view != nullptr && view->known) {
+      const Tensor& base = tensor(a.buffer);
+      if (base.dtype == buffer_plan(a.buffer).dtype && base.storage && view->bytes <= base.storage->nbytes) [[likely]] {
+        // Measured in the base's declared dtype when prepared: it fits.
+        t.storage = base.storage;
+        t.dtype = base.dtype;
+        if (dims != Dims::view_static) {
+          dims = Dims::unknown;
+          copy_dims(t.sizes, view->sizes);
+          copy_dims(t.strides, view->strides);
+          dims = Dims::view_static;
+        }
+        t.offset = view->offset;
+        return;
+      }
+    }
+    dims = Dims::unknown;
+    resolve_into(t, a);
   }
   /// `a`'s value written into `to`; a tensor reuses `to`'s tensor's vectors.
   void value_into(Value& to, const ir::Arg& a) const {
@@ -1071,13 +1177,20 @@ inline void Frame::bind(const Inputs& inputs) {
       // a storage that holds them; anything else takes the general path
       // below, which names what is wrong.
       const Tensor* t = inputs.tensor(i);
-      const StaticLayout& known = g_.layouts[plan.buffer];
       if (t != nullptr && t->storage && t->storage->device.type == plan.device && t->dtype == plan.dtype &&
-          t->offset == 0 && known.bytes_at_zero > 0 && known.same_dims(t->sizes, t->strides) &&
-          known.bytes_at_zero <= t->storage->nbytes) [[likely]] {
+          t->offset == 0 && plan.bytes_at_zero > 0 && plan.same_dims(g_.layouts[plan.buffer], t->sizes, t->strides) &&
+          plan.bytes_at_zero <= t->storage->nbytes) [[likely]] {
         Value& v = buffers_[plan.buffer];
         Tensor* slot = boost::variant2::get_if<Tensor>(&v.value);
-        bind_tensor<Inputs>(slot != nullptr ? *slot : v.value.template emplace<Tensor>(), *t);
+        std::uint8_t& in_place = st_.static_dims[plan.buffer];
+        if (slot != nullptr && in_place) [[likely]] {
+          // The slot holds the static layout's dimensions, which are the
+          // input's: only the storage, dtype and offset to write.
+          bind_storage<Inputs>(*slot, *t);
+        } else {
+          bind_tensor<Inputs>(slot != nullptr ? *slot : v.value.template emplace<Tensor>(), *t);
+          in_place = 1;
+        }
         live_[plan.buffer] = 1;
         exact[i] = 1;
         continue;
@@ -1364,6 +1477,7 @@ inline Result<std::vector<Value>> Executor::run(std::span<const Tensor> inputs,
       frame.run_body();
       std::vector<Value> out = frame.outputs();
       executor_detail::own_borrowed(out, inputs);
+      recycled.state->completed = true;  // its scrub visits the live buffers only
       WRAPIR_PHASE_MARK(outputs);
       return out;
     });

@@ -17,12 +17,14 @@
 
 #include <boost/variant2/variant.hpp>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <variant>
@@ -95,26 +97,45 @@ struct StaticLayout {
 /// `l`'s static layout, or one that is not `known` (a symbolic dimension,
 /// or a layout whose extent does not measure: the per-call path then gives
 /// the diagnostic).
-inline StaticLayout static_layout_of(const ir::Layout& l) {
+inline StaticLayout static_layout_of(const std::vector<expr::Expr>& sizes, const std::vector<expr::Expr>& strides,
+                                     expr::Expr offset, ir::DType dtype) {
   StaticLayout out;
-  if (l.sizes.size() != l.strides.size() || !l.storage_offset || !l.storage_offset.is_integer()) return out;
-  for (expr::Expr e : l.sizes) {
+  if (sizes.size() != strides.size() || !offset || !offset.is_integer()) return out;
+  for (expr::Expr e : sizes) {
     if (!e || !e.is_integer()) return StaticLayout{};
     out.sizes.push_back(e.value());
   }
-  for (expr::Expr e : l.strides) {
+  for (expr::Expr e : strides) {
     if (!e || !e.is_integer()) return StaticLayout{};
     out.strides.push_back(e.value());
   }
-  out.offset = l.storage_offset.value();
-  Result<std::int64_t> bytes = bytes_spanned(out.sizes, out.strides, out.offset, l.dtype);
-  Result<std::int64_t> at_zero = bytes_spanned(out.sizes, out.strides, 0, l.dtype);
+  out.offset = offset.value();
+  Result<std::int64_t> bytes = bytes_spanned(out.sizes, out.strides, out.offset, dtype);
+  Result<std::int64_t> at_zero = bytes_spanned(out.sizes, out.strides, 0, dtype);
   if (!bytes || !at_zero) return StaticLayout{};
   out.bytes = *bytes;
   out.bytes_at_zero = *at_zero;
   out.known = true;
   return out;
 }
+inline StaticLayout static_layout_of(const ir::Layout& l) {
+  return static_layout_of(l.sizes, l.strides, l.storage_offset, l.dtype);
+}
+
+/// What the memory lines (Allocate, Reuse, Reinterpret, Free) read of a
+/// buffer, in one small record per buffer (`Graph::buffer_plans`, two to a
+/// cache line): its device, dtype and, for a static layout, its offset and
+/// extent. A memory line then reads neither the program's `BufferDecl` nor
+/// the `StaticLayout`'s vectors (those only when the buffer's tensor does
+/// not hold its dimensions yet: `FrameState::static_dims`).
+struct BufferPlan {
+  std::int64_t bytes = 0;   // known: StaticLayout::bytes
+  std::int64_t offset = 0;  // known: StaticLayout::offset
+  ir::Device device{};
+  ir::DType dtype = ir::DType::float32;
+  bool known = false;       // the layout is static (Graph::layouts[b].known)
+  bool on_backend = false;  // the host, or the device of the executor's backend (checked when prepared)
+};
 
 /// A tensor input of a static layout (`fast`; false for any other input),
 /// gathered in one compact table so that binding reads neither the
@@ -124,6 +145,37 @@ struct InputPlan {
   std::uint32_t buffer = 0;  // its layout: Graph::layouts[buffer]
   ir::DeviceType device = ir::DeviceType::cpu;
   ir::DType dtype = ir::DType::float32;
+  std::int64_t bytes_at_zero = 0;  // StaticLayout::bytes_at_zero
+  /// The layout's sizes then strides, here when its rank is at most
+  /// `inline_rank` (the common case): binding compares the input's
+  /// dimensions with them without reading the layout's vectors.
+  static constexpr std::size_t inline_rank = 4;
+  std::uint8_t rank = 0;
+  bool inlined = false;
+  std::array<std::int64_t, 2 * inline_rank> dims{};
+
+  /// Whether `sizes` and `strides` are exactly the layout's (`known`, the
+  /// layout, read only when its dimensions are not inline).
+  [[nodiscard]] bool same_dims(const StaticLayout& known, const std::vector<std::int64_t>& sizes,
+                               const std::vector<std::int64_t>& strides) const noexcept {
+    if (!inlined) return known.same_dims(sizes, strides);
+    if (sizes.size() != rank || strides.size() != rank) return false;
+    for (std::size_t d = 0; d < rank; ++d)
+      if (sizes[d] != dims[d] || strides[d] != dims[rank + d]) return false;
+    return true;
+  }
+  static InputPlan of(std::uint32_t buffer, const ir::Layout& l, const StaticLayout& known) {
+    InputPlan out{true, buffer, l.device.type, l.dtype, known.bytes_at_zero};
+    if (known.sizes.size() <= inline_rank) {
+      out.rank = static_cast<std::uint8_t>(known.sizes.size());
+      out.inlined = true;
+      for (std::size_t d = 0; d < known.sizes.size(); ++d) {
+        out.dims[d] = known.sizes[d];
+        out.dims[out.rank + d] = known.strides[d];
+      }
+    }
+    return out;
+  }
 };
 
 struct Graph {
@@ -141,6 +193,13 @@ struct Graph {
   std::size_t max_args = 0;
   std::vector<FastLaunch> launches;          // by line index (KernelCall lines)
   std::vector<StaticLayout> layouts;         // by buffer index
+  std::vector<BufferPlan> buffer_plans;      // by buffer index
+  /// By line index, for the extern lines whose arguments are gathered into
+  /// kept lists (ExternKernelAlloc, ExternKernelOut, ExternKernelMultiOut):
+  /// per position (the arguments, then the keyword arguments, then the
+  /// outputs) a view whose layout is all integers, measured in its base
+  /// buffer's dtype; not `known` for any other position.
+  std::vector<std::vector<StaticLayout>> extern_views;
   std::vector<InputPlan> input_plans;        // by program input
   std::vector<std::uint32_t> constant_buffers;  // the buffers of role constant, ascending
 };
@@ -273,6 +332,11 @@ struct ExternScratch {
   bool built = false;
   std::vector<Value> args;
   std::vector<KeywordArg> kwargs;
+  /// Per tensor position (the arguments, then the keyword arguments and
+  /// outputs): what the kept tensor's sizes and strides already hold, so
+  /// that a call copies them only when they change.
+  enum class Dims : std::uint8_t { unknown, base_static, view_static };
+  std::vector<Dims> dims;
 };
 
 /// The per-call state of a frame (run/detail/executor_lines.hpp). The
@@ -292,24 +356,54 @@ struct FrameState {
   std::vector<ExternScratch> externs;  // by line index (extern lines only)
   std::vector<std::uint8_t> scopes;
   std::vector<std::uint8_t> exact_inputs;  // bind's scratch: by input
+  /// By buffer: 1 when the buffer's tensor holds its static layout's sizes
+  /// and strides (copied in by an Allocate, Reuse or Reinterpret, or bound
+  /// from an input of exactly those), so that the next definition of the
+  /// buffer copies nothing; 0 after any other definition. Kept between
+  /// calls, as the tensors' vectors are.
+  std::vector<std::uint8_t> static_dims;
+  /// A device storage freed during this call that nothing else holds, with
+  /// its size and device beside it (a search reads no storage).
+  struct Spare {
+    std::int64_t bytes = 0;
+    ir::DeviceType device = ir::DeviceType::cpu;
+    std::shared_ptr<Storage> storage;
+  };
   /// Device storages freed during this call that nothing else holds, for
   /// the call's next Allocate of the same size (no allocator lock, heap
   /// block or reference count); given back to the allocator at the end of
-  /// the call (`scrub`). At most `max_spare`.
-  std::vector<std::shared_ptr<Storage>> spare;
+  /// the call (`scrub`). At most `max_spare`, the first `spare_count` used.
   static constexpr std::size_t max_spare = 8;
+  std::array<Spare, max_spare> spare{};
+  std::size_t spare_count = 0;
+  /// Set by `Executor::run` when the call returned its outputs: then only
+  /// the live buffers hold storages (every line that gives a buffer a
+  /// storage makes it live before the next line, a Free drops it, and
+  /// every extern's and launch's argument storages were dropped after it),
+  /// so `scrub` visits those alone. A call that failed half way is scrubbed
+  /// whole.
+  bool completed = false;
 
   /// Drops every storage the last call left (outputs handed out, inputs,
   /// failures half way), keeping the vectors' memory.
   void scrub() noexcept {
-    for (Value& v : buffers) {
-      if (Tensor* t = boost::variant2::get_if<Tensor>(&v.value)) t->storage.reset();
-      else if (!v.holds<ir::None>()) v = Value{};
-    }
     for (auto& p : pools) p.reset();
-    spare.clear();
+    for (std::size_t i = 0; i < spare_count; ++i) spare[i].storage.reset();
+    spare_count = 0;
+    if (completed) {
+      completed = false;
+      for (std::size_t i = 0; i < live.size() && i < buffers.size(); ++i)
+        if (live[i]) drop(buffers[i]);
+      return;
+    }
+    for (Value& v : buffers) drop(v);
     for (Tensor& t : arg_tensors) t.storage.reset();
     for (ExternScratch& e : externs) drop_storages(e);
+  }
+  /// A buffer's storage dropped; its tensor's vectors kept.
+  static void drop(Value& v) noexcept {
+    if (Tensor* t = boost::variant2::get_if<Tensor>(&v.value)) t->storage.reset();
+    else if (!v.holds<ir::None>()) v = Value{};
   }
   static void drop_storages(ExternScratch& e) noexcept {
     for (Value& v : e.args)
@@ -403,10 +497,17 @@ class GraphPreparer {
     g.multi.assign(p.kernels.size(), -1);
     g.line_externs.assign(p.body.size(), nullptr);
     g.launches.assign(p.body.size(), FastLaunch{});
+    g.extern_views.assign(p.body.size(), {});
     for (const ir::SymbolDecl& s : p.symbols) slot(g, s.symbol);
     g.layouts.assign(p.buffers.size(), StaticLayout{});
     for (std::size_t i = 0; i < p.buffers.size(); ++i)
       if (!p.buffers[i].multi_output) g.layouts[i] = static_layout_of(p.buffers[i].layout);
+    g.buffer_plans.assign(p.buffers.size(), BufferPlan{});
+    for (std::size_t i = 0; i < p.buffers.size(); ++i) {
+      const ir::Layout& l = p.buffers[i].layout;
+      const StaticLayout& known = g.layouts[i];
+      g.buffer_plans[i] = BufferPlan{known.bytes, known.offset, l.device, l.dtype, known.known, runs_on(l.device)};
+    }
     g.constant_buffers.clear();
     for (std::size_t i = 0; i < p.buffers.size(); ++i)
       if (p.buffers[i].role == ir::BufferRole::constant) g.constant_buffers.push_back(static_cast<std::uint32_t>(i));
@@ -414,8 +515,7 @@ class GraphPreparer {
     for (std::size_t i = 0; i < p.inputs.size(); ++i)
       if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p.inputs[i]);
           b != nullptr && p.contains(*b) && g.layouts[b->index].known)
-        g.input_plans[i] = InputPlan{true, b->index, p.buffers[b->index].layout.device.type,
-                                     p.buffers[b->index].layout.dtype};
+        g.input_plans[i] = InputPlan::of(b->index, p.buffers[b->index].layout, g.layouts[b->index]);
     for (const ir::BufferDecl& b : p.buffers) {
       if (b.multi_output) continue;
       if (!runs_on(b.layout.device))
@@ -698,22 +798,50 @@ class GraphPreparer {
     dispatchers_.all.push_back(std::move(d));
   }
 
+  /// The static views among an extern line's positions (Graph::extern_views).
+  static void static_views(Graph& g, std::size_t line, const std::vector<ir::Arg>& args,
+                           const std::vector<ir::NamedArg>& kwargs, std::span<const ir::BufferArg* const> outs) {
+    std::vector<StaticLayout>& views = g.extern_views[line];
+    views.clear();
+    auto add = [&](const ir::BufferArg* b) {
+      const ir::Program& p = *g.program;
+      if (b == nullptr || !b->view || !p.contains(b->buffer) || p.buffer(b->buffer).multi_output) {
+        views.emplace_back();
+        return;
+      }
+      views.push_back(static_layout_of(b->view->sizes, b->view->strides, b->view->offset,
+                                       p.buffer(b->buffer).layout.dtype));
+    };
+    for (const ir::Arg& a : args) add(a.get_if<ir::BufferArg>());
+    for (const ir::NamedArg& k : kwargs) add(k.value.get_if<ir::BufferArg>());
+    for (const ir::BufferArg* o : outs) add(o);
+    bool any = false;
+    for (const StaticLayout& v : views) any = any || v.known;
+    if (!any) views.clear();  // nothing to read per call
+  }
+
   void prepare_line(Graph& g, const ir::ExternKernelAlloc& l, std::size_t i) {
     collect(g, l.args);
     collect(g, l.kwargs);
     g.line_externs[i] = find_extern(l.kernel);
+    static_views(g, i, l.args, l.kwargs, {});
   }
   void prepare_line(Graph& g, const ir::ExternKernelOut& l, std::size_t i) {
     collect(g, l.args);
     collect(g, l.kwargs);
     collect(g, l.out);
     g.line_externs[i] = find_extern(l.kernel);
+    const ir::BufferArg* out = &l.out;
+    static_views(g, i, l.args, l.kwargs, {&out, 1});
   }
   void prepare_line(Graph& g, const ir::ExternKernelMultiOut& l, std::size_t i) {
     collect(g, l.args);
     collect(g, l.kwargs);
     for (const ir::NamedBuffer& o : l.outs) collect(g, o.buffer);
     g.line_externs[i] = find_extern(l.kernel);
+    std::vector<const ir::BufferArg*> outs;
+    for (const ir::NamedBuffer& o : l.outs) outs.push_back(&o.buffer);
+    static_views(g, i, l.args, l.kwargs, outs);
   }
   void prepare_line(Graph& g, const ir::ScatterFallback& l, std::size_t i) {
     collect(g, l.index);
