@@ -122,6 +122,12 @@ class Box {
 
   Box() : value_(new T()) {}
   Box(T value) : value_(new T(std::move(value))) {}  // NOLINT: implicit like the value
+  /// From what converts to a `T`, as the `T` would be (`ScatterFallback{...,
+  /// 1.5, ...}` boxes the `Arg` that 1.5 makes).
+  template <class U>
+    requires(!std::is_same_v<std::remove_cvref_t<U>, Box> && !std::is_same_v<std::remove_cvref_t<U>, T> &&
+             std::is_convertible_v<U&&, T>)
+  Box(U&& value) : value_(new T(std::forward<U>(value))) {}  // NOLINT: implicit like the value
   Box(const Box& o) : value_(o.value_ ? new T(*o.value_) : nullptr) {}
   Box(Box&& o) noexcept : value_(std::exchange(o.value_, nullptr)) {}
   Box& operator=(const Box& o) {
@@ -132,8 +138,10 @@ class Box {
     if (this != &o) replace(std::exchange(o.value_, nullptr));
     return *this;
   }
-  Box& operator=(T value) {
-    replace(new T(std::move(value)));
+  template <class U>
+    requires(!std::is_same_v<std::remove_cvref_t<U>, Box> && std::is_convertible_v<U&&, T>)
+  Box& operator=(U&& value) {
+    replace(new T(std::forward<U>(value)));
     return *this;
   }
   ~Box() { delete value_; }
