@@ -170,13 +170,14 @@ TEST_CASE("a launch grid boxes its explicit and typed forms and reads them throu
   REQUIRE(grid_if<TypedGrid>(g) != nullptr);
   CHECK(grid_if<TypedGrid>(g)->block[0].value == 4);
   // A visitor written for the forms takes a boxed one as the form it holds.
-  const int form = boost::variant2::visit(
-      [](const auto& v) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, LauncherGrid>) return 0;
-        else return static_cast<int>(v->numels.size() + 1);
-      },
-      LaunchGrid{TypedGrid{}});
-  CHECK(form == 1);
+  struct Form {
+    int operator()(const LauncherGrid&) const { return 0; }
+    int operator()(const ExplicitGrid&) const { return 1; }
+    int operator()(const TypedGrid& t) const { return 2 + static_cast<int>(t.numels.size()); }
+  };
+  CHECK(boost::variant2::visit(Form{}, LaunchGrid{TypedGrid{}}) == 2);
+  CHECK(boost::variant2::visit(Form{}, LaunchGrid{ExplicitGrid{}}) == 1);
+  CHECK(boost::variant2::visit(Form{}, LaunchGrid{}) == 0);
 }
 
 TEST_CASE("the records a long program is made of stay small") {
