@@ -48,14 +48,7 @@ using Line = boost::mp11::mp_rename<LineKinds, std::variant>;
 
 inline constexpr std::size_t line_kind_count = boost::mp11::mp_size<LineKinds>::value;
 
-// A program's body is a vector of lines, each as large as the largest kind:
-// at a million lines every byte here is a megabyte, and every pass that
-// walks the body reads it all. Rare and large members are boxed
-// (ir/box.hpp) so that no kind exceeds 96 bytes; a kind that grows past it
-// should box what most of its lines leave empty rather than raise this.
-static_assert(sizeof(void*) != 8 || sizeof(Line) <= 104,
-              "a line kind grew past 96 bytes, and with it every line of every program: box its rare members "
-              "(ir/box.hpp) rather than raise this bound");
+// sizeof(Line) is pinned (<= 104 bytes on 64-bit targets) in ir/impl/line.ipp.
 
 /// Whether `T` is one of the line kinds.
 template <class T>
