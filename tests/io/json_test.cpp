@@ -371,6 +371,12 @@ struct Fixture {
     sample(v[0]);
     sample(v[1]);
   }
+  template <class T>
+  void sample(VectorBox<T>& v) const {
+    std::vector<T> items;
+    sample(items);
+    v = std::move(items);
+  }
   void sample(View& v) const {
     sample(v.sizes);
     sample(v.strides);

@@ -361,6 +361,12 @@ struct Sampler {
     v.resize(2);
     for (T& x : v) fill(x);
   }
+  template <class T>
+  void fill(ir::VectorBox<T>& v) {
+    std::vector<T> items;
+    fill(items);
+    v = std::move(items);
+  }
 };
 
 /// A small program whose body is one line of kind T, every field filled.

@@ -388,7 +388,7 @@ class Writer {
     boost::variant2::visit(
         [&](const auto& v) {
           if constexpr (std::is_same_v<std::decay_t<decltype(v)>, ir::LauncherGrid>) out_ += "launcher";
-          else write_record(v);
+          else write_record(*v);
         },
         g);
   }
@@ -422,6 +422,10 @@ class Writer {
     write(*b);
   }
 
+  template <class T>
+  void write(const ir::VectorBox<T>& items) {
+    write(items.vector());
+  }
   template <class T>
   void write(const std::vector<T>& items) {
     out_ += '[';

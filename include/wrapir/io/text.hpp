@@ -540,6 +540,12 @@ class Reader {
   }
 
   template <class T>
+  void read(ir::VectorBox<T>& items) {
+    std::vector<T> read_items;
+    read(read_items);
+    items = std::move(read_items);
+  }
+  template <class T>
   void read(std::vector<T>& items) {
     items.clear();
     expect('[', "to open a list");

@@ -12,14 +12,28 @@
 ///   `if (arg.view)`, `arg.view->sizes`, `*arg.view`, `arg.view =
 ///   std::nullopt` and `arg.view = View{...}` read as they did.
 /// - `Box<T>`: always a `T`, on the heap (a kernel definition's metadata,
-///   104 bytes, which made every line 232 bytes). Read it through `->` or
-///   `*`, or pass it where a `const T&` is expected.
+///   104 bytes, which made every line 232 bytes; the source of a scatter;
+///   the explicit and typed forms of a launch grid, which made every line
+///   152 bytes). Read it through `->` or `*`, or pass it where a `const T&`
+///   is expected.
+/// - `VectorBox<T>`: a `std::vector<T>` behind one pointer, null while
+///   empty (an extern call's keyword arguments and outs: most calls have
+///   none, and three inline vectors of 24 bytes made ExternKernelMultiOut
+///   120 bytes). It reads and grows like the vector (`for (const NamedArg&
+///   k : call.kwargs)`, `kwargs.size()`, `kwargs[i]`, `kwargs.push_back(..)`)
+///   and converts to `const std::vector<T>&` and `std::span<const T>` where
+///   one is expected.
 ///
-/// Both have value semantics: copies copy the value, `==` compares values.
+/// All three have value semantics: copies copy the value, `==` compares
+/// values. Code that walks fields generically (reflection, codecs, the
+/// effects walker) reads a box as the value it holds (`unboxed_t`).
 
+#include <cstddef>
+#include <initializer_list>
 #include <optional>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace wrapir::ir {
 
@@ -108,6 +122,12 @@ class Box {
 
   Box() : value_(new T()) {}
   Box(T value) : value_(new T(std::move(value))) {}  // NOLINT: implicit like the value
+  /// From what converts to a `T`, as the `T` would be (`ScatterFallback{...,
+  /// 1.5, ...}` boxes the `Arg` that 1.5 makes).
+  template <class U>
+    requires(!std::is_same_v<std::remove_cvref_t<U>, Box> && !std::is_same_v<std::remove_cvref_t<U>, T> &&
+             std::is_convertible_v<U&&, T>)
+  Box(U&& value) : value_(new T(std::forward<U>(value))) {}  // NOLINT: implicit like the value
   Box(const Box& o) : value_(o.value_ ? new T(*o.value_) : nullptr) {}
   Box(Box&& o) noexcept : value_(std::exchange(o.value_, nullptr)) {}
   Box& operator=(const Box& o) {
@@ -118,8 +138,10 @@ class Box {
     if (this != &o) replace(std::exchange(o.value_, nullptr));
     return *this;
   }
-  Box& operator=(T value) {
-    replace(new T(std::move(value)));
+  template <class U>
+    requires(!std::is_same_v<std::remove_cvref_t<U>, Box> && std::is_convertible_v<U&&, T>)
+  Box& operator=(U&& value) {
+    replace(new T(std::forward<U>(value)));
     return *this;
   }
   ~Box() { delete value_; }
@@ -142,6 +164,82 @@ class Box {
   T* value_;  // owned; null only when moved from
 };
 
+/// A `std::vector<T>` held through one pointer that is null while the
+/// vector is empty, so that a field most values leave empty costs 8 bytes
+/// and no allocation (see the file comment). Iterators are pointers.
+template <class T>
+class VectorBox {
+ public:
+  using value_type = T;
+  using size_type = std::size_t;
+  using iterator = T*;
+  using const_iterator = const T*;
+
+  VectorBox() noexcept = default;
+  VectorBox(std::vector<T> items)  // NOLINT: implicit like the vector
+      : items_(items.empty() ? nullptr : new std::vector<T>(std::move(items))) {}
+  VectorBox(std::initializer_list<T> items) : VectorBox(std::vector<T>(items)) {}
+  VectorBox(const VectorBox& o) : items_(o.empty() ? nullptr : new std::vector<T>(*o.items_)) {}
+  VectorBox(VectorBox&& o) noexcept : items_(std::exchange(o.items_, nullptr)) {}
+  VectorBox& operator=(const VectorBox& o) {
+    if (this != &o) replace(o.empty() ? nullptr : new std::vector<T>(*o.items_));
+    return *this;
+  }
+  VectorBox& operator=(VectorBox&& o) noexcept {
+    if (this != &o) replace(std::exchange(o.items_, nullptr));
+    return *this;
+  }
+  VectorBox& operator=(std::vector<T> items) {
+    replace(items.empty() ? nullptr : new std::vector<T>(std::move(items)));
+    return *this;
+  }
+  VectorBox& operator=(std::initializer_list<T> items) { return *this = std::vector<T>(items); }
+  ~VectorBox() { delete items_; }
+
+  [[nodiscard]] bool empty() const noexcept { return !items_ || items_->empty(); }
+  [[nodiscard]] std::size_t size() const noexcept { return items_ ? items_->size() : 0; }
+  [[nodiscard]] T* data() noexcept { return items_ ? items_->data() : nullptr; }
+  [[nodiscard]] const T* data() const noexcept { return items_ ? items_->data() : nullptr; }
+  [[nodiscard]] T* begin() noexcept { return data(); }
+  [[nodiscard]] T* end() noexcept { return data() + size(); }
+  [[nodiscard]] const T* begin() const noexcept { return data(); }
+  [[nodiscard]] const T* end() const noexcept { return data() + size(); }
+  [[nodiscard]] T& operator[](std::size_t i) noexcept { return (*items_)[i]; }
+  [[nodiscard]] const T& operator[](std::size_t i) const noexcept { return (*items_)[i]; }
+  [[nodiscard]] T& front() noexcept { return items_->front(); }
+  [[nodiscard]] const T& front() const noexcept { return items_->front(); }
+  [[nodiscard]] T& back() noexcept { return items_->back(); }
+  [[nodiscard]] const T& back() const noexcept { return items_->back(); }
+
+  void push_back(const T& x) { grown().push_back(x); }
+  void push_back(T&& x) { grown().push_back(std::move(x)); }
+  template <class... A>
+  T& emplace_back(A&&... args) {
+    return grown().emplace_back(std::forward<A>(args)...);
+  }
+  void reserve(std::size_t n) {
+    if (n) grown().reserve(n);
+  }
+  void clear() noexcept { replace(nullptr); }
+
+  /// The items as a vector (a shared empty one while there are none).
+  [[nodiscard]] const std::vector<T>& vector() const noexcept { return items_ ? *items_ : empty_; }
+  operator const std::vector<T>&() const noexcept { return vector(); }  // NOLINT: reads like the vector
+
+  friend bool operator==(const VectorBox& a, const VectorBox& b) { return a.vector() == b.vector(); }
+  friend bool operator==(const VectorBox& a, const std::vector<T>& b) { return a.vector() == b; }
+
+ private:
+  std::vector<T>& grown() {
+    if (!items_) items_ = new std::vector<T>();
+    return *items_;
+  }
+  void replace(std::vector<T>* fresh) noexcept { delete std::exchange(items_, fresh); }
+
+  static inline const std::vector<T> empty_{};  // constant-initialised: no guard on reads
+  std::vector<T>* items_ = nullptr;              // owned; null while empty (and when moved from)
+};
+
 template <class T>
 inline constexpr bool is_optional_box_v = false;
 template <class T>
@@ -150,5 +248,32 @@ template <class T>
 inline constexpr bool is_box_v = false;
 template <class T>
 inline constexpr bool is_box_v<Box<T>> = true;
+template <class T>
+inline constexpr bool is_vector_box_v = false;
+template <class T>
+inline constexpr bool is_vector_box_v<VectorBox<T>> = true;
+
+/// `T`, or the type a `Box<T>` holds: what generic code (codecs, the
+/// effects walker) sees of a variant's boxed alternative.
+template <class T>
+struct unboxed {
+  using type = T;
+};
+template <class T>
+struct unboxed<Box<T>> {
+  using type = T;
+};
+template <class T>
+using unboxed_t = typename unboxed<T>::type;
+
+/// `v`, or the value the `Box` `v` holds.
+template <class T>
+[[nodiscard]] constexpr const T& unbox(const T& v) noexcept {
+  return v;
+}
+template <class T>
+[[nodiscard]] const T& unbox(const Box<T>& b) noexcept {
+  return *b;
+}
 
 }  // namespace wrapir::ir

@@ -62,6 +62,10 @@
 /// `operator()(const auto&)` for those it ignores), like an emitter; a
 /// missing overload is a compile error naming the event.
 ///
+/// Boxed fields (`Box`, `VectorBox`, a launch grid's boxed forms) are
+/// walked as the values they hold: a line declares `Reads{&ScatterFallback::src}`
+/// whether or not its field is boxed.
+///
 /// Cost: every member pointer is a constant, so a visit compiles to the
 /// field reads a hand-written `if constexpr` chain would make. Nested
 /// argument lists are walked recursively (the verifier bounds their depth).
@@ -215,11 +219,11 @@ struct Walker {
     symbols(view.offset);
   }
   void symbols(const LaunchGrid& grid) const {
-    if (const ExplicitGrid* g = boost::variant2::get_if<ExplicitGrid>(&grid)) {
+    if (const ExplicitGrid* g = grid_if<ExplicitGrid>(grid)) {
       symbols(g->x);
       symbols(g->y);
       symbols(g->z);
-    } else if (const TypedGrid* t = boost::variant2::get_if<TypedGrid>(&grid)) {
+    } else if (const TypedGrid* t = grid_if<TypedGrid>(grid)) {
       for (const NamedExpr& n : t->numels) symbols(n.value);
     }
   }
@@ -272,6 +276,10 @@ struct Walker {
   }
   template <class T>
   void access(const std::vector<T>& xs, Access a) const {
+    for (const T& x : xs) access(x, a);
+  }
+  template <class T>
+  void access(const VectorBox<T>& xs, Access a) const {
     for (const T& x : xs) access(x, a);
   }
 

@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace wrapir::ir {
@@ -258,7 +259,35 @@ struct TypedGrid {
   friend bool operator==(const TypedGrid&, const TypedGrid&) = default;
 };
 
-using LaunchGrid = boost::variant2::variant<LauncherGrid, ExplicitGrid, TypedGrid>;
+/// How a call's grid is given. The explicit and typed forms are boxed (one
+/// pointer each) so that a launch grid takes 16 bytes rather than 64: every
+/// line of a program is as large as its largest kind, and the launcher grid
+/// of Inductor's programs needs no storage. A grid reads as its form through
+/// `grid_if` (`if (const ExplicitGrid* g = grid_if<ExplicitGrid>(call.grid))`)
+/// and is assigned from any form (`call.grid = ExplicitGrid{x, y, z}`); a
+/// visitor may take `const ExplicitGrid&`, which a `Box` converts to.
+using LaunchGrid = boost::variant2::variant<LauncherGrid, Box<ExplicitGrid>, Box<TypedGrid>>;
+
+/// The form `G` (LauncherGrid, ExplicitGrid or TypedGrid) of `grid`, or null
+/// when it has another.
+template <class G>
+[[nodiscard]] const G* grid_if(const LaunchGrid& grid) noexcept {
+  if constexpr (std::is_same_v<G, LauncherGrid>) {
+    return boost::variant2::get_if<LauncherGrid>(&grid);
+  } else {
+    const Box<G>* boxed = boost::variant2::get_if<Box<G>>(&grid);
+    return boxed ? &**boxed : nullptr;
+  }
+}
+template <class G>
+[[nodiscard]] G* grid_if(LaunchGrid& grid) noexcept {
+  if constexpr (std::is_same_v<G, LauncherGrid>) {
+    return boost::variant2::get_if<LauncherGrid>(&grid);
+  } else {
+    Box<G>* boxed = boost::variant2::get_if<Box<G>>(&grid);
+    return boxed ? &**boxed : nullptr;
+  }
+}
 
 /// Inductor's autotuning hints (`inductor_meta["autotune_hints"]`, members
 /// of its `AutotuneHint` enumeration), by Inductor's member names.

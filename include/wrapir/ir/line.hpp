@@ -48,6 +48,8 @@ using Line = boost::mp11::mp_rename<LineKinds, std::variant>;
 
 inline constexpr std::size_t line_kind_count = boost::mp11::mp_size<LineKinds>::value;
 
+// sizeof(Line) is pinned (<= 104 bytes on 64-bit targets) in ir/impl/line.ipp.
+
 /// Whether `T` is one of the line kinds.
 template <class T>
 inline constexpr bool is_line_kind = boost::mp11::mp_contains<LineKinds, T>::value;

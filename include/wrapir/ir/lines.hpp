@@ -362,7 +362,7 @@ struct ExternKernelAlloc {
   std::optional<BufferId> result{};
   OpName kernel{};
   std::vector<Arg> args{};
-  std::vector<NamedArg> kwargs{};
+  VectorBox<NamedArg> kwargs{};  // boxed: most calls have none
   OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   // An operator is opaque: its arguments may be read and written (a
   // fallback may mutate an input). The result is defined after them.
@@ -378,7 +378,7 @@ struct ExternKernelOut {
   static constexpr std::string_view kind = "ExternKernelOut";
   OpName kernel{};
   std::vector<Arg> args{};
-  std::vector<NamedArg> kwargs{};
+  VectorBox<NamedArg> kwargs{};  // boxed: most calls have none
   BufferArg out{};
   OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   static constexpr auto effects() {
@@ -402,8 +402,8 @@ struct ExternKernelMultiOut {
   std::optional<BufferId> result{};
   OpName kernel{};
   std::vector<Arg> args{};
-  std::vector<NamedArg> kwargs{};
-  std::vector<NamedBuffer> outs{};
+  VectorBox<NamedArg> kwargs{};  // boxed: most calls have none
+  VectorBox<NamedBuffer> outs{};  // boxed: as kwargs (and a multi-out call is rare)
   OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   static constexpr auto effects() {
     return Effects{ReadsWrites{&ExternKernelMultiOut::args}, ReadsWrites{&ExternKernelMultiOut::kwargs},
@@ -431,8 +431,8 @@ struct ScatterFallback {
   BufferId self{};
   std::int64_t dim = 0;
   BufferArg index{};
-  Arg src{};
-  std::vector<NamedArg> kwargs{};
+  Box<Arg> src{};  // boxed: 40 bytes, it made every line 136 (a scatter is rare)
+  VectorBox<NamedArg> kwargs{};  // boxed: most calls have none
   OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none
   static constexpr auto effects() {
     return Effects{ReadsWrites{&ScatterFallback::self}, Reads{&ScatterFallback::index},

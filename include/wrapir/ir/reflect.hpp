@@ -144,7 +144,7 @@ template <class T>
     return v ? hash_mix(1, field_hash(*v)) : 0;
   } else if constexpr (is_box_v<T>) {
     return field_hash(*v);
-  } else if constexpr (is_vector<T>) {
+  } else if constexpr (is_vector<T> || is_vector_box_v<T>) {
     std::size_t h = v.size();
     for (const auto& x : v) h = hash_mix(h, field_hash(x));
     return h;

@@ -256,7 +256,7 @@ class GraphWriter {
   void operator()(const ir::KernelCall& l) {
     const ir::KernelDecl& k = kernel(l.kernel);
     if (in_cuda_table(k.language)) {
-      if (k.language != ir::KernelLanguage::triton && !boost::variant2::holds_alternative<ir::ExplicitGrid>(l.grid))
+      if (k.language != ir::KernelLanguage::triton && ir::grid_if<ir::ExplicitGrid>(l.grid) == nullptr)
         fail("kernel '" + k.name + "' is " + (k.language == ir::KernelLanguage::ptx ? "a PTX" : "a cubin") +
              " kernel, launched over an explicit grid; the call gives the grid of a Triton launcher");
       triton_call(l, k);
@@ -356,7 +356,7 @@ class GraphWriter {
                                 string_literal("the result of " + name(l.source)) + ")");
   }
   void operator()(const ir::ScatterFallback& l) {
-    std::vector<ir::Arg> args{ir::Arg{ir::BufferArg{l.self, std::nullopt}}, ir::Arg{l.dim}, ir::Arg{l.index}, l.src};
+    std::vector<ir::Arg> args{ir::Arg{ir::BufferArg{l.self, std::nullopt}}, ir::Arg{l.dim}, ir::Arg{l.index}, *l.src};
     line("(void)" + extern_call(l.kernel.text, args, l.kwargs, {}) + ";");
   }
   void operator()(const ir::IndexPutFallback& l) {
@@ -498,13 +498,13 @@ class GraphWriter {
   /// executor's run::compute_grid_dims), a typed grid, or an explicit one.
   [[nodiscard]] run::GridExprs triton_grid(const ir::KernelCall& l, const ir::KernelDecl& k,
                                            const CudaKernelLaunch& launch) const {
-    if (const auto* e = boost::variant2::get_if<ir::ExplicitGrid>(&l.grid)) {
+    if (const auto* e = ir::grid_if<ir::ExplicitGrid>(l.grid)) {
       Result<run::GridExprs> g = run::grid_exprs(*e);
       if (!g) fail("kernel '" + k.name + "': " + g.error().message);
       return *g;
     }
     Result<run::GridExprs> g = Diagnostic{""};
-    if (const auto* typed = boost::variant2::get_if<ir::TypedGrid>(&l.grid)) {
+    if (const auto* typed = ir::grid_if<ir::TypedGrid>(l.grid)) {
       g = run::grid_exprs(p_.ctx(), *typed);
     } else {
       std::vector<ir::NamedExpr> numels;

@@ -678,12 +678,12 @@ class GraphConverter {
   void grid_of(const ir::KernelCall& l, const ir::KernelDecl& k, const ir::KernelMetadata& meta,
                const std::vector<ir::BlockSize>*& block, ArgWriter& out) {
     std::array<Value, 3> xyz{Value{false, 1, 0}, Value{false, 1, 0}, Value{false, 1, 0}};
-    if (const auto* e = boost::variant2::get_if<ir::ExplicitGrid>(&l.grid)) {
+    if (const auto* e = ir::grid_if<ir::ExplicitGrid>(l.grid)) {
       xyz = {syms_.value(e->x), syms_.value(e->y), syms_.value(e->z)};
     } else {
       std::optional<ir::GridType> type = meta.grid_type;
       std::vector<ir::NamedExpr> typed_numels;
-      if (const auto* t = boost::variant2::get_if<ir::TypedGrid>(&l.grid)) {
+      if (const auto* t = ir::grid_if<ir::TypedGrid>(l.grid)) {
         type = t->type;
         block = &t->block;
         typed_numels = t->numels;
@@ -828,7 +828,7 @@ class GraphConverter {
   }
   void convert(const ir::ExternKernelOut& l) { extern_call(l.kernel, "out", l.args, l.kwargs, &l.out, nullptr, {}); }
   void convert(const ir::ExternKernelMultiOut& l) {
-    extern_call(l.kernel, "out", l.args, l.kwargs, nullptr, &l.outs, l.result);
+    extern_call(l.kernel, "out", l.args, l.kwargs, nullptr, &l.outs.vector(), l.result);
   }
 
   void convert(const ir::MultiOutput& l) {
@@ -861,12 +861,12 @@ class GraphConverter {
     if (op == "aten.scatter_") {
       bool reduce = false;
       for (const ir::NamedArg& a : l.kwargs) reduce |= a.name.text == "reduce";
-      const bool tensor = l.src.holds<ir::BufferArg>();
+      const bool tensor = l.src->holds<ir::BufferArg>();
       op += tensor ? (reduce ? ".reduce" : ".src") : (reduce ? ".value_reduce" : ".value");
     } else if (op == "aten.scatter_reduce_") {
       op += ".two";
     }
-    std::vector<ir::Arg> args{ir::Arg{l.self}, ir::Arg{l.dim}, ir::Arg{l.index}, l.src};
+    std::vector<ir::Arg> args{ir::Arg{l.self}, ir::Arg{l.dim}, ir::Arg{l.index}, *l.src};
     extern_call(op, "default", args, l.kwargs, nullptr, nullptr, {});
   }
 

@@ -81,7 +81,7 @@ inline void FunctionEmitter::render(const ir::KernelCall& l) {
       out_ += ".run(";
       append_args(l.args);
       bool first = l.args.empty();
-      if (const auto* g = boost::variant2::get_if<ir::ExplicitGrid>(&l.grid)) {
+      if (const auto* g = ir::grid_if<ir::ExplicitGrid>(l.grid)) {
         // Inductor's FixedGrid: the grid travels as the launcher's extra
         // arguments `_grid_0, _grid_1, _grid_2`.
         for (expr::Expr e : {g->x, g->y, g->z}) {

@@ -159,7 +159,7 @@ inline void FunctionEmitter::append_ctypes_arg(const ir::Arg& a, ir::ParamType t
 }
 
 inline void FunctionEmitter::reject_explicit_grid(const ir::LaunchGrid& g, std::string_view kernel_name) const {
-  if (boost::variant2::holds_alternative<ir::ExplicitGrid>(g))
+  if (ir::grid_if<ir::ExplicitGrid>(g) != nullptr)
     fail("kernel " + ir::quote_for_diagnostic(kernel_name) +
          " is not a Triton kernel; the Python emitter passes explicit grids to Triton launchers only");
 }

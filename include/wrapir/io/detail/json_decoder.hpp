@@ -800,6 +800,12 @@ class Decoder {
     get(v, out.emplace(), path);
   }
   template <class T>
+  void get(const Node& v, ir::VectorBox<T>& out, const Path& path) {
+    std::vector<T> items;
+    get(v, items, path);
+    out = std::move(items);
+  }
+  template <class T>
   void get(const Node& v, std::vector<T>& out, const Path& path) {
     const Node& a = as_array(v, path);
     out.clear();
@@ -891,7 +897,7 @@ class Decoder {
     const std::string_view kind = as_string(r.required("kind"), path / "kind");
     bool known = false;
     boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, Alternatives>>([&](auto alternative) {
-      using T = typename decltype(alternative)::type;
+      using T = ir::unboxed_t<typename decltype(alternative)::type>;
       if (known || kind != json_kind<T>) return;
       known = true;
       T record{};

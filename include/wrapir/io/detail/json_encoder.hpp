@@ -271,6 +271,10 @@ class Encoder {
     for (const T& x : v) put(x);
     w_.end_array();
   }
+  template <class T>
+  void put(const ir::VectorBox<T>& v) {
+    put(v.vector());
+  }
 
   void put(const ir::Arg& a) {
     if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) return put(*b);
@@ -326,7 +330,8 @@ class Encoder {
   void put(const V& variant) {
     w_.begin_object();
     boost::variant2::visit(
-        [&](const auto& record) {
+        [&](const auto& alternative) {
+          const auto& record = ir::unbox(alternative);
           w_.key("kind");
           w_.plain_string(json_kind<std::remove_cvref_t<decltype(record)>>);
           put_fields(record);

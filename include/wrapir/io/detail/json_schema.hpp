@@ -106,7 +106,9 @@ constexpr bool json_defaults_are_fields() {
 }
 
 /// Variants of records (a launch grid, a kernel source) are one object: a
-/// `"kind"` member that names the alternative, then its record's fields.
+/// `"kind"` member that names the alternative, then its record's fields. A
+/// boxed alternative (a launch grid's explicit and typed forms) is written
+/// and read as the record it holds.
 template <class T>
 inline constexpr std::string_view json_kind{};
 template <>
@@ -132,12 +134,12 @@ template <class V>
 struct is_record_variant : std::false_type {};
 template <class... Ts>
 struct is_record_variant<boost::variant2::variant<Ts...>>
-    : std::bool_constant<((ir::Reflected<Ts> && !json_kind<Ts>.empty()) && ...)> {};
+    : std::bool_constant<((ir::Reflected<ir::unboxed_t<Ts>> && !json_kind<ir::unboxed_t<Ts>>.empty()) && ...)> {};
 
 /// "a or b", "one of a, b, c": the kinds of a variant of records.
 template <class... Ts>
 std::string json_kind_choices(boost::mp11::mp_list<Ts...>) {
-  constexpr std::array<std::string_view, sizeof...(Ts)> kinds{json_kind<Ts>...};
+  constexpr std::array<std::string_view, sizeof...(Ts)> kinds{json_kind<ir::unboxed_t<Ts>>...};
   std::string out = kinds.size() == 2 ? "" : "one of ";
   for (std::size_t i = 0; i < kinds.size(); ++i) {
     if (i) out += kinds.size() == 2 ? " or " : ", ";

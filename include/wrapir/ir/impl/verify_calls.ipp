@@ -226,11 +226,11 @@ WRAPIR_DECL void ProgramVerifier::check_call_args(KernelId k, const std::vector<
 }
 
 WRAPIR_DECL void ProgramVerifier::check_grid(const LaunchGrid& grid) {
-  if (const ExplicitGrid* g = boost::variant2::get_if<ExplicitGrid>(&grid)) {
+  if (const ExplicitGrid* g = grid_if<ExplicitGrid>(grid)) {
     check_expr(g->x, Where{"grid x"});
     check_expr(g->y, Where{"grid y"});
     check_expr(g->z, Where{"grid z"});
-  } else if (const TypedGrid* t = boost::variant2::get_if<TypedGrid>(&grid)) {
+  } else if (const TypedGrid* t = grid_if<TypedGrid>(grid)) {
     if (static_cast<std::size_t>(t->type) >= grid_type_count)
       report("", "grid type " + enum_value(t->type) + " is not a GridType");
     for (std::size_t i = 0; i < t->numels.size(); ++i) {
