@@ -71,7 +71,6 @@ class ArenaPacker {
     }
     width_ = std::bit_ceil(std::max<std::size_t>(points_, 1));
     uses_path_unions_ = width_ >= std::size_t{1} << path_union_level;
-    lay_out_nodes();
   }
 
   /// The blocks in `order`; `steps_of(i)` is block `i` as given (anything
@@ -80,24 +79,11 @@ class ArenaPacker {
   template <class StepsOf>
   [[nodiscard]] std::vector<std::uint32_t> order(ArenaOrder kind, StepsOf&& steps_of) const {
     const std::size_t n = blocks_.size();
-    std::vector<std::uint32_t> ids(n);
-    std::vector<double> key(n, 0.0);
-    switch (kind) {
-      case ArenaOrder::size:
-        break;
-      case ArenaOrder::pressure:
-        key = peak_pressure();
-        break;
-      case ArenaOrder::area:
-      case ArenaOrder::lifetime:
-      case ArenaOrder::begin:
-        break;  // read with the steps below
-      case ArenaOrder::conflict:
-        key = overlapping_bytes();
-        break;
-    }
     // Sorted as self-contained records: a comparison that looked the keys
-    // up by index missed the cache on both sides.
+    // up by index missed the cache on both sides. Made one at a time, and
+    // the table of keys (two orders need one) freed before the sort: the
+    // first order is ranked while the trees are not yet made, and at a
+    // million lines this was the plan stage's peak.
     struct Ranked {
       double key;
       std::int64_t size;
@@ -105,16 +91,24 @@ class ArenaPacker {
       std::uint32_t id;
     };
     std::vector<Ranked> ranked(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto& steps = steps_of(static_cast<std::uint32_t>(i));
-      const std::size_t begin = steps.begin, lifetime = steps.end - steps.begin;
-      if (kind == ArenaOrder::area)
-        key[i] = static_cast<double>(blocks_[i].size) * static_cast<double>(lifetime);
-      else if (kind == ArenaOrder::lifetime)
-        key[i] = static_cast<double>(lifetime);
-      else if (kind == ArenaOrder::begin)
-        key[i] = -static_cast<double>(begin);
-      ranked[i] = {key[i], blocks_[i].size, lifetime, static_cast<std::uint32_t>(i)};
+    {
+      std::vector<double> key;
+      if (kind == ArenaOrder::pressure) key = peak_pressure();
+      if (kind == ArenaOrder::conflict) key = overlapping_bytes();
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto& steps = steps_of(static_cast<std::uint32_t>(i));
+        const std::size_t begin = steps.begin, lifetime = steps.end - steps.begin;
+        double k = 0.0;  // ArenaOrder::size: by size alone
+        if (!key.empty())
+          k = key[i];
+        else if (kind == ArenaOrder::area)
+          k = static_cast<double>(blocks_[i].size) * static_cast<double>(lifetime);
+        else if (kind == ArenaOrder::lifetime)
+          k = static_cast<double>(lifetime);
+        else if (kind == ArenaOrder::begin)
+          k = -static_cast<double>(begin);
+        ranked[i] = {k, blocks_[i].size, lifetime, static_cast<std::uint32_t>(i)};
+      }
     }
     std::sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
       if (a.key != b.key) return a.key > b.key;
@@ -122,6 +116,7 @@ class ArenaPacker {
       if (a.lifetime != b.lifetime) return a.lifetime > b.lifetime;
       return a.id < b.id;
     });
+    std::vector<std::uint32_t> ids(n);
     for (std::size_t k = 0; k < n; ++k) ids[k] = ranked[k].id;
     return ids;
   }
@@ -154,7 +149,10 @@ class ArenaPacker {
     const std::size_t n = blocks_.size();
     // Emptied, not freed: the next order reuses the slices' storage.
     slices_.clear();
-    nodes_.assign(nodes_.size(), Node{});
+    if (nodes_.empty())  // made at the first packing, after the first order is ranked
+      lay_out_nodes();
+    else
+      nodes_.assign(nodes_.size(), Node{});
     changes_ = 0;
     changed_at_.assign(uses_path_unions_ ? (2 * width_) >> path_union_level : 0, 0);
     path_unions_.assign(uses_path_unions_ ? width_ >> path_union_level : 0, PathUnion{});
@@ -181,15 +179,16 @@ class ArenaPacker {
       // tenth of the time.)
       std::size_t taken = 0;
       const auto take = [&](const RangeList& set) {
-        if (taken + set.size > taken_.size()) taken_.resize(std::max(2 * taken_.size(), taken + set.size));
-        if (set.size > 0) copy_ranges(slices_.data(set.slice), set.size, taken_.data() + taken);
-        taken += set.size;
+        const std::size_t size = set.size();
+        if (taken + size > taken_.size()) taken_.resize(std::max(2 * taken_.size(), taken + size));
+        copy_ranges(ranges_of(set), size, taken_.data() + taken);
+        taken += size;
       };
       // The work counted is the ranges of every list below, whether read
       // or served by a path union.
       const auto visit = [&](const RangeList& set) {
         take(set);
-        visits += set.size;
+        visits += set.size();
       };
       std::size_t path_node = width_ + b.lo;
       if (uses_path_unions_) {
@@ -333,9 +332,10 @@ class ArenaPacker {
   /// its fresh memory (before that, a heap vector per node spent as much in
   /// malloc and free).
   ///
-  /// A slice is named by a 32-bit handle, not a pointer, so that a list is
-  /// 8 bytes and a node of the trees 16 (at a million lines the nodes were
-  /// the plan stage's largest table). The ranges are numbered across the
+  /// A slice is named by a 32-bit handle, not a pointer, so that a list
+  /// fits the 16 bytes of the one range it holds in place of a slice
+  /// (`RangeList`; at a million lines the nodes were the plan stage's
+  /// largest table, 32 bytes each). The ranges are numbered across the
   /// chunks (`chunk_ranges` each); a slice of `2^c` ranges starts at a
   /// multiple of `2^c`, so its first range `f` and its class fit one
   /// number, `2f + 2^c`, whose lowest set bit is the class. Handle 0 is no
@@ -444,18 +444,40 @@ class ArenaPacker {
   };
 
   /// A node's byte ranges `[lo, hi)`: disjoint, in increasing order, and
-  /// touching ranges merged, since only the gaps between them matter. They
-  /// live in a slice of `slices_` (its size class in its handle).
+  /// touching ranges merged, since only the gaps between them matter. A
+  /// list of one range holds it in place of a slice (on a chain program
+  /// every list holds one: a slice of one range cost a handle and the
+  /// range, 24 bytes, and a cache miss more); a longer list lives in a
+  /// slice of `slices_`. Ranges never begin below 0 and are never empty, so
+  /// `first` tells them apart:
+  /// - no range: `{0, 0}`;
+  /// - one range: the range itself;
+  /// - a slice: `{-1 - handle, count}` (the count may then fall to 1 or 0).
   struct RangeList {
-    SliceStore::Handle slice = 0;
-    // A set holds at most one range per block (fewer than 2^32 - 1).
-    std::uint32_t size = 0;
+    Range first{0, 0};
+
+    [[nodiscard]] bool in_slice() const noexcept { return first.lo < 0; }
+    [[nodiscard]] SliceStore::Handle slice() const noexcept {
+      return static_cast<SliceStore::Handle>(-1 - first.lo);
+    }
+    [[nodiscard]] std::size_t size() const noexcept {
+      if (in_slice()) return static_cast<std::size_t>(first.hi);
+      return first.hi > first.lo ? 1 : 0;
+    }
+    void set_slice(SliceStore::Handle slice, std::size_t size) noexcept {
+      first = {-1 - static_cast<std::int64_t>(slice), static_cast<std::int64_t>(size)};
+    }
   };
+  [[nodiscard]] const Range* ranges_of(const RangeList& set) const noexcept {
+    return set.in_slice() ? slices_.data(set.slice()) : &set.first;
+  }
 
   /// Adds `[lo, hi)` to `set`; false when the set held those bytes already.
   bool add(RangeList& set, std::int64_t lo, std::int64_t hi) {
-    Range* const begin = set.slice == 0 ? nullptr : slices_.data(set.slice);
-    Range* const end = begin + set.size;
+    const bool in_slice = set.in_slice();
+    Range* const begin = in_slice ? slices_.data(set.slice()) : &set.first;
+    const std::size_t size = set.size();
+    Range* const end = begin + size;
     Range* const first = std::lower_bound(begin, end, lo, [](const Range& r, std::int64_t x) { return r.hi < x; });
     if (first != end && first->lo <= lo && hi <= first->hi) return false;
     Range* last = first;
@@ -466,26 +488,28 @@ class ArenaPacker {
     if (first != last) {  // merged into the ranges it touches: the set shrinks or keeps its size
       *first = {lo, hi};
       copy_ranges(last, static_cast<std::size_t>(end - last), first + 1);
-      set.size -= static_cast<std::uint32_t>(last - first - 1);
+      if (in_slice) set.first.hi -= last - first - 1;
+      return true;
+    }
+    if (!in_slice && size == 0) {  // the first range, in place
+      set.first = {lo, hi};
       return true;
     }
     const std::size_t at = static_cast<std::size_t>(first - begin);
     Range* data = begin;
-    if (set.slice == 0 || set.size == std::size_t{1} << SliceStore::size_class(set.slice)) {
-      // A first slice of one range: most sets at the bottom of the trees
-      // never hold more, and the smaller footprint is fewer cache misses.
-      const unsigned size_class = set.slice == 0 ? 0 : SliceStore::size_class(set.slice) + 1;
+    SliceStore::Handle slice = in_slice ? set.slice() : 0;
+    if (!in_slice || size == std::size_t{1} << SliceStore::size_class(slice)) {
+      // Full: moved to a slice twice as large (two ranges for the first).
+      const unsigned size_class = in_slice ? SliceStore::size_class(slice) + 1 : 1;
       const SliceStore::Handle moved = slices_.allocate(size_class);
       data = slices_.data(moved);
-      if (set.slice != 0) {
-        copy_ranges(begin, set.size, data);
-        slices_.release(set.slice);
-      }
-      set.slice = moved;
+      copy_ranges(begin, size, data);
+      if (in_slice) slices_.release(slice);
+      slice = moved;
     }
-    for (std::size_t k = set.size; k > at; --k) data[k] = data[k - 1];
+    for (std::size_t k = size; k > at; --k) data[k] = data[k - 1];
     data[at] = {lo, hi};
-    ++set.size;
+    set.set_slice(slice, size + 1);
     return true;
   }
 
@@ -513,7 +537,7 @@ class ArenaPacker {
   const RangeList& path_union(std::size_t v, std::size_t& visits) {
     std::size_t latest = 0;
     for (std::size_t up = v; up >= 1; up >>= 1) {
-      visits += node(up).cover.size;
+      visits += node(up).cover.size();
       latest = std::max(latest, changed_at_[up]);
     }
     PathUnion& cache = path_unions_[v - (width_ >> path_union_level)];
@@ -521,9 +545,8 @@ class ArenaPacker {
     scratch_.clear();
     for (std::size_t up = v; up >= 1; up >>= 1) {
       const RangeList& cover = node(up).cover;
-      if (cover.size == 0) continue;
-      const Range* const ranges = slices_.data(cover.slice);
-      scratch_.insert(scratch_.end(), ranges, ranges + cover.size);
+      const Range* const ranges = ranges_of(cover);
+      scratch_.insert(scratch_.end(), ranges, ranges + cover.size());
     }
     std::sort(scratch_.begin(), scratch_.end(), [](const Range& x, const Range& y) { return x.lo < y.lo; });
     // Merged in place (touching ranges too), then stored in a slice.
@@ -534,14 +557,19 @@ class ArenaPacker {
       else
         scratch_[merged++] = r;
     }
+    // In place while it has at most one range, else in a slice it keeps.
     RangeList& stored = cache.ranges;
-    if (stored.slice == 0 || merged > std::size_t{1} << SliceStore::size_class(stored.slice)) {
-      if (stored.slice != 0) slices_.release(stored.slice);
-      stored.slice =
-          slices_.allocate(static_cast<unsigned>(std::bit_width(std::max<std::size_t>(merged, 2) - 1)));
+    if (!stored.in_slice() && merged <= 1) {
+      stored.first = merged == 1 ? scratch_.front() : Range{0, 0};
+    } else {
+      SliceStore::Handle slice = stored.in_slice() ? stored.slice() : 0;
+      if (slice == 0 || merged > std::size_t{1} << SliceStore::size_class(slice)) {
+        if (slice != 0) slices_.release(slice);
+        slice = slices_.allocate(static_cast<unsigned>(std::bit_width(std::max<std::size_t>(merged, 2) - 1)));
+      }
+      std::copy_n(scratch_.data(), merged, slices_.data(slice));
+      stored.set_slice(slice, merged);
     }
-    std::copy_n(scratch_.data(), merged, slices_.data(stored.slice));
-    stored.size = static_cast<std::uint32_t>(merged);
     cache.computed_at = changes_;
     cache.valid = true;
     return stored;
@@ -569,8 +597,8 @@ class ArenaPacker {
     std::size_t v = width_ + lo;
     for (std::size_t level = 0; level < prefetched_levels && v >= 1; ++level, v >>= 1) {
       const Node& at = node(v);
-      if (at.cover.slice != 0) prefetch(slices_.data(at.cover.slice));
-      if (at.starts.slice != 0) prefetch(slices_.data(at.starts.slice));
+      if (at.cover.in_slice()) prefetch(slices_.data(at.cover.slice()));
+      if (at.starts.in_slice()) prefetch(slices_.data(at.starts.slice()));
     }
   }
 
