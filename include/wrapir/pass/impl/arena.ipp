@@ -283,11 +283,16 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
     placed_blocks.push_back({l.buffer, l.is_output, l.last_line});
   }
   // For each buffer of the table, the placed block that holds it (its own
-  // or the one it views), or `unplaced`.
-  std::vector<std::size_t> placed_of_buffer(liveness.storage_of.size(), unplaced);
+  // or the one it views), or `none`: 32 bits a buffer, as place_in_arenas
+  // takes fewer than 2^32 - 1 blocks.
+  if (block_of_placed.size() >= std::numeric_limits<std::uint32_t>::max())
+    return Diagnostic{"arena planner: more than 2^32 - 1 blocks"};
+  constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> placed_of_buffer(liveness.storage_of.size(), none);
   for (std::size_t b = 0; b < placed_of_buffer.size(); ++b) {
     const std::size_t block = liveness.storage_of[b];
-    if (block < placed_of_block.size()) placed_of_buffer[b] = placed_of_block[block];
+    if (block < placed_of_block.size() && placed_of_block[block] != unplaced)
+      placed_of_buffer[b] = static_cast<std::uint32_t>(placed_of_block[block]);
   }
   std::vector<std::size_t>().swap(block_of_placed);
   std::vector<std::size_t>().swap(placed_of_block);
@@ -326,7 +331,7 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
     p.pools.push_back(
         ir::PoolDecl{fresh_numbered_name(options.name_prefix, counter, names), device[k], symbolic.arena_bytes[k]});
   const auto placed = [&](ir::BufferId b) -> std::size_t {
-    if (!p.contains(b) || b.index >= placed_of_buffer.size()) return unplaced;
+    if (!p.contains(b) || b.index >= placed_of_buffer.size() || placed_of_buffer[b.index] == none) return unplaced;
     return placed_of_buffer[b.index];
   };
   const auto pool_of_arena = [&](std::size_t k) { return ir::PoolId{static_cast<std::uint32_t>(first_pool + k)}; };
