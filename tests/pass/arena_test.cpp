@@ -370,10 +370,10 @@ void check_packings_are_plain(const AllocationTrace& t) {
   detail::ArenaPacker packer(blocks);
   for (const ArenaOrder o : all_arena_orders) {
     CAPTURE(arena_order_name(o));
-    const std::vector<std::uint32_t> order = packer.order(o);
+    const std::vector<std::uint32_t> order = packer.order(o, [&](std::uint32_t i) -> const detail::ArenaPacker::Block& { return blocks[i]; });
     detail::ArenaPacker::Packing packing;
     std::size_t visits = 0;
-    REQUIRE(packer.pack(order, raw, SIZE_MAX, packing, visits));
+    REQUIRE(packer.pack(order, [&](std::uint32_t i) { return raw[i]; }, SIZE_MAX, packing, visits));
     const std::vector<std::int64_t> expected = plain_best_fit(blocks, order);
     CHECK(packing.offsets == expected);
     CHECK(visits == plain_visits(blocks, order, expected));
@@ -498,7 +498,7 @@ TEST_CASE("arena: a list of more than 65,536 ranges gets storage of its own, and
     CAPTURE(round);
     detail::ArenaPacker::Packing packing;
     std::size_t visits = 0;
-    REQUIRE(packer.pack(order, raw, SIZE_MAX, packing, visits));
+    REQUIRE(packer.pack(order, [&](std::uint32_t i) { return raw[i]; }, SIZE_MAX, packing, visits));
     CHECK(visits == 3 * std::size_t{n} - 1);
     CHECK(packing.arena == 128 * std::int64_t{n});
     bool all_as_expected = packing.offsets[0] == 0 && packing.offsets[1] == 0 && packing.offsets[2] == 0;

@@ -135,8 +135,9 @@ struct ArenaPlan {
 /// Places `trace` into one arena per device (see the file comment). Blocks
 /// of zero bytes sit at offset 0. Throws `std::invalid_argument` for an
 /// invalid trace (`validate_trace`), an alignment that is not a power of
-/// two, more than 2^32 - 1 blocks on one device, or sizes whose sum
-/// overflows 64 bits.
+/// two, more than 2^32 - 1 blocks, sizes whose sum overflows 64 bits, or a
+/// packing whose segment trees would hold more than 2^31 byte ranges (32
+/// GiB of them) on one device.
 [[nodiscard]] WRAPIR_DECL ArenaPlan place_in_arenas(const AllocationTrace& trace, const ArenaOptions& options = {});
 
 /// wrapir's arena planner on `program` (see the file comment), planned in

@@ -5,12 +5,14 @@
 /// file comment of pass/arena.hpp describes.
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 #include <wrapir/pass/arena_orders.hpp>
@@ -21,74 +23,67 @@ namespace wrapir::pass::detail {
 /// The blocks of one device, packed by best fit in several orders.
 class ArenaPacker {
  public:
+  /// A block as the caller describes it; the packer keeps only what
+  /// packing reads (`Packed`, its alignment's logarithm), and asks the
+  /// caller for the steps again when it orders the blocks.
   struct Block {
     std::int64_t size;  // rounded up to `align`
     std::size_t begin, end;
-    std::uint32_t lo, hi;  // the begin points it covers: [lo, hi)
+    std::uint32_t lo, hi;  // ignored: the packer computes them
     std::int64_t align;    // its offset's alignment (`block_alignment`), a power of two
   };
 
-  explicit ArenaPacker(std::vector<Block> blocks) : blocks_(std::move(blocks)) {
+  explicit ArenaPacker(std::span<const Block> blocks) {
+    blocks_.reserve(blocks.size());
+    align_log2_.reserve(blocks.size());
+    for (const Block& b : blocks) {
+      blocks_.push_back({b.size, 0, 0});
+      align_log2_.push_back(static_cast<std::uint8_t>(std::countr_zero(static_cast<std::uint64_t>(b.align))));
+    }
     std::size_t last_end = 0;
-    for (const Block& b : blocks_) last_end = std::max(last_end, b.end);
+    for (const Block& b : blocks) last_end = std::max(last_end, b.end);
     // Traces number their steps densely, so a table over the steps ranks
     // every time in O(1); binary searches over the sorted begins were a
     // tenth of a packing. Sparse times fall back to sorting.
-    if (last_end <= 4 * blocks_.size() + 1024) {
+    if (last_end <= 4 * blocks.size() + 1024) {
       // begins_below[t]: the distinct begins before time t.
       std::vector<std::uint32_t> begins_below(last_end + 2, 0);
-      for (const Block& b : blocks_) begins_below[b.begin + 1] = 1;
+      for (const Block& b : blocks) begins_below[b.begin + 1] = 1;
       for (std::size_t t = 1; t < begins_below.size(); ++t) begins_below[t] += begins_below[t - 1];
       points_ = begins_below.back();
-      width_ = std::bit_ceil(std::max<std::size_t>(points_, 1));
-      for (Block& b : blocks_) {
-        b.lo = begins_below[b.begin];
-        b.hi = begins_below[b.end];
+      for (std::size_t i = 0; i < blocks.size(); ++i) {
+        blocks_[i].lo = begins_below[blocks[i].begin];
+        blocks_[i].hi = begins_below[blocks[i].end];
       }
-      uses_path_unions_ = width_ >= std::size_t{1} << path_union_level;
-      return;
+    } else {
+      std::vector<std::size_t> begins;
+      begins.reserve(blocks.size());
+      for (const Block& b : blocks) begins.push_back(b.begin);
+      std::sort(begins.begin(), begins.end());
+      begins.erase(std::unique(begins.begin(), begins.end()), begins.end());
+      points_ = begins.size();
+      for (std::size_t i = 0; i < blocks.size(); ++i) {
+        blocks_[i].lo = static_cast<std::uint32_t>(std::lower_bound(begins.begin(), begins.end(), blocks[i].begin) -
+                                                   begins.begin());
+        blocks_[i].hi =
+            static_cast<std::uint32_t>(std::lower_bound(begins.begin(), begins.end(), blocks[i].end) - begins.begin());
+      }
     }
-    std::vector<std::size_t> begins;
-    begins.reserve(blocks_.size());
-    for (const Block& b : blocks_) begins.push_back(b.begin);
-    std::sort(begins.begin(), begins.end());
-    begins.erase(std::unique(begins.begin(), begins.end()), begins.end());
-    points_ = begins.size();
     width_ = std::bit_ceil(std::max<std::size_t>(points_, 1));
-    for (Block& b : blocks_) {
-      b.lo = static_cast<std::uint32_t>(std::lower_bound(begins.begin(), begins.end(), b.begin) - begins.begin());
-      b.hi = static_cast<std::uint32_t>(std::lower_bound(begins.begin(), begins.end(), b.end) - begins.begin());
-    }
     uses_path_unions_ = width_ >= std::size_t{1} << path_union_level;
   }
 
-  /// The blocks in `order`.
-  [[nodiscard]] std::vector<std::uint32_t> order(ArenaOrder kind) const {
+  /// The blocks in `order`; `steps_of(i)` is block `i` as given (anything
+  /// with its `begin` and `end`, such as its `Block` or its traced
+  /// allocation), read once per block.
+  template <class StepsOf>
+  [[nodiscard]] std::vector<std::uint32_t> order(ArenaOrder kind, StepsOf&& steps_of) const {
     const std::size_t n = blocks_.size();
-    std::vector<std::uint32_t> ids(n);
-    std::vector<double> key(n, 0.0);
-    switch (kind) {
-      case ArenaOrder::size:
-        break;
-      case ArenaOrder::pressure:
-        key = peak_pressure();
-        break;
-      case ArenaOrder::area:
-        for (std::size_t i = 0; i < n; ++i)
-          key[i] = static_cast<double>(blocks_[i].size) * static_cast<double>(blocks_[i].end - blocks_[i].begin);
-        break;
-      case ArenaOrder::lifetime:
-        for (std::size_t i = 0; i < n; ++i) key[i] = static_cast<double>(blocks_[i].end - blocks_[i].begin);
-        break;
-      case ArenaOrder::conflict:
-        key = overlapping_bytes();
-        break;
-      case ArenaOrder::begin:
-        for (std::size_t i = 0; i < n; ++i) key[i] = -static_cast<double>(blocks_[i].begin);
-        break;
-    }
     // Sorted as self-contained records: a comparison that looked the keys
-    // up by index missed the cache on both sides.
+    // up by index missed the cache on both sides. Made one at a time, and
+    // the table of keys (two orders need one) freed before the sort: the
+    // first order is ranked while the trees are not yet made, and at a
+    // million lines this was the plan stage's peak.
     struct Ranked {
       double key;
       std::int64_t size;
@@ -96,14 +91,32 @@ class ArenaPacker {
       std::uint32_t id;
     };
     std::vector<Ranked> ranked(n);
-    for (std::size_t i = 0; i < n; ++i)
-      ranked[i] = {key[i], blocks_[i].size, blocks_[i].end - blocks_[i].begin, static_cast<std::uint32_t>(i)};
+    {
+      std::vector<double> key;
+      if (kind == ArenaOrder::pressure) key = peak_pressure();
+      if (kind == ArenaOrder::conflict) key = overlapping_bytes();
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto& steps = steps_of(static_cast<std::uint32_t>(i));
+        const std::size_t begin = steps.begin, lifetime = steps.end - steps.begin;
+        double k = 0.0;  // ArenaOrder::size: by size alone
+        if (!key.empty())
+          k = key[i];
+        else if (kind == ArenaOrder::area)
+          k = static_cast<double>(blocks_[i].size) * static_cast<double>(lifetime);
+        else if (kind == ArenaOrder::lifetime)
+          k = static_cast<double>(lifetime);
+        else if (kind == ArenaOrder::begin)
+          k = -static_cast<double>(begin);
+        ranked[i] = {k, blocks_[i].size, lifetime, static_cast<std::uint32_t>(i)};
+      }
+    }
     std::sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
       if (a.key != b.key) return a.key > b.key;
       if (a.size != b.size) return a.size > b.size;
       if (a.lifetime != b.lifetime) return a.lifetime > b.lifetime;
       return a.id < b.id;
     });
+    std::vector<std::uint32_t> ids(n);
     for (std::size_t k = 0; k < n; ++k) ids[k] = ranked[k].id;
     return ids;
   }
@@ -111,7 +124,7 @@ class ArenaPacker {
   /// The max-live bound of the aligned sizes.
   [[nodiscard]] std::int64_t aligned_lower_bound() const {
     std::vector<std::int64_t> live(points_ + 1, 0);
-    for (const Block& b : blocks_) {
+    for (const Packed& b : blocks_) {
       live[b.lo] += b.size;
       live[b.hi] -= b.size;
     }
@@ -127,56 +140,64 @@ class ArenaPacker {
     std::vector<std::int64_t> offsets;
     std::int64_t arena = 0;
   };
-  [[nodiscard]] bool pack(std::span<const std::uint32_t> order, std::span<const std::int64_t> raw, std::size_t limit,
-                          Packing& out, std::size_t& visits) {
+  /// `order` holds every block once; `raw(i)` is block `i`'s size before
+  /// rounding up, read once per block after placing them (from the
+  /// caller's trace: a table of them would live through every packing).
+  template <class RawOf>
+  [[nodiscard]] bool pack(std::span<const std::uint32_t> order, RawOf&& raw, std::size_t limit, Packing& out,
+                          std::size_t& visits) {
     const std::size_t n = blocks_.size();
     // Emptied, not freed: the next order reuses the slices' storage.
     slices_.clear();
-    nodes_.assign(2 * width_, Node{});
+    if (nodes_.empty())  // made at the first packing, after the first order is ranked
+      lay_out_nodes();
+    else
+      nodes_.assign(nodes_.size(), Node{});
     changes_ = 0;
     changed_at_.assign(uses_path_unions_ ? (2 * width_) >> path_union_level : 0, 0);
     path_unions_.assign(uses_path_unions_ ? width_ >> path_union_level : 0, PathUnion{});
     out.offsets.assign(n, 0);
     out.arena = 0;
-    // The blocks copied into placing order first: reading them by index in
-    // the loop below made every block a cache miss that the loop waited on,
-    // while this gather's loads are independent and overlap.
-    in_order_.clear();
-    in_order_.reserve(order.size());  // exactly: one per block, for every order
-    for (const std::uint32_t i : order) {
-      const Block& b = blocks_[i];
-      in_order_.push_back({b.size, b.align, raw[i], b.lo, b.hi, i});
-    }
-    for (std::size_t k = 0; k < in_order_.size(); ++k) {
-      if (k + 2 * prefetch_ahead < in_order_.size()) prefetch_nodes(in_order_[k + 2 * prefetch_ahead].lo);
-      if (k + prefetch_ahead < in_order_.size()) prefetch_ranges(in_order_[k + prefetch_ahead].lo);
-      const Placing& placing = in_order_[k];
-      const Placing& b = placing;  // a reference, not a structured binding: lambdas below capture it
+    // The blocks are read in placing order, each a cache miss unless asked
+    // for early: a block's record `4 * prefetch_ahead` blocks ahead, its
+    // nodes `2 * prefetch_ahead` ahead, its ranges `prefetch_ahead` ahead.
+    // (A copy of the blocks in placing order did the same with independent
+    // loads, but was as large as the blocks.)
+    const std::size_t count = order.size();
+    for (std::size_t k = 0; k < count; ++k) {
+      if (k + 4 * prefetch_ahead < count) {
+        prefetch(&blocks_[order[k + 4 * prefetch_ahead]]);
+        prefetch(&align_log2_[order[k + 4 * prefetch_ahead]]);
+      }
+      if (k + 2 * prefetch_ahead < count) prefetch_nodes(blocks_[order[k + 2 * prefetch_ahead]].lo);
+      if (k + prefetch_ahead < count) prefetch_ranges(blocks_[order[k + prefetch_ahead]].lo);
+      const std::uint32_t index = order[k];
+      const Packed& b = blocks_[index];  // a reference, not a structured binding: lambdas below capture it
+      const unsigned align_log2 = align_log2_[index];
       // `taken_` only grows; its first `taken` entries are this block's.
       // (vector::insert per node, most holding zero to two ranges, was a
       // tenth of the time.)
       std::size_t taken = 0;
-      const auto take = [&](const Range* ranges, std::size_t count) {
-        if (taken + count > taken_.size()) taken_.resize(std::max(2 * taken_.size(), taken + count));
-        copy_ranges(ranges, count, taken_.data() + taken);
-        taken += count;
+      const auto take = [&](const RangeList& set) {
+        const std::size_t size = set.size();
+        if (taken + size > taken_.size()) taken_.resize(std::max(2 * taken_.size(), taken + size));
+        copy_ranges(ranges_of(set), size, taken_.data() + taken);
+        taken += size;
       };
       // The work counted is the ranges of every list below, whether read
       // or served by a path union.
       const auto visit = [&](const RangeList& set) {
-        take(set.data, set.size);
-        visits += set.size;
+        take(set);
+        visits += set.size();
       };
       std::size_t path_node = width_ + b.lo;
       if (uses_path_unions_) {
-        for (std::size_t level = 0; level < path_union_level; ++level, path_node >>= 1)
-          visit(nodes_[path_node].cover);
-        const RangeList& above = path_union(path_node, visits);
-        take(above.data, above.size);
+        for (std::size_t level = 0; level < path_union_level; ++level, path_node >>= 1) visit(node(path_node).cover);
+        take(path_union(path_node, visits));
       } else {
-        for (; path_node >= 1; path_node >>= 1) visit(nodes_[path_node].cover);
+        for (; path_node >= 1; path_node >>= 1) visit(node(path_node).cover);
       }
-      for_each_cover_node(b.lo + 1, b.hi, [&](std::size_t node) { visit(nodes_[node].starts); });
+      for_each_cover_node(b.lo + 1, b.hi, [&](std::size_t v) { visit(node(v).starts); });
       if (visits > limit) return false;
       // By begin only: among ranges that begin at the same byte, the scan
       // below finds the same gaps whatever their order, so the result stays
@@ -186,7 +207,9 @@ class ArenaPacker {
       // Best fit: the smallest gap that holds the block at its alignment,
       // else the top. (When every block has the same alignment and sizes
       // are its multiples, every `top` is aligned already.)
-      const auto aligned = [mask = b.align - 1](std::int64_t at) { return (at + mask) & ~mask; };
+      const auto aligned = [mask = (std::int64_t{1} << align_log2) - 1](std::int64_t at) {
+        return (at + mask) & ~mask;
+      };
       std::int64_t top = 0, best = -1, best_gap = std::numeric_limits<std::int64_t>::max();
       for (const auto& [lo, hi] : overlapping) {
         const std::int64_t start = aligned(top);
@@ -197,17 +220,19 @@ class ArenaPacker {
         top = std::max(top, hi);
       }
       const std::int64_t offset = best >= 0 ? best : aligned(top);
-      out.offsets[placing.index] = offset;
-      out.arena = std::max(out.arena, offset + placing.raw);
-      for_each_cover_node(b.lo, b.hi, [&](std::size_t node) {
-        if (add(nodes_[node].cover, offset, offset + b.size) && node < changed_at_.size())
-          changed_at_[node] = ++changes_;
+      out.offsets[index] = offset;
+      for_each_cover_node(b.lo, b.hi, [&](std::size_t v) {
+        if (add(node(v).cover, offset, offset + b.size) && v < changed_at_.size()) changed_at_[v] = ++changes_;
       });
       // A node's start list holds every range of its descendants' lists, so
       // once the bytes are already in one, they are in all the lists above.
-      for (std::size_t node = width_ + b.lo; node >= 1; node >>= 1)
-        if (!add(nodes_[node].starts, offset, offset + b.size)) break;
+      for (std::size_t v = width_ + b.lo; v >= 1; v >>= 1)
+        if (!add(node(v).starts, offset, offset + b.size)) break;
     }
+    // The arena: the highest top of a block at its raw size (a maximum, so
+    // taken after the loop, which then carries no raw sizes).
+    for (std::size_t i = 0; i < n; ++i)
+      out.arena = std::max(out.arena, out.offsets[i] + raw(static_cast<std::uint32_t>(i)));
     return true;
   }
 
@@ -225,7 +250,7 @@ class ArenaPacker {
   [[nodiscard]] std::vector<double> peak_pressure() const {
     // Live bytes at each begin point: a difference array over [lo, hi).
     std::vector<double> live(points_ + 1, 0.0);
-    for (const Block& b : blocks_) {
+    for (const Packed& b : blocks_) {
       live[b.lo] += static_cast<double>(b.size);
       live[b.hi] -= static_cast<double>(b.size);
     }
@@ -255,7 +280,7 @@ class ArenaPacker {
   /// are exact integers (the total was checked against overflow).
   [[nodiscard]] std::vector<double> overlapping_bytes() const {
     std::vector<std::int64_t> begun(points_ + 1, 0), ended(points_ + 1, 0);
-    for (const Block& b : blocks_) {
+    for (const Packed& b : blocks_) {
       if (b.lo < points_) begun[b.lo + 1] += b.size;  // begun[k]: blocks with lo < k
       ended[b.hi] += b.size;                           // ended[k]: blocks with hi <= k
     }
@@ -299,71 +324,160 @@ class ArenaPacker {
   }
 
   /// Storage for the slices of range sets (`RangeList`): chunks that never
-  /// move, so a slice is a pointer, and a set that outgrows its slice moves
-  /// to one twice as large while the old one goes back to a free list of
-  /// its size, for the next set that grows to it. One flat vector holding
-  /// every slice was grown by reallocation, zero-filled and copied, and
-  /// kept the abandoned slices: a third of a 100k-block packing went to
-  /// that and to the page faults of its fresh memory (before that, a heap
-  /// vector per node spent as much in malloc and free).
+  /// move, and a set that outgrows its slice moves to one twice as large
+  /// while the old one goes back to a free list of its size, for the next
+  /// set that grows to it. One flat vector holding every slice was grown by
+  /// reallocation, zero-filled and copied, and kept the abandoned slices: a
+  /// third of a 100k-block packing went to that and to the page faults of
+  /// its fresh memory (before that, a heap vector per node spent as much in
+  /// malloc and free).
+  ///
+  /// A slice is named by a 32-bit handle, not a pointer, so that a list
+  /// fits the 16 bytes of the one range it holds in place of a slice
+  /// (`RangeList`; at a million lines the nodes were the plan stage's
+  /// largest table, 32 bytes each). The ranges are numbered across the
+  /// chunks (`chunk_ranges` each); a slice of `2^c` ranges starts at a
+  /// multiple of `2^c`, so its first range `f` and its class fit one
+  /// number, `2f + 2^c`, whose lowest set bit is the class. Handle 0 is no
+  /// slice.
   class SliceStore {
    public:
+    using Handle = std::uint32_t;
+
+    /// The size class of `slice` (not 0): it holds `2^size_class` ranges.
+    [[nodiscard]] static unsigned size_class(Handle slice) noexcept {
+      return static_cast<unsigned>(std::countr_zero(slice));
+    }
+    /// The first range of `slice` (not 0).
+    [[nodiscard]] Range* data(Handle slice) const noexcept {
+      const std::size_t first = (slice & (slice - 1)) >> 1;
+      return bases_[first >> chunk_bits] + (first & (chunk_ranges - 1));
+    }
+
     /// A slice of `2^size_class` ranges.
-    [[nodiscard]] Range* allocate(unsigned size_class) {
+    [[nodiscard]] Handle allocate(unsigned size_class) {
       if (size_class < free_.size() && !free_[size_class].empty()) {
-        Range* const slice = free_[size_class].back();
+        const Handle slice = free_[size_class].back();
         free_[size_class].pop_back();
         return slice;
       }
       const std::size_t size = std::size_t{1} << size_class;
-      // Not zero-filled: a slice's ranges are written before they are read.
-      if (size > chunk_ranges) {  // a set larger than a chunk has its own
+      if (size > chunk_ranges) {  // a set larger than a chunk has its own, on chunks of its own
+        const std::size_t chunks = size >> chunk_bits;
+        const std::size_t first_chunk = (bases_.size() + chunks - 1) / chunks * chunks;
+        reserve_numbers(first_chunk + chunks);
+        // Not zero-filled: a slice's ranges are written before they are read.
         large_.push_back(std::make_unique_for_overwrite<Range[]>(size));
-        return large_.back().get();
+        bases_.resize(first_chunk, nullptr);
+        for (std::size_t k = 0; k < chunks; ++k) bases_.push_back(large_.back().get() + (k << chunk_bits));
+        return handle(first_chunk << chunk_bits, size_class);
       }
-      if (used_ + size > chunk_ranges) {
+      // Aligned to its size; the ranges skipped go to the free lists, in
+      // the largest aligned pieces.
+      std::size_t at = (used_ + size - 1) & ~(size - 1);
+      if (at + size > chunk_ranges) {
+        free_up_to(chunk_ranges);
         ++chunk_;
         used_ = 0;
+        at = 0;
       }
-      if (chunk_ == chunks_.size()) chunks_.push_back(std::make_unique_for_overwrite<Range[]>(chunk_ranges));
-      Range* const slice = chunks_[chunk_].get() + used_;
-      used_ += size;
-      return slice;
+      free_up_to(at);
+      if (chunk_ == chunk_ids_.size()) {
+        reserve_numbers(bases_.size() + 1);
+        chunks_.push_back(std::make_unique_for_overwrite<Range[]>(chunk_ranges));
+        chunk_ids_.push_back(bases_.size());
+        bases_.push_back(chunks_.back().get());
+      }
+      used_ = at + size;
+      return handle((chunk_ids_[chunk_] << chunk_bits) + at, size_class);
     }
-    void release(Range* slice, unsigned size_class) {
+    void release(Handle slice) {
+      const unsigned size_class = SliceStore::size_class(slice);
       if (free_.size() <= size_class) free_.resize(size_class + 1);
       free_[size_class].push_back(slice);
     }
-    /// Every slice free again; the chunks stay for the next packing.
+    /// Every slice free again; the chunks stay for the next packing,
+    /// numbered from 0.
     void clear() {
       chunk_ = 0;
       used_ = 0;
-      for (std::vector<Range*>& f : free_) f.clear();
+      for (std::vector<Handle>& f : free_) f.clear();
       large_.clear();
+      bases_.clear();
+      chunk_ids_.clear();
+      for (const std::unique_ptr<Range[]>& chunk : chunks_) {
+        chunk_ids_.push_back(bases_.size());
+        bases_.push_back(chunk.get());
+      }
     }
 
    private:
-    static constexpr std::size_t chunk_ranges = std::size_t{1} << 16;
-    std::vector<std::unique_ptr<Range[]>> chunks_;
+    static constexpr unsigned chunk_bits = 16;
+    static constexpr std::size_t chunk_ranges = std::size_t{1} << chunk_bits;
+
+    [[nodiscard]] static Handle handle(std::size_t first, unsigned size_class) noexcept {
+      return static_cast<Handle>(2 * first + (std::size_t{1} << size_class));
+    }
+    /// Checks that ranges numbered below `chunks * chunk_ranges` have
+    /// handles: `2f + 2^c` fits 32 bits while `f + 2^c <= 2^31`.
+    static void reserve_numbers(std::size_t chunks) {
+      if (chunks > (std::size_t{1} << (31 - chunk_bits)))
+        throw std::invalid_argument("arena planner: the packing of one device needs more than 2^31 byte ranges");
+    }
+    /// Frees the ranges of the current chunk from `used_` up to `end`.
+    void free_up_to(std::size_t end) {
+      while (used_ < end) {
+        // The largest piece aligned at `used_` that ends by `end`.
+        unsigned c = static_cast<unsigned>(std::countr_zero(used_ | chunk_ranges));
+        while (used_ + (std::size_t{1} << c) > end) --c;
+        release(handle((chunk_ids_[chunk_] << chunk_bits) + used_, c));
+        used_ += std::size_t{1} << c;
+      }
+    }
+
+    std::vector<std::unique_ptr<Range[]>> chunks_;  // `chunk_ranges` each
     std::vector<std::unique_ptr<Range[]>> large_;
-    std::size_t chunk_ = 0, used_ = 0;  // the next free range: chunks_[chunk_][used_]
-    std::vector<std::vector<Range*>> free_;
+    std::vector<Range*> bases_;           // per `chunk_ranges` numbers, their storage
+    std::vector<std::size_t> chunk_ids_;  // where each of `chunks_` is numbered
+    std::size_t chunk_ = 0, used_ = 0;    // the next free range: chunks_[chunk_][used_]
+    std::vector<std::vector<Handle>> free_;
   };
 
   /// A node's byte ranges `[lo, hi)`: disjoint, in increasing order, and
-  /// touching ranges merged, since only the gaps between them matter. They
-  /// live in a slice of `2^size_class` ranges from `slices_`.
+  /// touching ranges merged, since only the gaps between them matter. A
+  /// list of one range holds it in place of a slice (on a chain program
+  /// every list holds one: a slice of one range cost a handle and the
+  /// range, 24 bytes, and a cache miss more); a longer list lives in a
+  /// slice of `slices_`. Ranges never begin below 0 and are never empty, so
+  /// `first` tells them apart:
+  /// - no range: `{0, 0}`;
+  /// - one range: the range itself;
+  /// - a slice: `{-1 - handle, count}` (the count may then fall to 1 or 0).
   struct RangeList {
-    Range* data = nullptr;
-    // A set holds at most one range per block (fewer than 2^32 - 1), so
-    // 32 bits suffice for its size and a class of at most 32 for its slice.
-    std::uint32_t size = 0, size_class = 0;
+    Range first{0, 0};
+
+    [[nodiscard]] bool in_slice() const noexcept { return first.lo < 0; }
+    [[nodiscard]] SliceStore::Handle slice() const noexcept {
+      return static_cast<SliceStore::Handle>(-1 - first.lo);
+    }
+    [[nodiscard]] std::size_t size() const noexcept {
+      if (in_slice()) return static_cast<std::size_t>(first.hi);
+      return first.hi > first.lo ? 1 : 0;
+    }
+    void set_slice(SliceStore::Handle slice, std::size_t size) noexcept {
+      first = {-1 - static_cast<std::int64_t>(slice), static_cast<std::int64_t>(size)};
+    }
   };
+  [[nodiscard]] const Range* ranges_of(const RangeList& set) const noexcept {
+    return set.in_slice() ? slices_.data(set.slice()) : &set.first;
+  }
 
   /// Adds `[lo, hi)` to `set`; false when the set held those bytes already.
   bool add(RangeList& set, std::int64_t lo, std::int64_t hi) {
-    Range* const begin = set.data;
-    Range* const end = begin + set.size;
+    const bool in_slice = set.in_slice();
+    Range* const begin = in_slice ? slices_.data(set.slice()) : &set.first;
+    const std::size_t size = set.size();
+    Range* const end = begin + size;
     Range* const first = std::lower_bound(begin, end, lo, [](const Range& r, std::int64_t x) { return r.hi < x; });
     if (first != end && first->lo <= lo && hi <= first->hi) return false;
     Range* last = first;
@@ -374,23 +488,28 @@ class ArenaPacker {
     if (first != last) {  // merged into the ranges it touches: the set shrinks or keeps its size
       *first = {lo, hi};
       copy_ranges(last, static_cast<std::size_t>(end - last), first + 1);
-      set.size -= static_cast<std::uint32_t>(last - first - 1);
+      if (in_slice) set.first.hi -= last - first - 1;
+      return true;
+    }
+    if (!in_slice && size == 0) {  // the first range, in place
+      set.first = {lo, hi};
       return true;
     }
     const std::size_t at = static_cast<std::size_t>(first - begin);
-    if (set.data == nullptr || set.size == std::size_t{1} << set.size_class) {
-      // A first slice of one range: most sets at the bottom of the trees
-      // never hold more, and the smaller footprint is fewer cache misses.
-      const unsigned size_class = set.data == nullptr ? 0 : set.size_class + 1;
-      Range* const moved = slices_.allocate(size_class);
-      copy_ranges(set.data, set.size, moved);
-      if (set.data != nullptr) slices_.release(set.data, set.size_class);
-      set.data = moved;
-      set.size_class = size_class;
+    Range* data = begin;
+    SliceStore::Handle slice = in_slice ? set.slice() : 0;
+    if (!in_slice || size == std::size_t{1} << SliceStore::size_class(slice)) {
+      // Full: moved to a slice twice as large (two ranges for the first).
+      const unsigned size_class = in_slice ? SliceStore::size_class(slice) + 1 : 1;
+      const SliceStore::Handle moved = slices_.allocate(size_class);
+      data = slices_.data(moved);
+      copy_ranges(begin, size, data);
+      if (in_slice) slices_.release(slice);
+      slice = moved;
     }
-    for (std::size_t k = set.size; k > at; --k) set.data[k] = set.data[k - 1];
-    set.data[at] = {lo, hi};
-    ++set.size;
+    for (std::size_t k = size; k > at; --k) data[k] = data[k - 1];
+    data[at] = {lo, hi};
+    set.set_slice(slice, size + 1);
     return true;
   }
 
@@ -413,19 +532,22 @@ class ArenaPacker {
     bool valid = false;
   };
 
-  /// The union of the cover lists of `node` (at `path_union_level`) and its
+  /// The union of the cover lists of `v` (at `path_union_level`) and its
   /// ancestors; adds their sizes to `visits`.
-  const RangeList& path_union(std::size_t node, std::size_t& visits) {
+  const RangeList& path_union(std::size_t v, std::size_t& visits) {
     std::size_t latest = 0;
-    for (std::size_t up = node; up >= 1; up >>= 1) {
-      visits += nodes_[up].cover.size;
+    for (std::size_t up = v; up >= 1; up >>= 1) {
+      visits += node(up).cover.size();
       latest = std::max(latest, changed_at_[up]);
     }
-    PathUnion& cache = path_unions_[node - (width_ >> path_union_level)];
+    PathUnion& cache = path_unions_[v - (width_ >> path_union_level)];
     if (cache.valid && latest <= cache.computed_at) return cache.ranges;
     scratch_.clear();
-    for (std::size_t up = node; up >= 1; up >>= 1)
-      scratch_.insert(scratch_.end(), nodes_[up].cover.data, nodes_[up].cover.data + nodes_[up].cover.size);
+    for (std::size_t up = v; up >= 1; up >>= 1) {
+      const RangeList& cover = node(up).cover;
+      const Range* const ranges = ranges_of(cover);
+      scratch_.insert(scratch_.end(), ranges, ranges + cover.size());
+    }
     std::sort(scratch_.begin(), scratch_.end(), [](const Range& x, const Range& y) { return x.lo < y.lo; });
     // Merged in place (touching ranges too), then stored in a slice.
     std::size_t merged = 0;
@@ -435,14 +557,19 @@ class ArenaPacker {
       else
         scratch_[merged++] = r;
     }
+    // In place while it has at most one range, else in a slice it keeps.
     RangeList& stored = cache.ranges;
-    if (stored.data == nullptr || merged > std::size_t{1} << stored.size_class) {
-      if (stored.data != nullptr) slices_.release(stored.data, stored.size_class);
-      stored.size_class = static_cast<std::uint32_t>(std::bit_width(std::max<std::size_t>(merged, 2) - 1));
-      stored.data = slices_.allocate(stored.size_class);
+    if (!stored.in_slice() && merged <= 1) {
+      stored.first = merged == 1 ? scratch_.front() : Range{0, 0};
+    } else {
+      SliceStore::Handle slice = stored.in_slice() ? stored.slice() : 0;
+      if (slice == 0 || merged > std::size_t{1} << SliceStore::size_class(slice)) {
+        if (slice != 0) slices_.release(slice);
+        slice = slices_.allocate(static_cast<unsigned>(std::bit_width(std::max<std::size_t>(merged, 2) - 1)));
+      }
+      std::copy_n(scratch_.data(), merged, slices_.data(slice));
+      stored.set_slice(slice, merged);
     }
-    std::copy_n(scratch_.data(), merged, stored.data);
-    stored.size = static_cast<std::uint32_t>(merged);
     cache.computed_at = changes_;
     cache.valid = true;
     return stored;
@@ -463,26 +590,59 @@ class ArenaPacker {
   static constexpr std::size_t prefetched_levels = path_union_level;
 
   void prefetch_nodes(std::size_t lo) const {
-    std::size_t node = width_ + lo;
-    for (std::size_t level = 0; level < prefetched_levels && node >= 1; ++level, node >>= 1) prefetch(&nodes_[node]);
+    std::size_t v = width_ + lo;
+    for (std::size_t level = 0; level < prefetched_levels && v >= 1; ++level, v >>= 1) prefetch(&node(v));
   }
   void prefetch_ranges(std::size_t lo) const {
-    std::size_t node = width_ + lo;
-    for (std::size_t level = 0; level < prefetched_levels && node >= 1; ++level, node >>= 1) {
-      prefetch(nodes_[node].cover.data);
-      prefetch(nodes_[node].starts.data);
+    std::size_t v = width_ + lo;
+    for (std::size_t level = 0; level < prefetched_levels && v >= 1; ++level, v >>= 1) {
+      const Node& at = node(v);
+      if (at.cover.in_slice()) prefetch(slices_.data(at.cover.slice()));
+      if (at.starts.in_slice()) prefetch(slices_.data(at.starts.slice()));
     }
   }
 
-  std::vector<Block> blocks_;
-  std::size_t points_ = 0, width_ = 1;
   // Per segment-tree node, the bytes taken by the placed blocks that cover
   // the node's time range or that begin in it; side by side because the
   // path from a leaf to the root reads the one and extends the other.
   struct Node {
     RangeList cover, starts;
   };
+
+  /// The trees are numbered as over `width_` leaves (node 1 the root, node
+  /// `v`'s children `2v` and `2v + 1`, leaf `k` node `width_ + k`), but a
+  /// node whose leaves all lie at or past `points_` is never read, so only
+  /// the others are stored: at each depth a run of nodes from the first
+  /// one, and `node(v)` finds `v` in its depth's run. At a million lines
+  /// (333k points, 512k leaves) that stores 0.67M nodes, not 1M.
+  void lay_out_nodes() {
+    const unsigned height = static_cast<unsigned>(std::countr_zero(width_));
+    std::size_t stored = 0;
+    for (unsigned depth = 0; depth <= height; ++depth) {
+      const std::size_t first = std::size_t{1} << depth;
+      const std::size_t last = (width_ + std::max<std::size_t>(points_, 1) - 1) >> (height - depth);
+      // Stored at `stored` onwards: node v at `v + (stored - first)`, mod 2^64.
+      depth_shift_[depth + 1] = stored - first;
+      stored += last - first + 1;
+    }
+    nodes_.assign(stored, Node{});
+  }
+  [[nodiscard]] Node& node(std::size_t v) noexcept { return nodes_[v + depth_shift_[std::bit_width(v)]]; }
+  [[nodiscard]] const Node& node(std::size_t v) const noexcept {
+    return nodes_[v + depth_shift_[std::bit_width(v)]];
+  }
+
+  // What packing reads of a block (16 bytes), and its alignment's
+  // logarithm apart (padding would make the record 24).
+  struct Packed {
+    std::int64_t size;
+    std::uint32_t lo, hi;  // the begin points it covers: [lo, hi)
+  };
+  std::vector<Packed> blocks_;
+  std::vector<std::uint8_t> align_log2_;
+  std::size_t points_ = 0, width_ = 1;
   std::vector<Node> nodes_;
+  std::array<std::size_t, 66> depth_shift_{};  // by `bit_width` of a node number
   SliceStore slices_;
   // Path unions (see `path_union`): whether the trees are tall enough for
   // them, the changes made to cover lists at or above `path_union_level`, the
@@ -494,14 +654,6 @@ class ArenaPacker {
   std::vector<Range> scratch_;
   // The ranges that overlap the block being placed (a prefix of it).
   std::vector<Range> taken_;
-  // What placing a block reads of it, in placing order: 40 bytes, not the
-  // 56 of a `Block` with its raw size and index (at a million lines the
-  // copy is as large as the blocks).
-  struct Placing {
-    std::int64_t size, align, raw;
-    std::uint32_t lo, hi, index;
-  };
-  std::vector<Placing> in_order_;
 };
 
 }  // namespace wrapir::pass::detail

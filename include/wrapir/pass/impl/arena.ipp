@@ -40,97 +40,116 @@ WRAPIR_DECL ArenaPlan place_in_arenas(const AllocationTrace& trace, const ArenaO
     throw std::invalid_argument("arena planner: stop_within must be a finite non-negative fraction, not " +
                                 std::to_string(options.stop_within));
 
-  // Counted first, so that each device's list is allocated once, exactly.
-  std::map<std::int32_t, std::vector<std::size_t>> by_device;
+  // Each device's blocks by trace index, counted first so that each list
+  // is allocated once, exactly. 32 bits a block: a device's list becomes
+  // its packer's map back to the trace, which lives through every packing.
+  if (trace.allocations.size() >= std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("arena planner: more than 2^32 - 1 blocks");
+  std::map<std::int32_t, std::vector<std::uint32_t>> by_device;
   {
     std::map<std::int32_t, std::size_t> counts;
     for (const TracedAllocation& a : trace.allocations) ++counts[a.device];
     for (const auto& [device, count] : counts) by_device[device].reserve(count);
   }
-  for (std::size_t i = 0; i < trace.allocations.size(); ++i) by_device[trace.allocations[i].device].push_back(i);
+  for (std::size_t i = 0; i < trace.allocations.size(); ++i)
+    by_device[trace.allocations[i].device].push_back(static_cast<std::uint32_t>(i));
 
   ArenaPlan plan;
-  plan.placement.blocks.assign(trace.allocations.size(), BlockPlacement{});
-  for (const auto& [device, members] : by_device) {
+  for (auto& [device, members] : by_device) {
     const std::size_t arena = plan.placement.arenas.size();
-    // Reserved exactly: at a million lines, doubling left up to half of
-    // each unused, and these live through every packing.
-    std::vector<detail::ArenaPacker::Block> blocks;
-    blocks.reserve(members.size());
-    std::vector<std::int64_t> raw;
-    raw.reserve(members.size());
-    std::vector<std::size_t> trace_index;
-    trace_index.reserve(members.size());
-    std::int64_t total = 0;
-    for (const std::size_t i : members) {
-      const TracedAllocation& a = trace.allocations[i];
-      plan.placement.blocks[i] = {arena, 0};
-      if (a.bytes == 0) continue;
-      const std::int64_t own = block_alignment(a, alignment);
-      const std::int64_t size = detail::align_up_checked(a.bytes, own, a);
-      // A block lands at most `own - 1` bytes above the top of the block it
-      // is placed on, so the sum with those gaps bounds every offset.
-      if (total > std::numeric_limits<std::int64_t>::max() - size - (own - 1))
-        throw std::invalid_argument("arena planner: the blocks of device " + std::to_string(device) +
-                                    " need more than 2^63 bytes together");
-      total += size + (own - 1);
-      blocks.push_back({size, a.begin, a.end, 0, 0, own});
-      raw.push_back(a.bytes);
-      trace_index.push_back(i);
-    }
-    if (blocks.size() >= std::numeric_limits<std::uint32_t>::max())
-      throw std::invalid_argument("arena planner: more than 2^32 - 1 blocks on device " + std::to_string(device));
-    detail::ArenaPacker packer(std::move(blocks));
-    detail::ArenaPacker::Packing best, candidate;
+    // The device's list, without its blocks of 0 bytes (which sit at offset
+    // 0), maps the packer's blocks back to the trace.
+    std::vector<std::uint32_t> trace_index = std::move(members);
+    std::vector<std::uint32_t> zero_bytes;
+    detail::ArenaPacker::Packing best;
     ArenaOrder best_order = orders.front();
-    bool have_best = false;
-    std::vector<std::uint32_t> best_sequence;
-    // Compared in floating point: the bound times a fraction cannot
-    // overflow there, and the precision lost is far below the tolerance.
-    const std::int64_t bound = packer.aligned_lower_bound();
-    const auto good_enough = [&] {
-      return static_cast<double>(best.arena) <= static_cast<double>(bound) * (1.0 + options.stop_within);
-    };
-    for (const ArenaOrder kind : orders) {
-      if (have_best && good_enough()) break;
-      std::size_t visits = 0;
-      std::vector<std::uint32_t> order = packer.order(kind);
-      const std::size_t limit = have_best ? options.work_limit : std::numeric_limits<std::size_t>::max();
-      const bool done = packer.pack(order, raw, limit, candidate, visits);
-      plan.pair_visits += visits;
-      if (!done) continue;
-      ++plan.orders_completed;
-      if (!have_best || candidate.arena < best.arena) {
-        std::swap(best, candidate);
-        best_sequence = std::move(order);
-        best_order = kind;
-        have_best = true;
+    {  // the packer and its tables freed before the placement is made
+      // Reserved exactly: at a million lines, doubling left up to half of it unused.
+      std::vector<detail::ArenaPacker::Block> blocks;
+      blocks.reserve(trace_index.size());
+      std::size_t kept = 0;
+      std::int64_t total = 0;
+      for (const std::uint32_t i : trace_index) {
+        const TracedAllocation& a = trace.allocations[i];
+        if (a.bytes == 0) {
+          zero_bytes.push_back(i);
+          continue;
+        }
+        const std::int64_t own = block_alignment(a, alignment);
+        const std::int64_t size = detail::align_up_checked(a.bytes, own, a);
+        // A block lands at most `own - 1` bytes above the top of the block it
+        // is placed on, so the sum with those gaps bounds every offset.
+        if (total > std::numeric_limits<std::int64_t>::max() - size - (own - 1))
+          throw std::invalid_argument("arena planner: the blocks of device " + std::to_string(device) +
+                                      " need more than 2^63 bytes together");
+        total += size + (own - 1);
+        blocks.push_back({size, a.begin, a.end, 0, 0, own});
+        trace_index[kept++] = i;  // never ahead of the loop's own position
+      }
+      trace_index.resize(kept);
+      detail::ArenaPacker packer(blocks);
+      std::vector<detail::ArenaPacker::Block>().swap(blocks);  // the packer keeps what it reads
+      // What the packer reads of the trace again, rather than keep: the
+      // steps when it orders the blocks, the raw sizes when it sizes an
+      // arena. In the packer's order of the blocks, trace order.
+      const auto steps_of = [&](std::uint32_t k) -> const TracedAllocation& {
+        return trace.allocations[trace_index[k]];
+      };
+      const auto raw = [&](std::uint32_t k) { return trace.allocations[trace_index[k]].bytes; };
+      detail::ArenaPacker::Packing candidate;
+      bool have_best = false;
+      std::vector<std::uint32_t> best_sequence;
+      // Compared in floating point: the bound times a fraction cannot
+      // overflow there, and the precision lost is far below the tolerance.
+      const std::int64_t bound = packer.aligned_lower_bound();
+      const auto good_enough = [&] {
+        return static_cast<double>(best.arena) <= static_cast<double>(bound) * (1.0 + options.stop_within);
+      };
+      for (const ArenaOrder kind : orders) {
+        if (have_best && good_enough()) break;
+        std::size_t visits = 0;
+        std::vector<std::uint32_t> order = packer.order(kind, steps_of);
+        const std::size_t limit = have_best ? options.work_limit : std::numeric_limits<std::size_t>::max();
+        const bool done = packer.pack(order, raw, limit, candidate, visits);
+        plan.pair_visits += visits;
+        if (!done) continue;
+        ++plan.orders_completed;
+        if (!have_best || candidate.arena < best.arena) {
+          std::swap(best, candidate);
+          best_sequence = std::move(order);
+          best_order = kind;
+          have_best = true;
+        }
+      }
+      // Squeaky wheel: the blocks that end above the lower bound are the ones
+      // the order served badly; move them to the front and pack again.
+      for (std::size_t round = 0; round < options.improvement_rounds && best.arena > bound && !good_enough();
+           ++round) {
+        std::vector<std::uint32_t> order;
+        order.reserve(best_sequence.size());
+        for (const std::uint32_t i : best_sequence)
+          if (best.offsets[i] + raw(i) > bound) order.push_back(i);
+        for (const std::uint32_t i : best_sequence)
+          if (best.offsets[i] + raw(i) <= bound) order.push_back(i);
+        std::size_t visits = 0;
+        const bool done = packer.pack(order, raw, options.work_limit, candidate, visits);
+        plan.pair_visits += visits;
+        if (!done) break;
+        ++plan.improvement_rounds;
+        if (candidate.arena < best.arena) {
+          std::swap(best, candidate);
+          best_sequence = std::move(order);
+        } else if (order == best_sequence) {
+          break;
+        } else {
+          best_sequence = std::move(order);  // keep squeaking from the new order, keep the best packing
+        }
       }
     }
-    // Squeaky wheel: the blocks that end above the lower bound are the ones
-    // the order served badly; move them to the front and pack again.
-    for (std::size_t round = 0; round < options.improvement_rounds && best.arena > bound && !good_enough(); ++round) {
-      std::vector<std::uint32_t> order;
-      order.reserve(best_sequence.size());
-      for (const std::uint32_t i : best_sequence)
-        if (best.offsets[i] + raw[i] > bound) order.push_back(i);
-      for (const std::uint32_t i : best_sequence)
-        if (best.offsets[i] + raw[i] <= bound) order.push_back(i);
-      std::size_t visits = 0;
-      const bool done = packer.pack(order, raw, options.work_limit, candidate, visits);
-      plan.pair_visits += visits;
-      if (!done) break;
-      ++plan.improvement_rounds;
-      if (candidate.arena < best.arena) {
-        std::swap(best, candidate);
-        best_sequence = std::move(order);
-      } else if (order == best_sequence) {
-        break;
-      } else {
-        best_sequence = std::move(order);  // keep squeaking from the new order, keep the best packing
-      }
-    }
-    for (std::size_t k = 0; k < trace_index.size(); ++k) plan.placement.blocks[trace_index[k]].offset = best.offsets[k];
+    // Made after the first device's packing, where the plan stage peaks.
+    if (plan.placement.blocks.empty()) plan.placement.blocks.assign(trace.allocations.size(), BlockPlacement{});
+    for (const std::uint32_t i : zero_bytes) plan.placement.blocks[i] = {arena, 0};
+    for (std::size_t k = 0; k < trace_index.size(); ++k) plan.placement.blocks[trace_index[k]] = {arena, best.offsets[k]};
     plan.placement.arenas.push_back({device, best.arena});
     plan.chosen.push_back(best_order);
   }
@@ -264,11 +283,16 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
     placed_blocks.push_back({l.buffer, l.is_output, l.last_line});
   }
   // For each buffer of the table, the placed block that holds it (its own
-  // or the one it views), or `unplaced`.
-  std::vector<std::size_t> placed_of_buffer(liveness.storage_of.size(), unplaced);
+  // or the one it views), or `none`: 32 bits a buffer, as place_in_arenas
+  // takes fewer than 2^32 - 1 blocks.
+  if (block_of_placed.size() >= std::numeric_limits<std::uint32_t>::max())
+    return Diagnostic{"arena planner: more than 2^32 - 1 blocks"};
+  constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> placed_of_buffer(liveness.storage_of.size(), none);
   for (std::size_t b = 0; b < placed_of_buffer.size(); ++b) {
     const std::size_t block = liveness.storage_of[b];
-    if (block < placed_of_block.size()) placed_of_buffer[b] = placed_of_block[block];
+    if (block < placed_of_block.size() && placed_of_block[block] != unplaced)
+      placed_of_buffer[b] = static_cast<std::uint32_t>(placed_of_block[block]);
   }
   std::vector<std::size_t>().swap(block_of_placed);
   std::vector<std::size_t>().swap(placed_of_block);
@@ -307,7 +331,7 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
     p.pools.push_back(
         ir::PoolDecl{fresh_numbered_name(options.name_prefix, counter, names), device[k], symbolic.arena_bytes[k]});
   const auto placed = [&](ir::BufferId b) -> std::size_t {
-    if (!p.contains(b) || b.index >= placed_of_buffer.size()) return unplaced;
+    if (!p.contains(b) || b.index >= placed_of_buffer.size() || placed_of_buffer[b.index] == none) return unplaced;
     return placed_of_buffer[b.index];
   };
   const auto pool_of_arena = [&](std::size_t k) { return ir::PoolId{static_cast<std::uint32_t>(first_pool + k)}; };
