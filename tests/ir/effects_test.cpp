@@ -195,6 +195,8 @@ TEST_CASE("ir/effects: every buffer field of every line is covered by an effect"
   lines.push_back(ExternKernelMultiOut{BufferId{9}, OpName{"aten.f"}, {Arg{BufferId{1}}},
                                        {NamedArg{"k", Arg{ArgList{{Arg{BufferId{7}}}}}}},
                                        {NamedBuffer{"out0", BufferArg{BufferId{3}}}}});
+  lines.push_back(ScatterFallback{OpName{"aten.scatter_"}, BufferId{1}, 0, BufferArg{BufferId{2}},
+                                  Arg{BufferArg{BufferId{5}}}, {NamedArg{"k", Arg{BufferId{6}}}}});  // boxed src
   lines.push_back(PoolCreate{PoolId{0}});
   lines.push_back(AssertAlignment{BufferId{2}, 16, std::nullopt});
   lines.push_back(AllocFromPool{BufferId{2}, PoolId{0}, {}});

@@ -7,6 +7,7 @@
 /// line that touches a buffer.
 
 #include <wrapir/ir/arg.hpp>
+#include <wrapir/ir/box.hpp>
 #include <wrapir/ir/ids.hpp>
 #include <wrapir/ir/line.hpp>
 #include <wrapir/ir/lines.hpp>
@@ -48,6 +49,14 @@ struct BufferRefVisitor {
   }
   template <class T>
   void operator()(const std::vector<T>& v) const {
+    for (const T& x : v) (*this)(x);
+  }
+  template <class T>
+  void operator()(const ir::Box<T>& b) const {
+    (*this)(*b);
+  }
+  template <class T>
+  void operator()(const ir::VectorBox<T>& v) const {
     for (const T& x : v) (*this)(x);
   }
   // Every other field type names no buffer.
