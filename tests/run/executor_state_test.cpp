@@ -33,6 +33,12 @@ using wrapir_test::TaggedHostBackend;
 
 const run::Tensor& tensor_of(const run::Value& v) { return *v.get_if<run::Tensor>(); }
 
+/// The Triton kernel `add(a, b, out, n)` declared in `b`'s program (run by
+/// `add_kernel()`'s host function).
+ir::KernelId add_kernel_decl(ir::Builder& b) {
+  return b.kernel("add", ir::KernelLanguage::triton, ir::SourceText{"# triton"}, "a: *fp32, b: *fp32, out: *fp32, n: i64");
+}
+
 /// What an extern saw of its tensor arguments and outputs, one call.
 struct Seen {
   std::vector<std::vector<std::int64_t>> sizes, strides;
@@ -166,7 +172,7 @@ TEST_CASE("executor state: memory lines on a buffer whose layout is symbolic fol
   ir::Builder b{p, gpu};
   Expr n = b.size_symbol("s0", 4);
   auto x = b.input("x", {n}, ir::DType::float32);
-  auto k = b.kernel("add", ir::KernelLanguage::triton, ir::SourceText{"# triton"}, "a: *fp32, b: *fp32, out: *fp32, n: i64");
+  auto k = add_kernel_decl(b);
   auto t1 = b.empty({n}, ir::DType::float32);
   b.call(k, {x, x, t1, n});
   auto t2 = b.empty({n}, ir::DType::float32);
@@ -199,7 +205,7 @@ TEST_CASE("executor state: a Free of a view's base leaves the view its storage, 
   ir::Builder b{p, gpu};
   auto& c = b.ctx();
   auto x = b.input("x", {c.integer(4)}, ir::DType::float32);
-  auto k = b.kernel("add", ir::KernelLanguage::triton, ir::SourceText{"# triton"}, "a: *fp32, b: *fp32, out: *fp32, n: i64");
+  auto k = add_kernel_decl(b);
   auto x2 = b.empty({c.integer(4)}, ir::DType::float32);
   b.call(k, {x, x, x2, 4});
   auto v = b.view(x2, {c.integer(2)}, {c.integer(1)}, c.integer(1));
@@ -261,7 +267,7 @@ TEST_CASE("executor state: a Reuse chain passes one storage on, each buffer with
   ir::Builder b{p, gpu};
   auto& c = b.ctx();
   auto x = b.input("x", {c.integer(4)}, ir::DType::float32);
-  auto k = b.kernel("add", ir::KernelLanguage::triton, ir::SourceText{"# triton"}, "a: *fp32, b: *fp32, out: *fp32, n: i64");
+  auto k = add_kernel_decl(b);
   auto t1 = b.empty({c.integer(4)}, ir::DType::float32);
   b.call(k, {x, x, t1, 4});
   auto t2 = b.declare("t2", ir::Layout::contiguous(c, {c.integer(2), c.integer(2)}, ir::DType::float32, gpu),
