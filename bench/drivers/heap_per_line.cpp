@@ -1,0 +1,95 @@
+// Heap per line of the arena pipeline's stages, by counting allocations:
+// the driver behind the heap tables of docs/performance.md ("The plan
+// stage's tables narrowed", "`sizeof(Line)` from 152 to 104 bytes"). It
+// replaces `operator new`/`delete` and counts `malloc_usable_size + 8`
+// (glibc's header) per block, loads a program with
+// `io::program_from_json(bytes, read_at)` (the text never held), then
+// prints the heap the loaded program holds and the peaks `plan_arena` and
+// `python::to_python` reach above what they start from, in bytes per line.
+// Unlike the resident set (bench/pipeline_bench.cpp), this counts capacity
+// never written, and memory freed but kept by the allocator is not counted.
+//
+//   g++ -std=c++20 -O2 -DNDEBUG -Iinclude bench/drivers/heap_per_line.cpp -o heap_per_line -lboost_json
+//   ./heap_per_line PROGRAM.json     # e.g. the chain of `pipeline_bench --lines=1000000 --keep=FILE`
+
+#include <wrapir/emit/python.hpp>
+#include <wrapir/io/json.hpp>
+#include <wrapir/pass/arena.hpp>
+
+#include <malloc.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <span>
+#include <utility>
+
+// The replaced operators pair malloc with free; g++ cannot see that through
+// inlined library code (a std::inplace_merge temporary buffer) and warns.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace {
+long live_bytes = 0;
+long peak_bytes = 0;
+long counted(void* p) { return static_cast<long>(malloc_usable_size(p)) + 8; }
+}  // namespace
+
+void* operator new(std::size_t n) {
+  void* p = std::malloc(n != 0 ? n : 1);
+  if (p == nullptr) throw std::bad_alloc{};
+  live_bytes += counted(p);
+  if (live_bytes > peak_bytes) peak_bytes = live_bytes;
+  return p;
+}
+void operator delete(void* p) noexcept {
+  if (p == nullptr) return;
+  live_bytes -= counted(p);
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s PROGRAM.json\n", argv[0]);
+    return 2;
+  }
+  std::FILE* file = std::fopen(argv[1], "rb");
+  if (file == nullptr || std::fseek(file, 0, SEEK_END) != 0) {
+    std::fprintf(stderr, "cannot open %s\n", argv[1]);
+    return 1;
+  }
+  const std::size_t bytes = static_cast<std::size_t>(std::ftell(file));
+  const auto read_at = [file](std::size_t offset, std::span<char> out) -> wrapir::Result<std::size_t> {
+    if (std::fseek(file, static_cast<long>(offset), SEEK_SET) != 0) return wrapir::Diagnostic{"seek failed"};
+    return std::fread(out.data(), 1, out.size(), file);
+  };
+  const long before = live_bytes;
+  auto loaded = wrapir::io::program_from_json(bytes, read_at, {});
+  if (!loaded) {
+    std::fprintf(stderr, "load: %s\n", loaded.error().message.c_str());
+    return 1;
+  }
+  const double lines = static_cast<double>(loaded.value().body.size());
+  std::printf("lines %.0f: the loaded program %.1f B/line\n", lines, (live_bytes - before) / lines);
+
+  long base = peak_bytes = live_bytes;
+  auto planned = wrapir::pass::plan_arena(std::move(loaded.value()));
+  if (!planned) {
+    std::fprintf(stderr, "plan_arena: %s\n", planned.error().message.c_str());
+    return 1;
+  }
+  std::printf("plan_arena: peak %.1f B/line above the program\n", (peak_bytes - base) / lines);
+
+  base = peak_bytes = live_bytes;
+  auto python = wrapir::python::to_python(planned.value().program);
+  if (!python) {
+    std::fprintf(stderr, "to_python: %s\n", python.error().message.c_str());
+    return 1;
+  }
+  std::printf("to_python: peak %.1f B/line above the planned program (the module %.1f B/line)\n",
+              (peak_bytes - base) / lines, static_cast<double>(python.value().size()) / lines);
+  std::fclose(file);
+}
