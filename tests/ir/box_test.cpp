@@ -5,6 +5,7 @@
 
 #include <wrapir/ir/box.hpp>
 #include <wrapir/ir/line.hpp>
+#include <wrapir/ir/line_hash.hpp>
 #include <wrapir/ir/program.hpp>
 
 #include <doctest/doctest.h>

@@ -9,6 +9,7 @@
 #include <wrapir/expr/query.hpp>
 #include <wrapir/ir/effects.hpp>
 #include <wrapir/ir/layout.hpp>
+#include <wrapir/ir/memory_planning_line.hpp>
 #include <wrapir/ir/verify.hpp>
 #include <wrapir/pass/detail/buffer_refs.hpp>
 

@@ -1,10 +1,11 @@
-// Tests of include/wrapir/ir/line.hpp and reflect.hpp: the kind list, the
+// Tests of include/wrapir/ir/line.hpp, reflect.hpp and line_hash.hpp: the kind list, the
 // names derived from it, and the generic equality, hashing and field
 // iteration written once over the reflected line structs.
 
 #include <wrapir/ir/detail/field_count.hpp>
 #include <wrapir/ir/detail/reflect_hana.hpp>
 #include <wrapir/ir/line.hpp>
+#include <wrapir/ir/line_hash.hpp>
 #include <wrapir/ir/reflect.hpp>
 
 #include <boost/hana/first.hpp>

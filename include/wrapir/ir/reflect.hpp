@@ -159,25 +159,11 @@ template <class T>
 }  // namespace detail
 
 /// A hash of a line consistent with `==`: equal lines hash equal. Depends on
-/// expression identities, so it is stable within one process only.
+/// expression identities, so it is stable within one process only. Whole
+/// lines (`Line`) hash with ir/line_hash.hpp.
 template <LineKind T>
 [[nodiscard]] std::size_t hash_value(const T& line) noexcept {
   return wrapir::detail::hash_mix(line_kind_index<T>, detail::field_hash(line));
 }
-// A template so that only the translation units that hash whole lines pay
-// for instantiating a visit over every kind.
-template <class L>
-  requires std::same_as<L, Line>
-[[nodiscard]] std::size_t hash_value(const L& line) noexcept {
-  return std::visit([](const auto& l) { return hash_value(l); }, line);
-}
 
 }  // namespace wrapir::ir
-
-template <>
-struct std::hash<wrapir::ir::Line> {
-  template <class L = wrapir::ir::Line>  // deferred, like hash_value(const Line&)
-  std::size_t operator()(const L& l) const noexcept {
-    return wrapir::ir::hash_value(l);
-  }
-};

@@ -72,6 +72,7 @@
 #include <wrapir/expr/print_python.hpp>
 #include <wrapir/ir/buffer.hpp>
 #include <wrapir/ir/effects.hpp>
+#include <wrapir/ir/memory_planning_line.hpp>
 #include <wrapir/ir/ids.hpp>
 #include <wrapir/ir/line.hpp>
 #include <wrapir/ir/lines.hpp>

@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 #include <wrapir/ir/effects.hpp>
+#include <wrapir/ir/memory_planning_line.hpp>
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/names.hpp>
 #include <wrapir/pass/detail/pool_lines.hpp>
