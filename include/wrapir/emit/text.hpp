@@ -349,7 +349,7 @@ class Writer {
   /// `none`, `%buf`, `#expr`, `3`, `1.5`, `true`, `"text"`, `device(cuda:0)`,
   /// `dtype(float32)`, `[...]`.
   void write(const ir::Arg& a) {
-    boost::variant2::visit([&](const auto& v) { write_arg(v); }, a.value);
+    a.visit([&](const auto& v) { write_arg(v); });
   }
   void write(const ir::NamedArg& a) { write_pair(a.name, a.value); }
   void write(const ir::NamedBuffer& b) { write_pair(b.name, b.buffer); }

@@ -340,7 +340,7 @@ class GraphConverter {
 
   void write_arg(ArgWriter& w, const ir::Arg& a) {
     using ir::Arg;
-    boost::variant2::visit(
+    a.visit(
         [&](const auto& v) {
           using T = std::decay_t<decltype(v)>;
           if constexpr (std::is_same_v<T, ir::None>) w.none();
@@ -366,8 +366,7 @@ class GraphConverter {
             }
             w.both("]");
           }
-        },
-        a.value);
+        });
   }
 
   /// The callee of an extern call: the operator overload torch.fx calls.

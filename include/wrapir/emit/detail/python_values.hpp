@@ -78,7 +78,7 @@ inline void FunctionEmitter::append_buffer_arg(const ir::BufferArg& b) {
 
 inline void FunctionEmitter::append_arg(const ir::Arg& a, int depth) {
   if (depth > 64) fail("an argument nests lists more than 64 deep");
-  boost::variant2::visit(
+  a.visit(
       [&](const auto& v) {
         using V = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<V, ir::None>) out_ += "None";
@@ -102,8 +102,7 @@ inline void FunctionEmitter::append_arg(const ir::Arg& a, int depth) {
           }
           out_ += ']';
         }
-      },
-      a.value);
+      });
 }
 
 inline void FunctionEmitter::append_args(const std::vector<ir::Arg>& args) {
