@@ -56,6 +56,7 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
 #include <wrapir/ir/reflect.hpp>
+#include <wrapir/ir/small_vector.hpp>
 #include <wrapir/ir/symbol.hpp>
 
 #include <boost/variant2/variant.hpp>
@@ -66,6 +67,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -426,8 +428,16 @@ class Writer {
   void write(const ir::VectorBox<T>& items) {
     write(items.vector());
   }
+  template <class T, std::size_t N>
+  void write(const ir::SmallVector<T, N>& items) {
+    write_list(std::span<const T>(items));
+  }
   template <class T>
   void write(const std::vector<T>& items) {
+    write_list(std::span<const T>(items));
+  }
+  template <class T>
+  void write_list(std::span<const T> items) {
     out_ += '[';
     for (std::size_t i = 0; i < items.size(); ++i) {
       if (i) out_ += ", ";

@@ -24,6 +24,7 @@
 #include <charconv>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -294,8 +295,8 @@ class GraphConverter {
     w.both("]");
   }
 
-  std::uint32_t as_strided(std::uint32_t base, const std::vector<expr::Expr>& sizes,
-                           const std::vector<expr::Expr>& strides, expr::Expr offset) {
+  std::uint32_t as_strided(std::uint32_t base, std::span<const expr::Expr> sizes,
+                           std::span<const expr::Expr> strides, expr::Expr offset) {
     // Shapes first: the nodes that compute them come before the view.
     std::vector<Value>& s = scratch_sizes_;
     std::vector<Value>& t = scratch_strides_;
@@ -407,7 +408,7 @@ class GraphConverter {
     allocate(l.buffer, d.layout.sizes, d.layout.strides, d.layout.dtype, d.layout.device, false);
   }
 
-  void allocate(ir::BufferId id, const std::vector<expr::Expr>& sizes, const std::vector<expr::Expr>& strides,
+  void allocate(ir::BufferId id, std::span<const expr::Expr> sizes, std::span<const expr::Expr> strides,
                 ir::DType dtype, ir::Device device, bool zeros) {
     std::vector<Value>& s = scratch_sizes_;
     std::vector<Value>& t = scratch_strides_;

@@ -11,6 +11,7 @@
 
 #include <boost/variant2/variant.hpp>
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -47,12 +48,12 @@ inline void FunctionEmitter::append_factor(expr::Expr e, std::string_view what) 
   out_ += ')';
 }
 
-inline void FunctionEmitter::append_shape(const std::vector<expr::Expr>& dims, std::string_view what) {
+inline void FunctionEmitter::append_shape(std::span<const expr::Expr> dims, std::string_view what) {
   append_shape_tuple(out_, dims.size(), [&](std::size_t i) { append_expr(dims[i], what); });
 }
 
-inline void FunctionEmitter::append_reinterpret(std::string_view base, const std::vector<expr::Expr>& sizes,
-                        const std::vector<expr::Expr>& strides, expr::Expr offset) {
+inline void FunctionEmitter::append_reinterpret(std::string_view base, std::span<const expr::Expr> sizes,
+                        std::span<const expr::Expr> strides, expr::Expr offset) {
   if (sizes.size() != strides.size())
     fail("a view of " + ir::quote_for_diagnostic(base) + " has " + std::to_string(sizes.size()) + " sizes but " +
          std::to_string(strides.size()) + " strides");

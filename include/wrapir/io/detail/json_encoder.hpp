@@ -265,6 +265,12 @@ class Encoder {
     if (o) put(*o);
     else w_.null();
   }
+  template <class T, std::size_t N>
+  void put(const ir::SmallVector<T, N>& v) {
+    w_.begin_array();
+    for (const T& x : v) put(x);
+    w_.end_array();
+  }
   template <class T>
   void put(const std::vector<T>& v) {
     w_.begin_array();
