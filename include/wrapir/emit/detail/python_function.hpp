@@ -375,7 +375,7 @@ class FunctionEmitter {
   /// Lines before or after a launch. Level 1 saves each tensor argument;
   /// level 2 prints every argument (only buffers for extern calls).
   void debug_lines(std::string_view when, std::string_view kernel_name, const std::vector<ir::Arg>& args,
-                   const std::vector<ir::ParamType>* types, bool buffers_only);
+                   const ir::ArgTypes* types, bool buffers_only);
 
   void debug_line(std::string_view when, std::string_view kernel_name, std::string_view value,
                   std::string_view label);

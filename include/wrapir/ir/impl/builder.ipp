@@ -195,7 +195,7 @@ WRAPIR_DECL void Builder::call(KernelId kernel, std::vector<Arg> args, CallOptio
   const std::vector<BufferId> workspaces =
       allocate_workspaces(std::move(options.workspaces), device, /*merge=*/false, k.name);
   for (BufferId w : workspaces) args.emplace_back(w);
-  std::vector<ParamType> types;
+  ArgTypes types;
   types.reserve(k.signature.size());
   for (const KernelParam& p : k.signature) types.push_back(p.type);
   append(KernelCall{kernel, std::move(args), std::move(types), std::move(options.grid), device, options.stream});
@@ -223,7 +223,7 @@ WRAPIR_DECL void Builder::call_multi(KernelId multi, std::vector<Arg> args, Call
   const std::vector<BufferId> workspaces =
       allocate_workspaces(std::move(options.workspaces), device, /*merge=*/true, k.name);
   for (BufferId w : workspaces) args.emplace_back(w);
-  std::vector<ParamType> types;
+  ArgTypes types;
   for (const KernelParam& p : k.signature) types.push_back(p.type);
   append(MultiKernelCall{multi, std::move(args), std::move(types), device, options.stream});
   free_workspaces(workspaces);
