@@ -131,7 +131,7 @@ void declare_layout_symbols(Builder& sb) {
   Program& g = sb.program();
   for (std::size_t i = 0; i < g.buffers.size(); ++i) {
     const Layout& l = g.buffers[i].layout;
-    std::vector<Expr> exprs = l.sizes;
+    std::vector<Expr> exprs = l.sizes.to_vector();
     exprs.insert(exprs.end(), l.strides.begin(), l.strides.end());
     exprs.push_back(l.storage_offset);
     for (Expr e : exprs)
@@ -376,6 +376,12 @@ struct Fixture {
     std::vector<T> items;
     sample(items);
     v = std::move(items);
+  }
+  template <class T, std::size_t N>
+  void sample(wrapir::ir::SmallVector<T, N>& v) const {
+    v.resize(2);
+    sample(v[0]);
+    sample(v[1]);
   }
   void sample(View& v) const {
     sample(v.sizes);

@@ -367,6 +367,11 @@ struct Sampler {
     fill(items);
     v = std::move(items);
   }
+  template <class T, std::size_t N>
+  void fill(ir::SmallVector<T, N>& v) {
+    v.resize(2);
+    for (T& x : v) fill(x);
+  }
 };
 
 /// A small program whose body is one line of kind T, every field filled.

@@ -168,3 +168,29 @@ TEST_CASE("ir/line: Arg keeps the alternative its constructor names") {
   CHECK(std::string(arg_kind_name(Arg{ArgList{}})) == "list");
   CHECK(std::string(arg_kind_name(Arg{wrapir::expr::Expr{}})) == "symbolic integer");
 }
+
+TEST_CASE("ir/line: an Arg's string and list live on the heap and read as themselves") {
+  Arg s{"reduce"};
+  REQUIRE(s.get_if<std::string>() != nullptr);
+  CHECK(*s.get_if<std::string>() == "reduce");
+  CHECK(s.get_if<ArgList>() == nullptr);
+  CHECK(Arg{1}.get_if<std::string>() == nullptr);
+  // visit passes the string itself, not its box.
+  CHECK(s.visit([](const auto& v) { return std::is_same_v<std::decay_t<decltype(v)>, std::string>; }));
+
+  Arg copy = s;  // a deep copy: changing it leaves `s`
+  *boost::variant2::get_if<Box<std::string>>(&copy.value) = std::string("sum");
+  CHECK(*s.get_if<std::string>() == "reduce");
+  CHECK(copy != s);
+
+  Arg list{ArgList{{Arg{1}, Arg{"x"}, Arg{ArgList{}}}}};
+  const ArgList* l = list.get_if<ArgList>();
+  REQUIRE(l != nullptr);
+  CHECK(l->items.size() == 3);
+  CHECK(*l->items[1].get_if<std::string>() == "x");
+  CHECK(l->items[2].get_if<ArgList>()->items.empty());
+  CHECK(list == Arg{ArgList{{Arg{1}, Arg{"x"}, Arg{ArgList{}}}}});
+  CHECK(list != Arg{ArgList{{Arg{1}, Arg{"y"}, Arg{ArgList{}}}}});
+  CHECK(hash_value(wrapir::Line{KernelCall{KernelId{0}, {list}}}) ==
+        hash_value(wrapir::Line{KernelCall{KernelId{0}, {Arg{ArgList{{Arg{1}, Arg{"x"}, Arg{ArgList{}}}}}}}}));
+}

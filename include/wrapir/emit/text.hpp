@@ -56,6 +56,7 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
 #include <wrapir/ir/reflect.hpp>
+#include <wrapir/ir/small_vector.hpp>
 #include <wrapir/ir/symbol.hpp>
 
 #include <boost/variant2/variant.hpp>
@@ -66,6 +67,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -349,7 +351,7 @@ class Writer {
   /// `none`, `%buf`, `#expr`, `3`, `1.5`, `true`, `"text"`, `device(cuda:0)`,
   /// `dtype(float32)`, `[...]`.
   void write(const ir::Arg& a) {
-    boost::variant2::visit([&](const auto& v) { write_arg(v); }, a.value);
+    a.visit([&](const auto& v) { write_arg(v); });
   }
   void write(const ir::NamedArg& a) { write_pair(a.name, a.value); }
   void write(const ir::NamedBuffer& b) { write_pair(b.name, b.buffer); }
@@ -426,8 +428,16 @@ class Writer {
   void write(const ir::VectorBox<T>& items) {
     write(items.vector());
   }
+  template <class T, std::size_t N>
+  void write(const ir::SmallVector<T, N>& items) {
+    write_list(std::span<const T>(items));
+  }
   template <class T>
   void write(const std::vector<T>& items) {
+    write_list(std::span<const T>(items));
+  }
+  template <class T>
+  void write_list(std::span<const T> items) {
     out_ += '[';
     for (std::size_t i = 0; i < items.size(); ++i) {
       if (i) out_ += ", ";

@@ -57,6 +57,7 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
 #include <wrapir/ir/reflect.hpp>
+#include <wrapir/ir/small_vector.hpp>
 #include <wrapir/ir/symbol.hpp>
 
 #include <boost/mp11/algorithm.hpp>
@@ -69,6 +70,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -545,8 +547,17 @@ class Reader {
     read(read_items);
     items = std::move(read_items);
   }
+  template <class T, std::size_t N>
+  void read(ir::SmallVector<T, N>& items) {
+    read_list(items);
+  }
   template <class T>
   void read(std::vector<T>& items) {
+    read_list(items);
+  }
+  // `[a, b, ...]` into a vector-like `items`.
+  template <class Items>
+  void read_list(Items& items) {
     items.clear();
     expect('[', "to open a list");
     skip_space();

@@ -7,6 +7,15 @@
 /// assignment cannot leave an argument empty) over: a buffer, whole or
 /// through a view; a symbolic integer; an int; a float; a bool; a string; none;
 /// a device; a dtype; a list of arguments.
+///
+/// An `Arg` is 24 bytes: a kernel call holds one per parameter, and a
+/// million-line program millions of them. Its two large alternatives live on
+/// the heap (ir/box.hpp): a string as a `Box<std::string>` and a list's
+/// items as a `VectorBox<Arg>` (strings and lists are rare: extern calls'
+/// `reduce='sum'` and `aten.cat`'s tensors), so the common ones (a buffer,
+/// an expression, an int) are held in place. Read an argument through
+/// `holds<T>()`, `get_if<T>()` and `visit(f)`, which see a string as a
+/// `std::string`; `value` is the variant itself, boxes included.
 
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/ir/device.hpp>
@@ -56,21 +65,28 @@ struct None {
 
 struct Arg;
 
-/// A list (or tuple) of arguments, e.g. the tensors of `aten.cat`.
+/// A list (or tuple) of arguments, e.g. the tensors of `aten.cat`. The
+/// items read and grow like a `std::vector<Arg>` (`for (const Arg& x :
+/// l.items)`, `l.items[i]`, `push_back`) and convert to
+/// `const std::vector<Arg>&`; boxed, one pointer, null while empty.
 struct ArgList {
-  std::vector<Arg> items;  // no default member initializer: Arg is incomplete here
+  VectorBox<Arg> items;  // no default member initializer: Arg is incomplete here
 
   friend bool operator==(const ArgList&, const ArgList&);
 };
 
 /// One call argument. The alternatives, in index order: None, BufferArg,
-/// Expr (a symbolic integer), std::int64_t, double, bool, std::string,
-/// Device, DType, ArgList. A null Expr is not a valid argument (the
-/// verifier reports it).
+/// Expr (a symbolic integer), std::int64_t, double, bool, a string (held as
+/// `Box<std::string>`), Device, DType, ArgList. A null Expr is not a valid
+/// argument (the verifier reports it).
 struct Arg {
-  using Value = boost::variant2::variant<None, BufferArg, expr::Expr, std::int64_t, double, bool, std::string,
-                                         Device, DType, ArgList>;
+  using Value = boost::variant2::variant<None, BufferArg, expr::Expr, std::int64_t, double, bool,
+                                         Box<std::string>, Device, DType, ArgList>;
   Value value{};
+
+  /// The alternative of `value` that holds a `T`: a string is boxed.
+  template <class T>
+  using stored_t = std::conditional_t<std::is_same_v<T, std::string>, Box<std::string>, T>;
 
   Arg() = default;
   Arg(None) {}                                                            // NOLINT: implicit by design
@@ -85,19 +101,34 @@ struct Arg {
   template <class B>
     requires std::same_as<B, bool>
   Arg(B b) : value(b) {}                                                  // NOLINT
-  Arg(std::string s) : value(std::move(s)) {}                             // NOLINT
-  Arg(const char* s) : value(std::string(s)) {}                           // NOLINT
+  Arg(std::string s) : value(Box<std::string>(std::move(s))) {}           // NOLINT
+  Arg(const char* s) : value(Box<std::string>(std::string(s))) {}         // NOLINT
   Arg(Device d) : value(d) {}                                             // NOLINT
   Arg(DType d) : value(d) {}                                              // NOLINT
   Arg(ArgList l) : value(std::move(l)) {}                                 // NOLINT
 
+  /// Whether the argument is a `T` (`holds<std::string>()` for a string).
   template <class T>
   [[nodiscard]] bool holds() const noexcept {
-    return boost::variant2::holds_alternative<T>(value);
+    return boost::variant2::holds_alternative<stored_t<T>>(value);
   }
+  /// The `T` the argument holds, or null (`get_if<std::string>()` gives
+  /// the string inside its box).
   template <class T>
   [[nodiscard]] const T* get_if() const noexcept {
-    return boost::variant2::get_if<T>(&value);
+    if constexpr (std::is_same_v<T, std::string>) {
+      const Box<std::string>* s = boost::variant2::get_if<Box<std::string>>(&value);
+      return s ? &**s : nullptr;
+    } else {
+      return boost::variant2::get_if<T>(&value);
+    }
+  }
+  /// `f(x)` with the value `x` the argument holds, a string as
+  /// `const std::string&` (where `boost::variant2::visit(f, a.value)`
+  /// would pass its box).
+  template <class F>
+  decltype(auto) visit(F&& f) const {
+    return boost::variant2::visit([&f](const auto& v) -> decltype(auto) { return f(unbox(v)); }, value);
   }
 
   /// Equality of data, not of numbers: floats compare by their bits, so
@@ -112,6 +143,11 @@ struct Arg {
 };
 
 inline bool operator==(const ArgList& a, const ArgList& b) { return a.items == b.items; }
+
+// Where an argument's bytes go: a buffer argument (a 4-byte id and a view's
+// pointer) is the largest alternative held in place, and the index takes the
+// rest. A larger alternative makes every kernel call's argument vector grow.
+static_assert(sizeof(void*) != 8 || sizeof(Arg) == 24, "an Arg is 24 bytes on 64-bit targets: box large alternatives");
 
 /// A keyword argument of an extern kernel call (`out=buf0`, `reduce='add'`).
 /// The name is printed into generated code and must be a valid name.

@@ -124,7 +124,7 @@ class Builder {
   // ---- buffers -------------------------------------------------------------
 
   /// A graph input with a contiguous layout; appended to the inputs.
-  BufferId input(std::string_view name, std::vector<expr::Expr> sizes, DType dtype,
+  BufferId input(std::string_view name, LayoutDims sizes, DType dtype,
                  std::optional<Device> device = std::nullopt);
   BufferId input(std::string_view name, Layout layout, bool donated = false);
 
@@ -135,7 +135,7 @@ class Builder {
   BufferId declare(std::string_view name, Layout layout, BufferRole role);
 
   /// Allocates a fresh contiguous buffer (`bufN = empty_strided(...)`).
-  BufferId empty(std::vector<expr::Expr> sizes, DType dtype, std::optional<Device> device = std::nullopt);
+  BufferId empty(LayoutDims sizes, DType dtype, std::optional<Device> device = std::nullopt);
 
   /// Allocates a fresh buffer with the given layout.
   BufferId allocate(Layout layout, BufferRole role = BufferRole::intermediate);
@@ -152,7 +152,7 @@ class Builder {
                      DType dtype = DType::uint8, std::optional<Device> device = std::nullopt);
 
   /// A symmetric-memory communication buffer of `group`.
-  BufferId comm_buffer(std::vector<expr::Expr> sizes, DType dtype, std::string group,
+  BufferId comm_buffer(LayoutDims sizes, DType dtype, std::string group,
                        std::optional<Device> device = std::nullopt);
 
   /// Ends the life of each buffer with the line its role needs: Free for a
@@ -163,7 +163,7 @@ class Builder {
 
   /// A fresh buffer that views `base`'s storage (Reinterpret); `offset`
   /// counts elements from the start of `base`'s storage.
-  BufferId view(BufferId base, std::vector<expr::Expr> sizes, std::vector<expr::Expr> strides, expr::Expr offset);
+  BufferId view(BufferId base, LayoutDims sizes, LayoutDims strides, expr::Expr offset);
 
   // ---- kernels -------------------------------------------------------------
 
@@ -272,7 +272,7 @@ class Builder {
 
   // Layout::contiguous throws expr::Error for null sizes or sizes of another
   // context; the builder's callers get a BuildError like for every mistake.
-  Layout contiguous_layout(std::vector<expr::Expr> sizes, DType dtype, Device device);
+  Layout contiguous_layout(LayoutDims sizes, DType dtype, Device device);
 
   void check_buffer(BufferId id, const char* who) const;
   void check_kernel(KernelId id, const char* who) const;

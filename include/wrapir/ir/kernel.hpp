@@ -17,6 +17,7 @@
 #include <wrapir/ir/device.hpp>
 #include <wrapir/ir/dtype.hpp>
 #include <wrapir/ir/names.hpp>
+#include <wrapir/ir/small_vector.hpp>
 
 #include <wrapir/ir/detail/reflection.hpp>
 #include <boost/variant2/variant.hpp>
@@ -85,6 +86,12 @@ struct ParamType {
 
   friend constexpr bool operator==(ParamType, ParamType) = default;
 };
+
+/// The parameter types of a kernel call, one per argument: up to eight held
+/// in place, in the 24 bytes of the `std::vector` they replace (a call's
+/// types were a heap block of their own, 32 bytes a call for a 4-parameter
+/// kernel; most of the corpus's kernels take at most eight).
+using ArgTypes = SmallVector<ParamType, 8>;
 
 [[nodiscard]] inline std::string to_string(ParamType t) {
   // Appended piecewise: `"*" + std::string(...)` trips g++ 12's -Wrestrict

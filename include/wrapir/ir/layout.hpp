@@ -12,6 +12,12 @@
 /// A Layout is a plain aggregate. Its expressions must all belong to one
 /// `expr::Context`; the helpers below take the context from the storage
 /// offset, which is therefore never null in a valid layout.
+///
+/// Sizes and strides are `LayoutDims`: up to two expressions held in place
+/// (ir/small_vector.hpp), more on the heap. A buffer table holds a layout
+/// per buffer; as `std::vector`s, a 1-D or 2-D layout's two allocations
+/// cost 64 bytes a buffer, as `LayoutDims` nothing, in the same 24 bytes
+/// each (docs/performance.md, "Layouts with their dimensions in place").
 
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/expr/bounds.hpp>
@@ -19,6 +25,7 @@
 #include <wrapir/expr/ops.hpp>
 #include <wrapir/ir/device.hpp>
 #include <wrapir/ir/dtype.hpp>
+#include <wrapir/ir/small_vector.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -47,18 +54,26 @@ namespace wrapir::ir {
   return strides;
 }
 
+/// How many sizes (and strides) a layout holds in place: 2 serves the
+/// corpus's layouts (1-D and 2-D, 92% of its buffers) without growing a
+/// `Layout` past two `std::vector`s' 48 bytes.
+inline constexpr std::size_t layout_dims_in_place = 2;
+
+/// A layout's sizes or strides.
+using LayoutDims = SmallVector<expr::Expr, layout_dims_in_place>;
+
 struct Layout {
-  std::vector<expr::Expr> sizes;
-  std::vector<expr::Expr> strides;
+  LayoutDims sizes;
+  LayoutDims strides;
   /// In elements, not bytes.
   expr::Expr storage_offset;
   DType dtype = DType::float32;
   Device device{};
 
   /// A dense row-major layout at offset 0 (what `empty_strided` allocates).
-  [[nodiscard]] static Layout contiguous(expr::Context& ctx, std::vector<expr::Expr> sizes, DType dtype,
+  [[nodiscard]] static Layout contiguous(expr::Context& ctx, LayoutDims sizes, DType dtype,
                                          Device device) {
-    auto strides = contiguous_strides(ctx, sizes);
+    LayoutDims strides = contiguous_strides(ctx, sizes);
     return Layout{std::move(sizes), std::move(strides), ctx.integer(0), dtype, device};
   }
 

@@ -289,7 +289,7 @@ struct KernelCall {
   static constexpr std::string_view kind = "KernelCall";
   KernelId kernel{};
   std::vector<Arg> args{};
-  std::vector<ParamType> arg_types{};
+  ArgTypes arg_types{};
   LaunchGrid grid{};
   Device device{};
   std::uint32_t stream = 0;
@@ -340,7 +340,7 @@ struct MultiKernelCall {
   static constexpr std::string_view kind = "MultiKernelCall";
   KernelId kernel{};
   std::vector<Arg> args{};
-  std::vector<ParamType> arg_types{};
+  ArgTypes arg_types{};
   Device device{};
   std::uint32_t stream = 0;
   OptionalBox<Provenance> provenance{};  // boxed: data, most lines have none

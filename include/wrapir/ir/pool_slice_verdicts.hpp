@@ -53,8 +53,8 @@ class PoolSliceVerdicts {
 
  private:
   struct Entry {
-    std::vector<expr::Expr> sizes;
-    std::vector<expr::Expr> strides;
+    LayoutDims sizes;
+    LayoutDims strides;
     expr::Expr storage_offset;
     DType dtype;
     expr::Expr offset_bytes;

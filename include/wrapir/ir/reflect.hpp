@@ -17,6 +17,7 @@
 #include <wrapir/ir/box.hpp>
 #include <wrapir/ir/buffer.hpp>
 #include <wrapir/ir/line.hpp>
+#include <wrapir/ir/small_vector.hpp>
 
 #include <wrapir/ir/detail/reflection.hpp>
 
@@ -105,6 +106,10 @@ template <class T>
 inline constexpr bool is_vector = false;
 template <class T>
 inline constexpr bool is_vector<std::vector<T>> = true;
+template <class T>
+inline constexpr bool is_small_vector = false;
+template <class T, std::size_t N>
+inline constexpr bool is_small_vector<SmallVector<T, N>> = true;
 
 /// The hash of a field value, consistent with its `==`; reflected records
 /// and lines hash field by field. One function template rather than an
@@ -144,7 +149,7 @@ template <class T>
     return v ? hash_mix(1, field_hash(*v)) : 0;
   } else if constexpr (is_box_v<T>) {
     return field_hash(*v);
-  } else if constexpr (is_vector<T> || is_vector_box_v<T>) {
+  } else if constexpr (is_vector<T> || is_vector_box_v<T> || is_small_vector<T>) {
     std::size_t h = v.size();
     for (const auto& x : v) h = hash_mix(h, field_hash(x));
     return h;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <deque>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -198,7 +199,7 @@ inline void append_expr(std::string& out, expr::Expr e) {
 }
 
 /// `{e0, e1}`: a braced list for a `std::vector<std::int64_t>` parameter.
-inline void append_expr_list(std::string& out, const std::vector<expr::Expr>& es) {
+inline void append_expr_list(std::string& out, std::span<const expr::Expr> es) {
   out += '{';
   for (std::size_t i = 0; i < es.size(); ++i) {
     if (i) out += ", "sv;

@@ -24,6 +24,7 @@
 #include <charconv>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -294,8 +295,8 @@ class GraphConverter {
     w.both("]");
   }
 
-  std::uint32_t as_strided(std::uint32_t base, const std::vector<expr::Expr>& sizes,
-                           const std::vector<expr::Expr>& strides, expr::Expr offset) {
+  std::uint32_t as_strided(std::uint32_t base, std::span<const expr::Expr> sizes,
+                           std::span<const expr::Expr> strides, expr::Expr offset) {
     // Shapes first: the nodes that compute them come before the view.
     std::vector<Value>& s = scratch_sizes_;
     std::vector<Value>& t = scratch_strides_;
@@ -340,7 +341,7 @@ class GraphConverter {
 
   void write_arg(ArgWriter& w, const ir::Arg& a) {
     using ir::Arg;
-    boost::variant2::visit(
+    a.visit(
         [&](const auto& v) {
           using T = std::decay_t<decltype(v)>;
           if constexpr (std::is_same_v<T, ir::None>) w.none();
@@ -366,8 +367,7 @@ class GraphConverter {
             }
             w.both("]");
           }
-        },
-        a.value);
+        });
   }
 
   /// The callee of an extern call: the operator overload torch.fx calls.
@@ -408,7 +408,7 @@ class GraphConverter {
     allocate(l.buffer, d.layout.sizes, d.layout.strides, d.layout.dtype, d.layout.device, false);
   }
 
-  void allocate(ir::BufferId id, const std::vector<expr::Expr>& sizes, const std::vector<expr::Expr>& strides,
+  void allocate(ir::BufferId id, std::span<const expr::Expr> sizes, std::span<const expr::Expr> strides,
                 ir::DType dtype, ir::Device device, bool zeros) {
     std::vector<Value>& s = scratch_sizes_;
     std::vector<Value>& t = scratch_strides_;

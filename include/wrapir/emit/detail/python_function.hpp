@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -313,10 +314,10 @@ class FunctionEmitter {
   /// `e` as a factor of a product: parenthesised unless atomic.
   void append_factor(expr::Expr e, std::string_view what);
 
-  void append_shape(const std::vector<expr::Expr>& dims, std::string_view what);
+  void append_shape(std::span<const expr::Expr> dims, std::string_view what);
 
-  void append_reinterpret(std::string_view base, const std::vector<expr::Expr>& sizes,
-                          const std::vector<expr::Expr>& strides, expr::Expr offset);
+  void append_reinterpret(std::string_view base, std::span<const expr::Expr> sizes,
+                          std::span<const expr::Expr> strides, expr::Expr offset);
 
   void append_buffer_arg(const ir::BufferArg& b);
 
@@ -374,7 +375,7 @@ class FunctionEmitter {
   /// Lines before or after a launch. Level 1 saves each tensor argument;
   /// level 2 prints every argument (only buffers for extern calls).
   void debug_lines(std::string_view when, std::string_view kernel_name, const std::vector<ir::Arg>& args,
-                   const std::vector<ir::ParamType>* types, bool buffers_only);
+                   const ir::ArgTypes* types, bool buffers_only);
 
   void debug_line(std::string_view when, std::string_view kernel_name, std::string_view value,
                   std::string_view label);

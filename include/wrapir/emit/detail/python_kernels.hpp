@@ -245,7 +245,7 @@ inline bool FunctionEmitter::debug_wraps(std::string_view kernel_name) const {
 /// Lines before or after a launch. Level 1 saves each tensor argument;
 /// level 2 prints every argument (only buffers for extern calls).
 inline void FunctionEmitter::debug_lines(std::string_view when, std::string_view kernel_name, const std::vector<ir::Arg>& args,
-                 const std::vector<ir::ParamType>* types, bool buffers_only) {
+                 const ir::ArgTypes* types, bool buffers_only) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const ir::Arg& a = args[i];
     const auto* b = a.get_if<ir::BufferArg>();

@@ -11,6 +11,7 @@
 
 #include <boost/variant2/variant.hpp>
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -47,12 +48,12 @@ inline void FunctionEmitter::append_factor(expr::Expr e, std::string_view what) 
   out_ += ')';
 }
 
-inline void FunctionEmitter::append_shape(const std::vector<expr::Expr>& dims, std::string_view what) {
+inline void FunctionEmitter::append_shape(std::span<const expr::Expr> dims, std::string_view what) {
   append_shape_tuple(out_, dims.size(), [&](std::size_t i) { append_expr(dims[i], what); });
 }
 
-inline void FunctionEmitter::append_reinterpret(std::string_view base, const std::vector<expr::Expr>& sizes,
-                        const std::vector<expr::Expr>& strides, expr::Expr offset) {
+inline void FunctionEmitter::append_reinterpret(std::string_view base, std::span<const expr::Expr> sizes,
+                        std::span<const expr::Expr> strides, expr::Expr offset) {
   if (sizes.size() != strides.size())
     fail("a view of " + ir::quote_for_diagnostic(base) + " has " + std::to_string(sizes.size()) + " sizes but " +
          std::to_string(strides.size()) + " strides");
@@ -78,7 +79,7 @@ inline void FunctionEmitter::append_buffer_arg(const ir::BufferArg& b) {
 
 inline void FunctionEmitter::append_arg(const ir::Arg& a, int depth) {
   if (depth > 64) fail("an argument nests lists more than 64 deep");
-  boost::variant2::visit(
+  a.visit(
       [&](const auto& v) {
         using V = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<V, ir::None>) out_ += "None";
@@ -102,8 +103,7 @@ inline void FunctionEmitter::append_arg(const ir::Arg& a, int depth) {
           }
           out_ += ']';
         }
-      },
-      a.value);
+      });
 }
 
 inline void FunctionEmitter::append_args(const std::vector<ir::Arg>& args) {

@@ -805,6 +805,13 @@ class Decoder {
     get(v, items, path);
     out = std::move(items);
   }
+  template <class T, std::size_t N>
+  void get(const Node& v, ir::SmallVector<T, N>& out, const Path& path) {
+    const Node& a = as_array(v, path);
+    out.clear();
+    out.reserve(a.size);
+    for_each_element(a, [&](std::size_t i, const Node& e) { get(e, out.emplace_back(), path[i]); });
+  }
   template <class T>
   void get(const Node& v, std::vector<T>& out, const Path& path) {
     const Node& a = as_array(v, path);

@@ -265,6 +265,12 @@ class Encoder {
     if (o) put(*o);
     else w_.null();
   }
+  template <class T, std::size_t N>
+  void put(const ir::SmallVector<T, N>& v) {
+    w_.begin_array();
+    for (const T& x : v) put(x);
+    w_.end_array();
+  }
   template <class T>
   void put(const std::vector<T>& v) {
     w_.begin_array();
@@ -279,7 +285,7 @@ class Encoder {
   void put(const ir::Arg& a) {
     if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) return put(*b);
     w_.begin_object();
-    boost::variant2::visit(
+    a.visit(
         [&](const auto& v) {
           using V = std::remove_cvref_t<decltype(v)>;
           if constexpr (std::is_same_v<V, ir::None>) {
@@ -313,8 +319,7 @@ class Encoder {
             w_.key("list");
             put(v.items);
           }
-        },
-        a.value);
+        });
     w_.end_object();
   }
   /// A reflected record: one member per field (see `JsonDefaults`).

@@ -272,7 +272,7 @@ class ProgramVerifier { public:
   /// Whether argument `a` can be passed for a parameter of type `t`.
   [[nodiscard]] bool fits(const Arg& a, ParamType t) const;
 
-  void check_call_args(KernelId k, const std::vector<Arg>& args, const std::vector<ParamType>& arg_types);
+  void check_call_args(KernelId k, const std::vector<Arg>& args, std::span<const ParamType> arg_types);
 
   void check_grid(const LaunchGrid& grid);
 

@@ -52,7 +52,7 @@ WRAPIR_DECL expr::Expr Builder::computed_symbol(std::string_view name, expr::Exp
   return s;
 }
 
-WRAPIR_DECL BufferId Builder::input(std::string_view name, std::vector<expr::Expr> sizes, DType dtype,
+WRAPIR_DECL BufferId Builder::input(std::string_view name, LayoutDims sizes, DType dtype,
                                     std::optional<Device> device) {
   return input(name, contiguous_layout(std::move(sizes), dtype, device.value_or(device_)));
 }
@@ -83,7 +83,7 @@ WRAPIR_DECL BufferId Builder::declare(std::string_view name, Layout layout, Buff
   return BufferId{static_cast<std::uint32_t>(program_->buffers.size() - 1)};
 }
 
-WRAPIR_DECL BufferId Builder::empty(std::vector<expr::Expr> sizes, DType dtype, std::optional<Device> device) {
+WRAPIR_DECL BufferId Builder::empty(LayoutDims sizes, DType dtype, std::optional<Device> device) {
   return allocate(contiguous_layout(std::move(sizes), dtype, device.value_or(device_)));
 }
 
@@ -112,7 +112,7 @@ WRAPIR_DECL BufferId Builder::workspace(expr::Expr count, WorkspaceZeroMode mode
   return id;
 }
 
-WRAPIR_DECL BufferId Builder::comm_buffer(std::vector<expr::Expr> sizes, DType dtype, std::string group,
+WRAPIR_DECL BufferId Builder::comm_buffer(LayoutDims sizes, DType dtype, std::string group,
                                           std::optional<Device> device) {
   BufferId id = declare(fresh_name("buf"), contiguous_layout(std::move(sizes), dtype, device.value_or(device_)),
                         BufferRole::comm);
@@ -148,7 +148,7 @@ WRAPIR_DECL void Builder::free(std::span<const BufferId> buffers) {
   }
 }
 
-WRAPIR_DECL BufferId Builder::view(BufferId base, std::vector<expr::Expr> sizes, std::vector<expr::Expr> strides,
+WRAPIR_DECL BufferId Builder::view(BufferId base, LayoutDims sizes, LayoutDims strides,
                                    expr::Expr offset) {
   check_buffer(base, "view");
   const Layout& b = program_->buffers[base.index].layout;
@@ -195,7 +195,7 @@ WRAPIR_DECL void Builder::call(KernelId kernel, std::vector<Arg> args, CallOptio
   const std::vector<BufferId> workspaces =
       allocate_workspaces(std::move(options.workspaces), device, /*merge=*/false, k.name);
   for (BufferId w : workspaces) args.emplace_back(w);
-  std::vector<ParamType> types;
+  ArgTypes types;
   types.reserve(k.signature.size());
   for (const KernelParam& p : k.signature) types.push_back(p.type);
   append(KernelCall{kernel, std::move(args), std::move(types), std::move(options.grid), device, options.stream});
@@ -223,7 +223,7 @@ WRAPIR_DECL void Builder::call_multi(KernelId multi, std::vector<Arg> args, Call
   const std::vector<BufferId> workspaces =
       allocate_workspaces(std::move(options.workspaces), device, /*merge=*/true, k.name);
   for (BufferId w : workspaces) args.emplace_back(w);
-  std::vector<ParamType> types;
+  ArgTypes types;
   for (const KernelParam& p : k.signature) types.push_back(p.type);
   append(MultiKernelCall{multi, std::move(args), std::move(types), device, options.stream});
   free_workspaces(workspaces);
@@ -273,7 +273,7 @@ WRAPIR_DECL void Builder::dynamic_scalar(expr::Expr symbol, BufferId source, Key
 WRAPIR_DECL void Builder::assert_size_stride(BufferId buffer) {
   check_buffer(buffer, "assert_size_stride");
   const Layout& l = program_->buffers[buffer.index].layout;
-  append(AssertSizeStride{buffer, l.sizes, l.strides});
+  append(AssertSizeStride{buffer, l.sizes.to_vector(), l.strides.to_vector()});
 }
 
 WRAPIR_DECL std::vector<BufferId> Builder::conditional(Arg predicate, std::vector<Arg> operands,
@@ -447,7 +447,7 @@ WRAPIR_DECL Layout Builder::layout_of(const Program& p, const BufferArg& arg) {
   return l;
 }
 
-WRAPIR_DECL Layout Builder::contiguous_layout(std::vector<expr::Expr> sizes, DType dtype, Device device) {
+WRAPIR_DECL Layout Builder::contiguous_layout(LayoutDims sizes, DType dtype, Device device) {
   try {
     return Layout::contiguous(ctx(), std::move(sizes), dtype, device);
   } catch (const expr::Error& e) {

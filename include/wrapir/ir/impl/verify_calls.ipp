@@ -204,7 +204,7 @@ WRAPIR_DECL bool ProgramVerifier::fits(const Arg& a, ParamType t) const {
   return a.holds<double>() || a.holds<std::int64_t>();  // floating and complex scalars
 }
 
-WRAPIR_DECL void ProgramVerifier::check_call_args(KernelId k, const std::vector<Arg>& args, const std::vector<ParamType>& arg_types) {
+WRAPIR_DECL void ProgramVerifier::check_call_args(KernelId k, const std::vector<Arg>& args, std::span<const ParamType> arg_types) {
   for (std::size_t i = 0; i < args.size(); ++i) use_arg(args[i], Where{"argument", i});
   if (!has(k)) return;
   const std::vector<KernelParam>& sig = p_.kernels[k.index].signature;

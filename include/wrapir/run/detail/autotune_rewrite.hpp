@@ -76,7 +76,7 @@ inline std::size_t rewrite_graph(ir::Program& g, const std::unordered_map<std::u
     direct.kernel = def->second->candidates[decision.index];
     direct.args = select(*def->second, decision.index, call->args, who);
     if (call->arg_types.size() == call->args.size())
-      direct.arg_types = select(*def->second, decision.index, call->arg_types, who);
+      direct.arg_types = select(*def->second, decision.index, call->arg_types.to_vector(), who);
     direct.grid = ir::LauncherGrid{};  // each candidate launches with its own launcher grid
     direct.device = call->device;
     direct.stream = call->stream;

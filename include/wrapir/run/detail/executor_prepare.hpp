@@ -97,7 +97,7 @@ struct StaticLayout {
 /// `l`'s static layout, or one that is not `known` (a symbolic dimension,
 /// or a layout whose extent does not measure: the per-call path then gives
 /// the diagnostic).
-inline StaticLayout static_layout_of(const std::vector<expr::Expr>& sizes, const std::vector<expr::Expr>& strides,
+inline StaticLayout static_layout_of(std::span<const expr::Expr> sizes, std::span<const expr::Expr> strides,
                                      expr::Expr offset, ir::DType dtype) {
   StaticLayout out;
   if (sizes.size() != strides.size() || !offset || !offset.is_integer()) return out;
