@@ -8,10 +8,12 @@
 
 #include <wrapir/emit/python.hpp>
 #include <wrapir/ir/buffer.hpp>
+#include <wrapir/ir/dtype.hpp>
 #include <wrapir/ir/kernel.hpp>
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -48,6 +50,13 @@ namespace wrapir::python::detail {
 [[nodiscard]] inline bool is_operator_namespace(std::string_view first) noexcept {
   return first == "aten" || first == "torch" || first == "extern_kernels" || first == "inductor_ops" ||
          first == "_quantized";
+}
+
+/// Whether a CUDA launch passes a scalar of this type through one of the
+/// ctypes the module imports only when used (`c_float`, `c_double`,
+/// `c_bool`; `c_int` and `c_long` are always imported).
+[[nodiscard]] inline bool is_ctypes_float(ir::ParamType t) noexcept {
+  return !t.pointer && (t.dtype == ir::DType::float32 || t.dtype == ir::DType::float64 || t.dtype == ir::DType::bool_);
 }
 
 [[nodiscard]] inline std::string lowercase(std::string_view s) {
@@ -133,6 +142,11 @@ struct ModuleState {
   bool uses_p2p = false;
   bool uses_side_streams = false;
   bool uses_ctypes_floats = false;
+
+  /// The flags that choose imports and header lines, for comparing.
+  [[nodiscard]] std::array<bool, 6> uses() const noexcept {
+    return {uses_triton, uses_raw_stream, uses_multi_kernel, uses_p2p, uses_side_streams, uses_ctypes_floats};
+  }
 };
 
 /// Collects the module-level names of `p` and its subgraphs: kernels
