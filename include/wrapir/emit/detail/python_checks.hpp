@@ -216,7 +216,10 @@ inline std::string FunctionEmitter::helper_name(std::string name) const {
 /// names were collected before), so that lines can print names without
 /// checking them again.
 inline void FunctionEmitter::check_tables() {
-  local_names_.reserve(program_.buffers.size() + program_.symbols.size() + program_.pools.size());
+  if (local_names_.entries() >= std::size_t{0xffffffff})
+    fail_program("the buffer, symbol and pool tables have more than 4294967294 entries");
+  local_names_.reserve(local_names_.entries());
+  std::uint32_t entry = 0;  // buffers, then symbols, then pools: TableNameSet's numbering
   auto claim = [&](std::string_view name, std::string_view what, bool may_be_global) {
     if (auto err = ir::check_name(name, what)) fail_program(*err);
     if (is_module_name(name))
@@ -225,7 +228,7 @@ inline void FunctionEmitter::check_tables() {
     if (!may_be_global && module_.global_names.contains(name))
       fail_program(std::string(what) + " name " + ir::quote_for_diagnostic(name) +
                    " is also the name of a kernel or subgraph function of the module");
-    if (!local_names_.insert(name))
+    if (!local_names_.insert(entry++))
       fail_program("the name " + ir::quote_for_diagnostic(name) + " is used by two table entries");
   };
   for (const ir::BufferDecl& b : program_.buffers) {

@@ -419,7 +419,7 @@ class FunctionEmitter {
   bool auto_guard_ = false;
   std::size_t line_index_ = 0;
   std::string_view kind_{};
-  NameSet local_names_;
+  TableNameSet local_names_{program_};
   std::vector<char> kernel_called_;
   std::vector<std::string_view> kernel_device_;
   std::vector<std::vector<std::string_view>> pool_names_;
