@@ -422,7 +422,9 @@ class FunctionEmitter {
   TableNameSet local_names_{program_};
   std::vector<char> kernel_called_;
   std::vector<std::string_view> kernel_device_;
-  std::vector<std::vector<std::string_view>> pool_names_;
+  /// The buffers (by index: 4 bytes, not a 16-byte view of the name) bound
+  /// to each pool's storage, which the pool's `del` releases with it.
+  std::vector<std::vector<std::uint32_t>> pool_names_;
   std::vector<std::pair<int, std::uint32_t>> fetched_streams_;
   std::vector<char> asserted_;
   /// The room (ir/view_extent.hpp) of each buffer a Reinterpret defined.
