@@ -155,6 +155,11 @@ TEST_CASE("emit/python: pointwise add, the shape of reference section 8") {
   check_golden("pointwise_add", emit_ok(pointwise_add()));
 }
 
+TEST_CASE("emit/python: to_python(program, {}) is the call with default options") {
+  // A sink is not brace-initialisable from nothing, so this is not ambiguous.
+  CHECK(py::to_python(pointwise_add(), {}).value() == emit_ok(pointwise_add()));
+}
+
 TEST_CASE("emit/python: the appending overload appends, and leaves the string alone on failure") {
   const ir::Program p = pointwise_add();
   std::string out = "# prefix\n";
@@ -272,7 +277,7 @@ TEST_CASE("emit/python: a sink that fails is a diagnostic, never a short module"
   bad.setstate(std::ios::badbit);
   CHECK_FALSE(py::to_python(p, bad).has_value());
 
-  const wrapir::Result<void> no_function = py::to_python(p, wrapir::TextSink{});
+  const wrapir::Result<void> no_function = py::to_python(p, wrapir::TextSink{nullptr});
   REQUIRE_FALSE(no_function.has_value());
   CHECK(no_function.error().message == "the sink for the Python module has no write function");
 }

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <functional>
 #include <string_view>
+#include <utility>
 
 namespace wrapir {
 
@@ -37,12 +38,17 @@ struct TextSink {
   /// small next to a large module (tens of megabytes at a million lines).
   static constexpr std::size_t default_piece_bytes = std::size_t{256} * 1024;
 
+  // A constructor, not an aggregate: `to_python(program, {})` must stay
+  // the call with default options, not become ambiguous with a sink.
+  TextSink(std::function<Result<void>(std::string_view)> write_function, std::size_t piece = default_piece_bytes)
+      : write(std::move(write_function)), piece_bytes(piece) {}
+
   /// Takes the next piece of text; a diagnostic stops the emission.
   std::function<Result<void>(std::string_view)> write;
   /// The emitter passes the text on once it holds this many bytes (a piece
   /// may exceed it by the last line rendered). Any value works, 1 included:
   /// the text is the same, only the pieces differ.
-  std::size_t piece_bytes = default_piece_bytes;
+  std::size_t piece_bytes;
 };
 
 }  // namespace wrapir
