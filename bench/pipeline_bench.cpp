@@ -14,7 +14,10 @@
 //   verify  ir::verify
 //   plan    pass::plan_arena (trace, packing, symbolic offsets, rewrite,
 //           statistics)
-//   emit    python::to_python of the planned program
+//   emit    python::to_python of the planned program, written through a
+//           TextSink to `--python=FILE` (default /dev/null) with write(2),
+//           a piece (256 KiB) at a time: the module is never whole in
+//           memory; the size printed is the bytes write(2) took
 // and after each stage the peak resident set (getrusage ru_maxrss) per
 // line. The target: all four under 3 s together on the 2-core dev
 // VM, and a peak under 250 bytes per line.
@@ -22,7 +25,7 @@
 // Not a Google Benchmark loop: one shot of each stage is the cost a user
 // pays, and the peak memory of a process is only meaningful once. Run it
 // from the release preset:
-//   build/release/bench/pipeline_bench [--lines=N] [--keep=FILE] [--load=whole|chunks|both]
+//   build/release/bench/pipeline_bench [--lines=N] [--keep=FILE] [--load=whole|chunks|both] [--python=FILE]
 // (`--benchmark_*` arguments, which bench.smoke passes, make it a quick run
 // of 30k lines.) docs/performance.md records the results.
 
@@ -70,7 +73,7 @@ int fail(const std::string& what) {
 
 /// Loads the program at `path` one way, then verifies, plans and emits it,
 /// printing each stage's time and the peak resident set per line after it.
-int run_pipeline(const std::string& path, bool whole) {
+int run_pipeline(const std::string& path, bool whole, const std::string& python_path) {
   using clock = std::chrono::steady_clock;
   const auto seconds = [](clock::time_point a, clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
@@ -128,16 +131,31 @@ int run_pipeline(const std::string& path, bool whole) {
   if (!planned) return fail("plan_arena: " + planned.error().message);
   const long plan_kib = peak_rss_kib();
 
-  auto python = wrapir::python::to_python(planned.value().program);
+  const int out_fd = ::open(python_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out_fd < 0) return fail("cannot open " + python_path + ": " + std::strerror(errno));
+  std::size_t python_bytes = 0;
+  const wrapir::TextSink sink{[&](std::string_view piece) -> wrapir::Result<void> {
+    for (std::size_t done = 0; done < piece.size();) {
+      const ssize_t n = ::write(out_fd, piece.data() + done, piece.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return wrapir::Diagnostic{std::string("write failed: ") + std::strerror(n < 0 ? errno : EIO)};
+      done += static_cast<std::size_t>(n);
+      python_bytes += static_cast<std::size_t>(n);
+    }
+    return {};
+  }};
+  auto python = wrapir::python::to_python(planned.value().program, sink);
   auto t4 = clock::now();
   const double c4 = cpu();
   if (!python) return fail("to_python: " + python.error().message);
+  if (::close(out_fd) != 0) return fail("closing " + python_path + " failed");
   const long emit_kib = peak_rss_kib();
 
   const auto per_line = [&](long kib) { return static_cast<double>(kib) * 1024.0 / static_cast<double>(n); };
-  std::printf("load %s: lines %zu, buffers %zu, JSON %.1f MB, python %.1f MB, arena peak/bound %.4f\n",
+  std::printf("load %s: lines %zu, buffers %zu, JSON %.1f MB, python %.1f MB (to %s), arena peak/bound %.4f\n",
               whole ? "whole (the text held)" : "in chunks (io::program_from_json(bytes, read_at))", n,
-              planned.value().program.buffers.size(), static_cast<double>(json_bytes) / 1e6, static_cast<double>(python.value().size()) / 1e6,
+              planned.value().program.buffers.size(), static_cast<double>(json_bytes) / 1e6,
+              static_cast<double>(python_bytes) / 1e6, python_path.c_str(),
               static_cast<double>(planned.value().stats.peak_bytes) /
                   static_cast<double>(planned.value().stats.lower_bound_bytes));
   std::printf("%-8s %9s %9s %14s\n", "stage", "seconds", "CPU s", "peak B/line");
@@ -157,6 +175,7 @@ int main(int argc, char** argv) {
   std::size_t lines = 1'000'000;
   std::string keep;
   std::string load = "both";
+  std::string python_path = "/dev/null";
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a.starts_with("--lines=")) {
@@ -166,10 +185,12 @@ int main(int argc, char** argv) {
     } else if (a.starts_with("--load=")) {
       load = std::string(a.substr(7));
       if (load != "whole" && load != "chunks" && load != "both") return fail("--load takes whole, chunks or both");
+    } else if (a.starts_with("--python=")) {
+      python_path = std::string(a.substr(9));
     } else if (a.starts_with("--benchmark_")) {
       lines = 30'000;
     } else {
-      return fail("unknown argument " + std::string(a) + " (expected --lines=N, --keep=FILE, --load=whole|chunks|both)");
+      return fail("unknown argument " + std::string(a) + " (expected --lines=N, --keep=FILE, --load=whole|chunks|both, --python=FILE)");
     }
   }
   const std::string path = keep.empty() ? "/tmp/wrapir_pipeline_bench_" + std::to_string(getpid()) + ".json" : keep;
@@ -194,7 +215,7 @@ int main(int argc, char** argv) {
     if ((whole && load == "chunks") || (!whole && load == "whole")) continue;
     const pid_t child = fork();
     if (child < 0) return fail("fork failed");
-    if (child == 0) std::_Exit(run_pipeline(path, whole));
+    if (child == 0) std::_Exit(run_pipeline(path, whole, python_path));
     int status = 0;
     if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) result = 1;
   }

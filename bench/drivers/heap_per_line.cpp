@@ -5,7 +5,9 @@
 // (glibc's header) per block, loads a program with
 // `io::program_from_json(bytes, read_at)` (the text never held), then
 // prints the heap the loaded program holds and the peaks `plan_arena` and
-// `python::to_python` reach above what they start from, in bytes per line.
+// `python::to_python` reach above what they start from, in bytes per line:
+// `to_python` twice, returning the module as a string, then writing it to
+// a sink that only counts the bytes (the emitter's own memory).
 // Unlike the resident set (bench/pipeline_bench.cpp), this counts capacity
 // never written, and memory freed but kept by the allocator is not counted.
 //
@@ -23,6 +25,8 @@
 #include <cstdlib>
 #include <new>
 #include <span>
+#include <string>
+#include <string_view>
 #include <utility>
 
 // The replaced operators pair malloc with free; g++ cannot see that through
@@ -91,5 +95,23 @@ int main(int argc, char** argv) {
   }
   std::printf("to_python: peak %.1f B/line above the planned program (the module %.1f B/line)\n",
               (peak_bytes - base) / lines, static_cast<double>(python.value().size()) / lines);
+  const std::size_t string_bytes = python.value().size();
+  std::string().swap(python.value());
+
+  base = peak_bytes = live_bytes;
+  std::size_t sink_bytes = 0;
+  const wrapir::TextSink counts{[&](std::string_view piece) -> wrapir::Result<void> {
+    sink_bytes += piece.size();
+    return {};
+  }};
+  if (auto done = wrapir::python::to_python(planned.value().program, counts); !done) {
+    std::fprintf(stderr, "to_python (sink): %s\n", done.error().message.c_str());
+    return 1;
+  }
+  if (sink_bytes != string_bytes) {
+    std::fprintf(stderr, "to_python: the sink took %zu bytes, the string has %zu\n", sink_bytes, string_bytes);
+    return 1;
+  }
+  std::printf("to_python to a sink: peak %.1f B/line above the planned program\n", (peak_bytes - base) / lines);
   std::fclose(file);
 }

@@ -20,6 +20,7 @@
 #include <iterator>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -348,3 +349,61 @@ TEST_CASE("safe file: private directories") {
 }
 
 #endif
+
+TEST_CASE("safe file: content written in pieces replaces the target; a failed fill leaves nothing") {
+  TempDir dir;
+  const fs::path target = dir.path / "out.py";
+  put(target, "old\n");
+  REQUIRE(write_file_atomically_streamed(target, [](const FileWriter& write) -> wrapir::Result<void> {
+            for (const char* piece : {"one ", "two ", "", "three\n"})
+              if (auto done = write(piece); !done) return done;
+            return {};
+          }).ok());
+  CHECK(get(target) == "one two three\n");
+
+  // The filler fails half way: the target keeps its content, no temporary is left.
+  const auto refused = write_file_atomically_streamed(target, [](const FileWriter& write) -> wrapir::Result<void> {
+    if (auto done = write("partial"); !done) return done;
+    return wrapir::Diagnostic{"the emitter gave up"};
+  });
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message == "the emitter gave up");
+  CHECK(get(target) == "one two three\n");
+  CHECK(names_in(dir.path) == std::vector<std::string>{"out.py"});
+
+  // ... or throws: the same.
+  CHECK_THROWS_AS((void)write_file_atomically_streamed(target, [](const FileWriter& write) -> wrapir::Result<void> {
+                    (void)write("partial");
+                    throw std::runtime_error("boom");
+                  }),
+                  std::runtime_error);
+  CHECK(get(target) == "one two three\n");
+  CHECK(names_in(dir.path) == std::vector<std::string>{"out.py"});
+}
+
+TEST_CASE("safe file: a piece that cannot be written reaches the filler as a diagnostic") {
+  TempDir dir;
+  const fs::path target = dir.path / "out";
+  put(target, "old");
+  struct rlimit saved {};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = saved;
+  small.rlim_cur = 4;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  std::optional<wrapir::Diagnostic> seen;
+  const auto r = write_file_atomically_streamed(target, [&](const FileWriter& write) -> wrapir::Result<void> {
+    if (auto done = write("abc"); !done) return done;  // fits
+    wrapir::Result<void> done = write(std::string(100, 'x'));
+    if (!done) seen = done.error();
+    return done;
+  });
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+  REQUIRE_FALSE(r.ok());
+  REQUIRE(seen.has_value());
+  CHECK(seen->message == r.error().message);
+  CHECK(contains(r.error().message, "failed: File too large"));
+  CHECK(get(target) == "old");
+  CHECK(names_in(dir.path) == std::vector<std::string>{"out"});
+}

@@ -17,6 +17,7 @@
 
 #include <doctest/doctest.h>
 
+#include "ir/support/random_programs.hpp"
 #include "support/golden.hpp"
 
 #include <algorithm>
@@ -53,15 +54,57 @@ void check_golden(const std::string& name, const std::string& actual) {
   wrapir_test::check_golden_file(golden_dir / (name + ".py"), actual);
 }
 
+/// What a sink taking pieces of `piece_bytes` received, piece by piece.
+struct Streamed {
+  wrapir::Result<void> done;
+  std::string text;
+  std::vector<std::size_t> pieces;
+};
+
+Streamed emit_streamed(const ir::Program& p, std::size_t piece_bytes, const py::PythonOptions& options = {}) {
+  Streamed s;
+  const wrapir::TextSink sink{[&](std::string_view piece) -> wrapir::Result<void> {
+                                s.text += piece;
+                                s.pieces.push_back(piece.size());
+                                return {};
+                              },
+                              piece_bytes};
+  s.done = py::to_python(p, sink, options);
+  return s;
+}
+
+/// The string overload's result, or its diagnostic, as text.
+std::string emitted_or_error(const wrapir::Result<std::string>& r) {
+  return r ? "module:\n" + *r : "error: " + r.error().to_string();
+}
+
+/// Every module the tests emit also goes through sinks of tiny and small
+/// pieces and through a stream, which must give the same bytes (or the
+/// same diagnostic): the goldens hold for the streaming path too.
+void check_streamed_same(const ir::Program& p, const py::PythonOptions& options, const wrapir::Result<std::string>& r) {
+  for (std::size_t piece_bytes : {std::size_t{1}, std::size_t{4096}}) {
+    const Streamed s = emit_streamed(p, piece_bytes, options);
+    CAPTURE(piece_bytes);
+    CHECK(emitted_or_error(s.done ? wrapir::Result<std::string>(s.text) : wrapir::Result<std::string>(s.done.error())) ==
+          emitted_or_error(r));
+  }
+  std::ostringstream stream;
+  const wrapir::Result<void> done = py::to_python(p, stream, options);
+  CHECK(emitted_or_error(done ? wrapir::Result<std::string>(stream.str()) : wrapir::Result<std::string>(done.error())) ==
+        emitted_or_error(r));
+}
+
 std::string emit_ok(const ir::Program& p, const py::PythonOptions& options = {}) {
   auto r = py::to_python(p, options);
   REQUIRE_MESSAGE(r.ok(), (r.ok() ? std::string() : r.error().message));
+  check_streamed_same(p, options, r);
   return r.value();
 }
 
 std::string emit_error(const ir::Program& p, const py::PythonOptions& options = {}) {
   auto r = py::to_python(p, options);
   REQUIRE_MESSAGE(!r.ok(), "expected a diagnostic");
+  check_streamed_same(p, options, r);
   return r.error().message;
 }
 
@@ -112,6 +155,11 @@ TEST_CASE("emit/python: pointwise add, the shape of reference section 8") {
   check_golden("pointwise_add", emit_ok(pointwise_add()));
 }
 
+TEST_CASE("emit/python: to_python(program, {}) is the call with default options") {
+  // A sink is not brace-initialisable from nothing, so this is not ambiguous.
+  CHECK(py::to_python(pointwise_add(), {}).value() == emit_ok(pointwise_add()));
+}
+
 TEST_CASE("emit/python: the appending overload appends, and leaves the string alone on failure") {
   const ir::Program p = pointwise_add();
   std::string out = "# prefix\n";
@@ -124,6 +172,138 @@ TEST_CASE("emit/python: the appending overload appends, and leaves the string al
   REQUIRE_FALSE(done.has_value());
   CHECK(done.error().message.find("buffer id 99 is out of range") != std::string::npos);
   CHECK(kept == "# prefix\n");
+}
+
+// ---------------------------------------------------------------------------
+// Writing to a sink
+
+TEST_CASE("emit/python: a sink gets the string's bytes on random programs, whatever the piece size") {
+  py::PythonOptions deferred;
+  deferred.size_asserts = py::SizeAsserts::deferred;
+  py::PythonOptions debug;
+  debug.debug_level = 2;
+  std::size_t rendered = 0;
+  for (std::uint32_t seed = 0; seed < 40; ++seed) {
+    const ir::Program random = wrapir_test::random_program(seed);
+    CAPTURE(seed);
+    for (const py::PythonOptions* options : {&deferred, &debug}) {
+      const auto r = py::to_python(random, *options);
+      rendered += r.ok() ? 1 : 0;
+      check_streamed_same(random, *options, r);
+    }
+    const ir::Program broken = wrapir_test::mutate(random, seed);
+    check_streamed_same(broken, {}, py::to_python(broken));
+  }
+  CHECK(rendered > 40);  // most random programs render: the comparison is of modules, not of diagnostics
+}
+
+/// A chain of `n` launches, each into a fresh buffer.
+ir::Program launch_chain(int n) {
+  ir::Program p{"chain"};
+  ir::Builder b{p};
+  auto& ctx = p.ctx();
+  const auto k = b.triton_kernel("triton_poi_copy_0", "@triton.jit\ndef triton_poi_copy_0(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):\n    pass\n",
+                                 unary_signature, grid1d());
+  ir::BufferId last = b.input("arg0_1", {ctx.integer(64)}, wrapir::f32);
+  for (int i = 0; i < n; ++i) {
+    const auto next = b.empty({ctx.integer(64)}, wrapir::f32);
+    b.call(k, {last, next, 64}, {.free_after = {last}});
+    last = next;
+  }
+  b.output(last);
+  return p;
+}
+
+TEST_CASE("emit/python: the emitter passes the module on a piece at a time") {
+  const ir::Program p = launch_chain(2000);
+  const std::string whole = emit_ok(p);
+  const Streamed s = emit_streamed(p, 4096);
+  REQUIRE(s.done.has_value());
+  CHECK(s.text == whole);
+  REQUIRE(s.pieces.size() > 20);
+  // A piece is passed on at the first line boundary past 4096 bytes; a
+  // line of this program is under 200 bytes.
+  for (std::size_t i = 0; i < s.pieces.size(); ++i) {
+    CAPTURE(i);
+    CHECK(s.pieces[i] < 4096 + 200);
+    CHECK(s.pieces[i] > 0);
+  }
+}
+
+/// A stream buffer that takes `room` bytes and then fails.
+class FullDisk : public std::streambuf {
+ public:
+  explicit FullDisk(std::size_t room) : room_(room) {}
+  std::string taken;
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    const std::size_t fits = std::min(room_ - taken.size(), static_cast<std::size_t>(n));
+    taken.append(s, fits);
+    return static_cast<std::streamsize>(fits);
+  }
+  int_type overflow(int_type) override { return traits_type::eof(); }
+
+ private:
+  std::size_t room_;
+};
+
+TEST_CASE("emit/python: a sink that fails is a diagnostic, never a short module") {
+  const ir::Program p = launch_chain(500);
+  const std::string whole = emit_ok(p);
+
+  std::size_t calls = 0, before = 0;
+  const wrapir::TextSink refuses_third{[&](std::string_view piece) -> wrapir::Result<void> {
+                                         if (++calls == 3) return wrapir::Diagnostic{"disk full"};
+                                         before += piece.size();
+                                         return {};
+                                       },
+                                       1024};
+  const wrapir::Result<void> done = py::to_python(p, refuses_third);
+  REQUIRE_FALSE(done.has_value());
+  CHECK(calls == 3);
+  CHECK(done.error().message ==
+        "writing the Python module failed after " + std::to_string(before) + " bytes: disk full");
+
+  FullDisk disk{10000};
+  std::ostream out(&disk);
+  const wrapir::Result<void> streamed = py::to_python(p, out);
+  REQUIRE_FALSE(streamed.has_value());
+  CHECK(streamed.error().message.find("writing the Python module failed after") == 0);
+  CHECK(streamed.error().message.find("the output stream failed") != std::string::npos);
+  CHECK(disk.taken == whole.substr(0, 10000));
+
+  std::ostringstream bad;
+  bad.setstate(std::ios::badbit);
+  CHECK_FALSE(py::to_python(p, bad).has_value());
+
+  const wrapir::Result<void> no_function = py::to_python(p, wrapir::TextSink{nullptr});
+  REQUIRE_FALSE(no_function.has_value());
+  CHECK(no_function.error().message == "the sink for the Python module has no write function");
+}
+
+TEST_CASE("emit/python: the imports a body's launches and streams need are declared before it") {
+  // The header is written before the body: each import that only some
+  // line kinds need must be found by the walk that precedes it.
+  ir::Program p{"needs"};
+  ir::Builder b{p};
+  auto& ctx = p.ctx();
+  const auto x = b.input("arg0_1", {ctx.integer(8)}, wrapir::f32);
+  const auto k = b.kernel("cuda_scale", ir::KernelLanguage::cuda,
+                          ir::SourceText{"extern \"C\" __global__ void cuda_scale(float* p, float a) {}"},
+                          "p: *fp32, a: fp32");
+  b.call(k, {x, 2.5});
+  p.body.emplace_back(ir::EnterStreamContext{.stream = 1});
+  b.call(k, {x, 0.5});
+  p.body.emplace_back(ir::ExitStreamContext{});
+  b.output(x);
+  const std::string module = emit_ok(p);
+  const std::size_t body = module.find("def call(args):");
+  REQUIRE(body != std::string::npos);
+  CHECK(module.find("from ctypes import c_float, c_double, c_bool\n") < body);
+  CHECK(module.find("import collections\n") < body);
+  CHECK(module.find("from torch._C import _cuda_getCurrentRawStream as get_raw_stream\n") < body);
+  CHECK(module.find("c_float(2.5)") > body);
 }
 
 TEST_CASE("emit/python: reduction with a symbolic grid") {

@@ -187,3 +187,44 @@ TEST_CASE("emit/registry: a failing or throwing emitter leaves the sink alone") 
   CHECK(d.error().message == wrapir::dot::to_dot(bad).error().message);
   CHECK(out == "kept");
 }
+
+TEST_CASE("emit/registry: emitting to a sink streams python and pieces the others") {
+  EmitterRegistry r;
+  REQUIRE(wrapir::register_builtin_targets(r).has_value());
+  const ir::Program p = small();
+  const auto streamed = [&](std::string_view target, std::size_t piece_bytes, const EmitOptions& options = {}) {
+    std::string text;
+    std::size_t pieces = 0;
+    const wrapir::TextSink sink{[&](std::string_view piece) -> Result<void> {
+                                  text += piece;
+                                  ++pieces;
+                                  return {};
+                                },
+                                piece_bytes};
+    const Result<void> done = r.emit(target, p, sink, options);
+    REQUIRE_MESSAGE(done.has_value(), (done ? std::string() : done.error().message));
+    return std::pair{text, pieces};
+  };
+  CHECK(r.find("python")->stream);
+  CHECK_FALSE(r.find("text")->stream);
+  const std::string python = wrapir::python::to_python(p).value();
+  const auto [python_text, python_pieces] = streamed("python", 64);
+  CHECK(python_text == python);
+  CHECK(python_pieces >= 3);  // the header, lines of the body, the harness
+  CHECK(streamed("python", 64, EmitOptions{{{"benchmark_harness", "false"}}}).first ==
+        r.emit("python", p, EmitOptions{{{"benchmark_harness", "false"}}}).value());
+  const std::string text = wrapir::text::to_text(p);
+  CHECK(streamed("text", 10) == std::pair{text, (text.size() + 9) / 10});
+
+  // Refusals: an option the target does not take, a sink that fails.
+  const wrapir::TextSink refuses{[](std::string_view) -> Result<void> { return wrapir::Diagnostic{"disk full"}; }};
+  const Result<void> bad_option = r.emit("python", p, refuses, EmitOptions{{{"colour", "red"}}});
+  REQUIRE_FALSE(bad_option.has_value());
+  CHECK(bad_option.error().message.find("has no option 'colour'") != std::string::npos);
+  const Result<void> python_full = r.emit("python", p, refuses);
+  REQUIRE_FALSE(python_full.has_value());
+  CHECK(python_full.error().message == "writing the Python module failed after 0 bytes: disk full");
+  const Result<void> text_full = r.emit("text", p, refuses);
+  REQUIRE_FALSE(text_full.has_value());
+  CHECK(text_full.error().message == "writing the output of emit target 'text' failed after 0 bytes: disk full");
+}

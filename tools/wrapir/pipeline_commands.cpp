@@ -8,6 +8,9 @@
 //       also: --no-device-guard, --no-benchmark-harness,
 //       --size-asserts none|eager|deferred; for python and cpp:
 //       --debug-level 0-3, --debug-kernels NAME[,NAME...]
+//       The output is written a piece at a time as it is rendered
+//       (EmitterRegistry::emit to a TextSink; python streams, so a large
+//       module is never whole in memory).
 //   wrapir plan --strategy reuse|pools|arena [options] FILE [-o OUT] [--timeline SVG]
 //       the planned program as JSON on stdout (or in OUT), one statistics
 //       line on stderr, and with --timeline the memory timeline picture.
@@ -26,6 +29,7 @@
 
 #include <wrapir/emit/registry.hpp>
 #include <wrapir/emit/targets.hpp>
+#include <wrapir/emit/text_sink.hpp>
 #include <wrapir/io/json.hpp>
 #include <wrapir/io/timeline_svg.hpp>
 #include <wrapir/pass/arena.hpp>
@@ -126,10 +130,31 @@ int cmd_emit(const Arguments& a) {
   generic_options(a, options);
 
   const ir::Program program = load_verified_program(a);
-  std::string out;
-  if (Result<void> done = registry.emit(*target, program, out, options); !done)
-    throw Failure{one_line(a.file(), 200) + ": " + one_line(done.error().to_string(), 400)};
-  write_output(a, out);
+  // Straight to the output a piece at a time (TextSink): a module of a
+  // million lines is never whole in memory. With -o the pieces go to a
+  // temporary file renamed over OUT only when the emission succeeded.
+  std::optional<Diagnostic> emit_error;
+  const auto emit_to = [&](const detail::FileWriter& write) -> Result<void> {
+    Result<void> done = registry.emit(*target, program, TextSink{write}, options);
+    if (!done) emit_error = done.error();
+    return done;
+  };
+  const auto failed = [&](const Diagnostic& d) -> Failure {
+    // An emission's diagnostic (the sink's included) names the program;
+    // one of the output file's own steps (create, rename) names the file.
+    if (emit_error) return Failure{one_line(a.file(), 200) + ": " + one_line(d.to_string(), 400)};
+    return Failure{d.message};
+  };
+  if (auto path = a.value("-o")) {
+    if (Result<void> done = detail::write_file_atomically_streamed(std::string(*path), emit_to); !done)
+      throw failed(done.error());
+  } else {
+    const detail::FileWriter to_stdout = [](std::string_view piece) -> Result<void> {
+      if (std::fwrite(piece.data(), 1, piece.size(), stdout) != piece.size()) return Diagnostic{"writing to stdout failed"};
+      return {};
+    };
+    if (Result<void> done = emit_to(to_stdout); !done) throw failed(done.error());
+  }
   return 0;
 }
 

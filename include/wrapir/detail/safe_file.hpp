@@ -11,7 +11,8 @@
 ///   larger than a cap before reading it (so `/dev/zero` or a 2 GB sparse
 ///   file cost nothing). A path that is not a regular file by `stat` is
 ///   refused before it is opened at all, so no device is ever opened.
-/// - `write_file_atomically` writes a fresh temporary file created with
+/// - `write_file_atomically` (or `write_file_atomically_streamed`, for
+///   content passed in pieces) writes a fresh temporary file created with
 ///   `O_EXCL | O_NOFOLLOW` in the target's directory and renames it over the
 ///   target: readers see the old or the new content, a symbolic link planted
 ///   where the temporary goes is never followed, and the temporary is removed
@@ -404,11 +405,18 @@ struct ReadOutcome {
 
 
 
-/// Replaces the file at `target` with `content` atomically (see the file
-/// comment), or returns a diagnostic naming the path and why; then nothing
-/// changed and no temporary file is left.
-[[nodiscard]] inline Result<void> write_file_atomically(const std::filesystem::path& target, std::string_view content,
-                                                        const WriteOptions& options = {}) {
+/// Appends bytes to the file being written; a diagnostic names the path
+/// and why the write failed.
+using FileWriter = std::function<Result<void>(std::string_view)>;
+
+/// Replaces the file at `target` atomically (see the file comment) with
+/// what `fill` passes to the writer it is given, in as many calls as it
+/// likes — a large output need never be whole in memory. A diagnostic of
+/// the writer or of `fill` itself (which should return the writer's) is
+/// returned as it is: then nothing changed and no temporary file is left.
+[[nodiscard]] inline Result<void> write_file_atomically_streamed(const std::filesystem::path& target,
+                                                                 const std::function<Result<void>(const FileWriter&)>& fill,
+                                                                 const WriteOptions& options = {}) {
   namespace fs = std::filesystem;
   namespace sd = safe_file_detail;
   auto fail = [&](const std::string& why) { return Diagnostic{"cannot write " + quoted_path(target) + ": " + why}; };
@@ -449,13 +457,17 @@ struct ReadOutcome {
     // (an exception from building a message included).
     sd::RemoveUnlessKept temporary_guard{temporary};
     auto write_failed = [&](int error) { return fail("writing " + quoted_path(temporary) + " failed: " + errno_text(error)); };
-    for (std::size_t written = 0; written < content.size();) {
-      const ssize_t n = ::write(file.get(), content.data() + written, content.size() - written);
-      const int error = n < 0 ? errno : EIO;  // 0 bytes written: no errno, call it an I/O error
-      if (n < 0 && error == EINTR) continue;
-      if (n <= 0) return write_failed(error);
-      written += static_cast<std::size_t>(n);
-    }
+    const FileWriter write = [&](std::string_view content) -> Result<void> {
+      for (std::size_t written = 0; written < content.size();) {
+        const ssize_t n = ::write(file.get(), content.data() + written, content.size() - written);
+        const int error = n < 0 ? errno : EIO;  // 0 bytes written: no errno, call it an I/O error
+        if (n < 0 && error == EINTR) continue;
+        if (n <= 0) return write_failed(error);
+        written += static_cast<std::size_t>(n);
+      }
+      return {};
+    };
+    if (Result<void> filled = fill(write); !filled) return filled;
     if (keep && ::fchmod(file.get(), keep_mode) != 0) {
       const int error = errno;
       return fail("cannot keep its permissions: " + errno_text(error));
@@ -484,10 +496,23 @@ struct ReadOutcome {
       return Diagnostic{"cannot create a temporary file in " + quoted_path(directory) + " to write " +
                         quoted_path(target)};
     }
-    const bool written = std::fwrite(content.data(), 1, content.size(), file) == content.size();
-    const bool closed = std::fclose(file) == 0;
-    if (!written || !closed) {
+    const FileWriter write = [&](std::string_view content) -> Result<void> {
+      if (std::fwrite(content.data(), 1, content.size(), file) != content.size())
+        return fail("writing " + quoted_path(temporary) + " failed");
+      return {};
+    };
+    Result<void> filled = Diagnostic{"not filled"};
+    try {
+      filled = fill(write);
+    } catch (...) {
+      std::fclose(file);
       fs::remove(temporary, ec);
+      throw;
+    }
+    const bool closed = std::fclose(file) == 0;
+    if (!filled || !closed) {
+      fs::remove(temporary, ec);
+      if (!filled) return filled;
       return fail("writing " + quoted_path(temporary) + " failed");
     }
     fs::rename(temporary, target, ec);
@@ -500,6 +525,15 @@ struct ReadOutcome {
   }
   return fail("cannot find an unused temporary file name in " + quoted_path(directory));
 #endif
+}
+
+/// Replaces the file at `target` with `content` atomically (see the file
+/// comment), or returns a diagnostic naming the path and why; then nothing
+/// changed and no temporary file is left.
+[[nodiscard]] inline Result<void> write_file_atomically(const std::filesystem::path& target, std::string_view content,
+                                                        const WriteOptions& options = {}) {
+  return write_file_atomically_streamed(
+      target, [content](const FileWriter& write) { return write(content); }, options);
 }
 
 /// Makes `directory` (mode 0700, its parent must exist) when it is missing

@@ -8,6 +8,9 @@
 /// auto module = wrapir::python::to_python(program);
 /// if (!module) { report(module.error()); return; }
 /// write_file("add.py", *module);
+///
+/// std::ofstream file("add.py", std::ios::binary);  // or straight to a file,
+/// auto done = wrapir::python::to_python(program, file);  // never whole in memory
 /// ```
 ///
 /// The module, in order: imports; the header (aliases such as
@@ -37,10 +40,15 @@
 /// calls anything a program merely names: operators, kernels and subgraph
 /// functions each go through one check before they are printed as a callee.
 ///
-/// Speed: one pass over the lines, appending to the output string (the
-/// function body first, in place; the imports and definitions, which depend
-/// on what the body used, are inserted before it at the end), no streams; a
-/// line costs a few appends.
+/// Speed and memory: one pass over the lines, appending to a buffer that
+/// is passed to the sink (or the output string) whenever it holds a piece
+/// (`TextSink::piece_bytes`); a line costs a few appends. The imports and
+/// definitions come before `call` but depend on what its body uses: a
+/// first walk over the body renders its kernel and multi-kernel
+/// definitions and notes the imports its launches, streams and buffers
+/// need (`FunctionEmitter::declare_module_needs`), so that the header is
+/// written first and the body streams after it. The subgraph functions
+/// are held until then (they are small next to the body).
 ///
 /// Build modes (wrapir/detail/config.hpp). This header declares the options
 /// and `to_python`; the emitter itself — emit/detail/python_*.hpp, read by
@@ -63,9 +71,11 @@
 
 #include <wrapir/detail/config.hpp>
 #include <wrapir/diagnostic.hpp>
+#include <wrapir/emit/text_sink.hpp>
 #include <wrapir/ir/names.hpp>
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -132,6 +142,18 @@ struct PythonOptions {
 /// Appends `program` as a Python module to `out`; on failure returns the
 /// diagnostic and leaves `out` as it was.
 [[nodiscard]] WRAPIR_DECL Result<void> to_python(const ir::Program& program, std::string& out, const PythonOptions& options = {});
+
+/// Writes `program` as a Python module to `sink` (emit/text_sink.hpp) piece
+/// by piece, never holding the whole module: the same bytes as the string
+/// overloads. On failure — the program cannot be rendered, or the sink
+/// refused a piece — returns the diagnostic; the sink may have taken the
+/// start of the module by then.
+[[nodiscard]] WRAPIR_DECL Result<void> to_python(const ir::Program& program, const TextSink& sink, const PythonOptions& options = {});
+
+/// Writes `program` as a Python module to `out`, as the sink overload does;
+/// a stream that fails (its failbit or badbit set after a write) is a
+/// diagnostic, never a silently truncated module. Open files in binary mode.
+[[nodiscard]] WRAPIR_DECL Result<void> to_python(const ir::Program& program, std::ostream& out, const PythonOptions& options = {});
 
 
 }  // namespace wrapir::python

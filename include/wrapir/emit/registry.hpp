@@ -12,7 +12,14 @@
 /// registry.add("launches", "one line per kernel launch",
 ///              [](const wrapir::Program& p, const wrapir::EmitOptions&) -> wrapir::Result<std::string> {...});
 /// auto text = registry.emit("launches", program);       // Result<std::string>
+/// auto done = registry.emit("python", program, sink);   // to a TextSink, a piece at a time
 /// ```
+///
+/// A target may also stream (`EmitTarget::stream`, emit/text_sink.hpp):
+/// `emit` to a `TextSink` then never holds its whole output (the built-in
+/// `python` target does, which is how `wrapir emit -o` writes a large
+/// module); a target that does not is rendered to a string and passed to
+/// the sink in pieces.
 ///
 /// Rules, each a diagnostic rather than a surprise:
 /// - a target name is 1 to 64 characters of lowercase letters, digits, `-`
@@ -33,6 +40,7 @@
 
 #include <wrapir/detail/escape.hpp>
 #include <wrapir/diagnostic.hpp>
+#include <wrapir/emit/text_sink.hpp>
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
 
@@ -113,6 +121,8 @@ using EmitToString = std::function<Result<std::string>(const ir::Program&, const
 /// Renders a program by appending to `out` (which it may leave changed on
 /// failure: the registry restores it).
 using EmitToSink = std::function<Result<void>(const ir::Program&, const EmitOptions&, std::string& out)>;
+/// Renders a program to a `TextSink` (emit/text_sink.hpp) a piece at a time.
+using EmitToTextSink = std::function<Result<void>(const ir::Program&, const EmitOptions&, const TextSink& sink)>;
 
 /// One registered target.
 struct EmitTarget {
@@ -120,6 +130,8 @@ struct EmitTarget {
   std::string description;
   std::vector<EmitOption> options;
   EmitToSink emit;
+  /// Optional: the same output written to a sink without holding it whole.
+  EmitToTextSink stream{};
 };
 
 /// Whether `name` is a valid target name (see the file comment), or why not.
@@ -239,6 +251,37 @@ class EmitterRegistry {
     }
     if (!done) out.resize(size);
     return done;
+  }
+
+  /// Writes `program` rendered by `target` to `sink`: through the target's
+  /// `stream` where it has one, else rendered to a string first and passed
+  /// on in `sink.piece_bytes` pieces. On a diagnostic the sink may have
+  /// taken the start of the output (emit/text_sink.hpp).
+  Result<void> emit(std::string_view target, const ir::Program& program, const TextSink& sink,
+                    const EmitOptions& options = {}) const {
+    Result<const EmitTarget*> t = lookup(target);
+    if (!t) return std::move(t).error();
+    const EmitTarget& tgt = *t.value();
+    if (!tgt.stream) {
+      std::string out;
+      if (Result<void> done = emit(target, program, out, options); !done) return done;
+      if (!sink.write) return Diagnostic{"the sink for emit target " + ir::quote_for_diagnostic(tgt.name) + " has no write function"};
+      const std::size_t piece = sink.piece_bytes == 0 ? 1 : sink.piece_bytes;
+      for (std::size_t at = 0; at < out.size(); at += piece)
+        if (Result<void> written = sink.write(std::string_view(out).substr(at, piece)); !written)
+          return Diagnostic{"writing the output of emit target " + ir::quote_for_diagnostic(tgt.name) +
+                            " failed after " + std::to_string(at) + " bytes: " + written.error().to_string()};
+      return {};
+    }
+    if (Result<void> ok = check_options(tgt, options); !ok) return ok;
+    try {
+      return tgt.stream(program, options, sink);
+    } catch (const detail::Failure& f) {
+      return f.diagnostic;
+    } catch (const std::exception& e) {
+      return Diagnostic{"emit target " + ir::quote_for_diagnostic(tgt.name) + " failed: " +
+                        detail::printable(std::string_view(e.what()).substr(0, 400), true)};
+    }
   }
 
   /// `program` rendered by `target`.

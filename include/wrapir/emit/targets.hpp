@@ -30,7 +30,38 @@
 
 namespace wrapir {
 
-/// `python`: the Python module.
+/// The `python` target's options as `PythonOptions`.
+[[nodiscard]] inline Result<python::PythonOptions> python_options(const EmitOptions& o) {
+  python::PythonOptions options;
+  Result<bool> guard = o.flag("device_guard", true);
+  if (!guard) return std::move(guard).error();
+  options.device_guard = guard.value();
+  Result<bool> harness = o.flag("benchmark_harness", true);
+  if (!harness) return std::move(harness).error();
+  options.benchmark_harness = harness.value();
+  Result<std::string_view> asserts = o.choice("size_asserts", "eager", {"none", "eager", "deferred"});
+  if (!asserts) return std::move(asserts).error();
+  options.size_asserts = asserts.value() == "none"    ? python::SizeAsserts::none
+                         : asserts.value() == "eager" ? python::SizeAsserts::eager
+                                                      : python::SizeAsserts::deferred;
+  Result<std::int64_t> level = o.integer("debug_level", 0, 0, 3);
+  if (!level) return std::move(level).error();
+  options.debug_level = static_cast<int>(level.value());
+  if (const auto names = o.get("debug_kernels")) {
+    std::string_view rest = *names;
+    while (!rest.empty()) {
+      const std::size_t comma = rest.find(',');
+      const std::string_view name = rest.substr(0, comma);
+      if (name.empty())
+        return Diagnostic{"option 'debug_kernels' has an empty name in " + ir::quote_for_diagnostic(*names)};
+      options.debug_kernel_filter.emplace_back(name);
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+  }
+  return options;
+}
+
+/// `python`: the Python module; it streams to a sink.
 [[nodiscard]] inline EmitTarget python_target() {
   return EmitTarget{
       "python",
@@ -41,33 +72,14 @@ namespace wrapir {
        {"debug_level", "the intermediate-value debug printer, 0 to 3 (0)"},
        {"debug_kernels", "the kernels the debug printer wraps, NAME,NAME... (all)"}},
       [](const ir::Program& p, const EmitOptions& o, std::string& out) -> Result<void> {
-        python::PythonOptions options;
-        Result<bool> guard = o.flag("device_guard", true);
-        if (!guard) return std::move(guard).error();
-        options.device_guard = guard.value();
-        Result<bool> harness = o.flag("benchmark_harness", true);
-        if (!harness) return std::move(harness).error();
-        options.benchmark_harness = harness.value();
-        Result<std::string_view> asserts = o.choice("size_asserts", "eager", {"none", "eager", "deferred"});
-        if (!asserts) return std::move(asserts).error();
-        options.size_asserts = asserts.value() == "none"    ? python::SizeAsserts::none
-                               : asserts.value() == "eager" ? python::SizeAsserts::eager
-                                                            : python::SizeAsserts::deferred;
-        Result<std::int64_t> level = o.integer("debug_level", 0, 0, 3);
-        if (!level) return std::move(level).error();
-        options.debug_level = static_cast<int>(level.value());
-        if (const auto names = o.get("debug_kernels")) {
-          std::string_view rest = *names;
-          while (!rest.empty()) {
-            const std::size_t comma = rest.find(',');
-            const std::string_view name = rest.substr(0, comma);
-            if (name.empty())
-              return Diagnostic{"option 'debug_kernels' has an empty name in " + ir::quote_for_diagnostic(*names)};
-            options.debug_kernel_filter.emplace_back(name);
-            rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-          }
-        }
-        return python::to_python(p, out, options);
+        Result<python::PythonOptions> options = python_options(o);
+        if (!options) return std::move(options).error();
+        return python::to_python(p, out, options.value());
+      },
+      [](const ir::Program& p, const EmitOptions& o, const TextSink& sink) -> Result<void> {
+        Result<python::PythonOptions> options = python_options(o);
+        if (!options) return std::move(options).error();
+        return python::to_python(p, sink, options.value());
       }};
 }
 

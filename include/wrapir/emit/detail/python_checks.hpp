@@ -12,6 +12,9 @@
 
 #include <boost/variant2/variant.hpp>
 
+#include <array>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -19,8 +22,7 @@
 
 namespace wrapir::python::detail {
 
-/// Checks the tables, lifts the subgraphs, then renders the function.
-inline void FunctionEmitter::run() {
+inline void FunctionEmitter::prepare() {
   check_tables();
   for (const ir::Program& sub : program_.subgraphs) {
     std::string& text = module_.subgraph_functions;
@@ -30,9 +32,63 @@ inline void FunctionEmitter::run() {
   }
   scan_kernel_devices();
   kernel_called_.assign(program_.kernels.size(), 0);
+  if (top_level_) declare_module_needs();
+}
+
+inline void FunctionEmitter::render_body() {
+  const std::array<bool, 6> declared = module_.uses();
   wrapir::emit(program_, *this);
+  // The header went out before the body: a flag the body set that
+  // `declare_module_needs` did not would be an import missing from it.
+  if (definitions_declared_ && module_.uses() != declared)
+    fail_program("internal error: the body needs an import that was not declared before it");
   for (std::size_t i = 0; i < kernel_called_.size(); ++i)
     if (kernel_called_[i]) module_.called_kernels.push_back(program_.kernels[i].name);
+}
+
+inline void FunctionEmitter::declare_module_needs() {
+  const auto uses_stream = [&](std::uint32_t stream) {
+    (stream == 0 ? module_.uses_raw_stream : module_.uses_side_streams) = true;
+  };
+  for (const ir::Line& line : program_.body) {
+    std::visit(
+        [&]<class T>(const T& l) {
+          if constexpr (std::is_same_v<T, ir::KernelDefinition> || std::is_same_v<T, ir::MultiKernelDefinition>) {
+            kind_ = T::kind;
+            try {
+              render(l);
+            } catch (const expr::Error& e) {
+              fail(e.what());
+            }
+          } else if constexpr (std::is_same_v<T, ir::KernelCall>) {
+            // As render(KernelCall): Triton and CUDA launches fetch a
+            // stream; a CUDA launch passes scalars through ctypes. A call
+            // that render() refuses needs nothing.
+            if (!program_.contains(l.kernel) || (!l.arg_types.empty() && l.arg_types.size() != l.args.size())) return;
+            const ir::KernelDecl& k = program_.kernels[l.kernel.index];
+            if (k.language != ir::KernelLanguage::triton && k.language != ir::KernelLanguage::cuda) return;
+            uses_stream(l.stream);
+            if (k.language != ir::KernelLanguage::cuda) return;
+            for (std::size_t i = 0; i < l.args.size(); ++i) {
+              const ir::ParamType type = !l.arg_types.empty() ? l.arg_types[i]
+                                         : i < k.signature.size() ? k.signature[i].type
+                                                                  : ir::ParamType{};
+              if (is_ctypes_float(type)) module_.uses_ctypes_floats = true;
+            }
+          } else if constexpr (std::is_same_v<T, ir::MultiKernelCall> || std::is_same_v<T, ir::GetRawStream>) {
+            uses_stream(l.stream);
+          } else if constexpr (std::is_same_v<T, ir::EnterStreamContext>) {
+            module_.uses_side_streams = true;
+          } else if constexpr (std::is_same_v<T, ir::CommBufferAllocate>) {
+            module_.uses_p2p = true;
+          }
+        },
+        line);
+    ++line_index_;
+  }
+  line_index_ = 0;
+  kind_ = {};
+  definitions_declared_ = true;
 }
 
 inline void FunctionEmitter::begin(const ir::Program&) {
@@ -160,7 +216,10 @@ inline std::string FunctionEmitter::helper_name(std::string name) const {
 /// names were collected before), so that lines can print names without
 /// checking them again.
 inline void FunctionEmitter::check_tables() {
-  local_names_.reserve(program_.buffers.size() + program_.symbols.size() + program_.pools.size());
+  if (local_names_.entries() >= std::size_t{0xffffffff})
+    fail_program("the buffer, symbol and pool tables have more than 4294967294 entries");
+  local_names_.reserve(local_names_.entries());
+  std::uint32_t entry = 0;  // buffers, then symbols, then pools: TableNameSet's numbering
   auto claim = [&](std::string_view name, std::string_view what, bool may_be_global) {
     if (auto err = ir::check_name(name, what)) fail_program(*err);
     if (is_module_name(name))
@@ -169,7 +228,7 @@ inline void FunctionEmitter::check_tables() {
     if (!may_be_global && module_.global_names.contains(name))
       fail_program(std::string(what) + " name " + ir::quote_for_diagnostic(name) +
                    " is also the name of a kernel or subgraph function of the module");
-    if (!local_names_.insert(name))
+    if (!local_names_.insert(entry++))
       fail_program("the name " + ir::quote_for_diagnostic(name) + " is used by two table entries");
   };
   for (const ir::BufferDecl& b : program_.buffers) {

@@ -7,6 +7,7 @@
 /// emit/detail/python_*.hpp headers; emit/impl/python.ipp includes them all.
 
 #include <wrapir/emit/detail/python_literals.hpp>
+#include <wrapir/emit/detail/sink_buffer.hpp>
 #include <wrapir/emit/detail/python_module.hpp>
 #include <wrapir/emit/python.hpp>
 #include <wrapir/expr/expr.hpp>
@@ -64,13 +65,25 @@ inline void append_provenance_comment(std::string& out, const ir::Provenance& p)
 /// function, and its definitions into the module's header.
 class FunctionEmitter {
  public:
+  /// Renders into `out`; with a `sink`, `out` is the sink's text, passed
+  /// on between lines whenever it holds a piece.
   FunctionEmitter(ModuleState& module, const ir::Program& program, std::string& out, std::string_view function_name,
-                  bool top_level, int depth)
+                  bool top_level, int depth, wrapir::detail::SinkBuffer* sink = nullptr)
       : module_(module), options_(*module.options), program_(program), out_(out), function_name_(function_name),
-        top_level_(top_level), depth_(depth) {}
+        top_level_(top_level), depth_(depth), sink_(sink) {}
 
   /// Checks the tables, lifts the subgraphs, then renders the function.
-  void run();
+  void run() {
+    prepare();
+    render_body();
+  }
+
+  /// Checks the tables and lifts the subgraphs; for the top-level function
+  /// also `declare_module_needs`, so that the module's header is complete
+  /// before the body is rendered.
+  void prepare();
+  /// Renders the function (after `prepare`).
+  void render_body();
 
   // ---- the emitter interface of wrapir::emit ----------------------------------
 
@@ -101,6 +114,7 @@ class FunctionEmitter {
       fail(e.what());
     }
     ++line_index_;
+    if (sink_) sink_->pass_on_if_full();
   }
 
   void end(const ir::Program&);
@@ -236,6 +250,13 @@ class FunctionEmitter {
   /// The device type of each kernel's first call: `device_str` of its
   /// Triton definition.
   void scan_kernel_devices();
+
+  /// The part of the module's header that the body decides, found before
+  /// the body is rendered: renders its kernel and multi-kernel definitions
+  /// (which then render nothing in the body) and sets the `uses_` flags its
+  /// launches, stream lines and communication buffers will set, by the same
+  /// rules (`render_body` checks that they agree).
+  void declare_module_needs();
   [[nodiscard]] std::string_view kernel_device_type(ir::KernelId id) const;
 
   // ---- prologue ---------------------------------------------------------------
@@ -390,16 +411,21 @@ class FunctionEmitter {
   std::string_view function_name_;
   bool top_level_;
   [[maybe_unused]] int depth_;
+  wrapir::detail::SinkBuffer* sink_;
+  /// The body's definitions were rendered by `declare_module_needs`.
+  bool definitions_declared_ = false;
 
   int indent_ = 0;
   std::vector<Block> blocks_;
   bool auto_guard_ = false;
   std::size_t line_index_ = 0;
   std::string_view kind_{};
-  NameSet local_names_;
+  TableNameSet local_names_{program_};
   std::vector<char> kernel_called_;
   std::vector<std::string_view> kernel_device_;
-  std::vector<std::vector<std::string_view>> pool_names_;
+  /// The buffers (by index: 4 bytes, not a 16-byte view of the name) bound
+  /// to each pool's storage, which the pool's `del` releases with it.
+  std::vector<std::vector<std::uint32_t>> pool_names_;
   std::vector<std::pair<int, std::uint32_t>> fetched_streams_;
   std::vector<char> asserted_;
   /// The room (ir/view_extent.hpp) of each buffer a Reinterpret defined.

@@ -18,6 +18,7 @@
 namespace wrapir::python::detail {
 
 inline void FunctionEmitter::render(const ir::KernelDefinition& l) {
+  if (definitions_declared_) return;  // rendered into the header before the body
   const ir::KernelDecl& k = kernel(l.kernel);
   const auto* text = boost::variant2::get_if<ir::SourceText>(&l.source);
   if (!text)
@@ -141,6 +142,7 @@ inline void FunctionEmitter::render(const ir::SymbolicCallArg& l) {
 }
 
 inline void FunctionEmitter::render(const ir::MultiKernelDefinition& l) {
+  if (definitions_declared_) return;  // rendered into the header before the body
   const ir::KernelDecl& k = kernel(l.kernel);
   if (l.candidates.size() < 2) fail("multi-kernel " + ir::quote_for_diagnostic(k.name) + " has fewer than two candidates");
   if (l.arg_index.size() != l.candidates.size())

@@ -62,11 +62,11 @@ inline void FunctionEmitter::render(const ir::Reuse& l) {
   // A name bound to a pool's storage keeps the pool alive: the pool's `del`
   // must release the new name too (and not the old one once deleted here).
   const bool new_is_output = new_buffer.role == ir::BufferRole::output || is_output(l.new_buffer);
-  for (std::vector<std::string_view>& names : pool_names_) {
-    const auto at = std::find(names.begin(), names.end(), std::string_view{old_buffer.name});
+  for (std::vector<std::uint32_t>& names : pool_names_) {
+    const auto at = std::find(names.begin(), names.end(), l.old_buffer.index);
     if (at == names.end()) continue;
     if (deletes_old) names.erase(at);
-    if (!new_is_output) names.push_back(new_buffer.name);
+    if (!new_is_output) names.push_back(l.new_buffer.index);
   }
 }
 
@@ -128,7 +128,7 @@ inline void FunctionEmitter::render(const ir::AllocFromPool& l) {
   out_ += ", ";
   append_shape(layout.strides, "a stride");
   out_ += ")\n";
-  pool_names_[l.pool.index].push_back(b.name);
+  pool_names_[l.pool.index].push_back(l.buffer.index);
 }
 
 inline void FunctionEmitter::render(const ir::DeallocFromPool& l) {
@@ -138,9 +138,9 @@ inline void FunctionEmitter::render(const ir::DeallocFromPool& l) {
   statement();
   out_ += "del ";
   out_ += p.name;
-  for (std::string_view name : pool_names_[l.pool.index]) {
+  for (std::uint32_t name : pool_names_[l.pool.index]) {
     out_ += ", ";
-    out_ += name;
+    out_ += program_.buffers[name].name;
   }
   out_ += '\n';
   pool_names_[l.pool.index].clear();

@@ -8,11 +8,14 @@
 
 #include <wrapir/emit/python.hpp>
 #include <wrapir/ir/buffer.hpp>
+#include <wrapir/ir/dtype.hpp>
 #include <wrapir/ir/kernel.hpp>
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/program.hpp>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -50,6 +53,13 @@ namespace wrapir::python::detail {
          first == "_quantized";
 }
 
+/// Whether a CUDA launch passes a scalar of this type through one of the
+/// ctypes the module imports only when used (`c_float`, `c_double`,
+/// `c_bool`; `c_int` and `c_long` are always imported).
+[[nodiscard]] inline bool is_ctypes_float(ir::ParamType t) noexcept {
+  return !t.pointer && (t.dtype == ir::DType::float32 || t.dtype == ir::DType::float64 || t.dtype == ir::DType::bool_);
+}
+
 [[nodiscard]] inline std::string lowercase(std::string_view s) {
   std::string out(s);
   for (char& c : out)
@@ -57,44 +67,65 @@ namespace wrapir::python::detail {
   return out;
 }
 
-/// A set of names viewing strings that outlive it: open addressing in one
-/// vector, so that checking the tens of thousands of names of a large
-/// program allocates once instead of once per name.
-class NameSet {
+/// The names of one program's buffer, symbol and pool tables as a set:
+/// open addressing over 32-bit entry numbers (the buffers, then the
+/// symbols, then the pools), the text staying in the program, so that a
+/// program of a million names costs 8 to 16 bytes a name (half the slots
+/// free at most) rather than 32 to 64 for string views, and checking them
+/// allocates once instead of once per name.
+class TableNameSet {
  public:
+  explicit TableNameSet(const ir::Program& program) : program_(&program) {}
+
+  /// How many entries the tables have; entry numbers are below it.
+  [[nodiscard]] std::size_t entries() const noexcept {
+    return program_->buffers.size() + program_->symbols.size() + program_->pools.size();
+  }
+  /// The name of entry `e` (`e < entries()`).
+  [[nodiscard]] std::string_view name(std::uint32_t e) const {
+    const ir::Program& p = *program_;
+    if (e < p.buffers.size()) return p.buffers[e].name;
+    e -= static_cast<std::uint32_t>(p.buffers.size());
+    if (e < p.symbols.size()) return p.symbols[e].symbol.name();
+    return p.pools[e - p.symbols.size()].name;
+  }
+
   void reserve(std::size_t n) {
     std::size_t capacity = 16;
     while (capacity < 2 * n) capacity *= 2;
     if (capacity > slots_.size()) rehash(capacity);
   }
-  /// False when `name` was there already.
-  bool insert(std::string_view name) {
+  /// Adds entry `e`; false when its name was there already.
+  bool insert(std::uint32_t e) {
     if (2 * (size_ + 1) > slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
-    std::size_t i = slot(name);
-    if (slots_[i].data()) return false;
-    slots_[i] = name.empty() ? std::string_view("", 0) : name;
+    const std::size_t i = slot(name(e));
+    if (slots_[i] != 0) return false;
+    slots_[i] = e + 1;
     ++size_;
     return true;
   }
   [[nodiscard]] bool contains(std::string_view name) const {
-    return !slots_.empty() && slots_[slot(name)].data() != nullptr;
+    return !slots_.empty() && slots_[slot(name)] != 0;
   }
 
  private:
-  [[nodiscard]] std::size_t slot(std::string_view name) const {
+  /// The slot holding `text`, or the empty slot where it would go.
+  [[nodiscard]] std::size_t slot(std::string_view text) const {
     const std::size_t mask = slots_.size() - 1;
-    std::size_t i = std::hash<std::string_view>{}(name) & mask;
-    while (slots_[i].data() && slots_[i] != name) i = (i + 1) & mask;
+    std::size_t i = std::hash<std::string_view>{}(text) & mask;
+    while (slots_[i] != 0 && name(slots_[i] - 1) != text) i = (i + 1) & mask;
     return i;
   }
   void rehash(std::size_t capacity) {
-    std::vector<std::string_view> old = std::move(slots_);
-    slots_.assign(capacity, std::string_view{});
+    std::vector<std::uint32_t> old = std::move(slots_);
+    slots_.assign(capacity, 0);
     size_ = 0;
-    for (std::string_view n : old)
-      if (n.data()) insert(n);
+    for (std::uint32_t e : old)
+      if (e != 0) insert(e - 1);
   }
-  std::vector<std::string_view> slots_;
+
+  const ir::Program* program_;
+  std::vector<std::uint32_t> slots_;  // entry number + 1; 0 is free
   std::size_t size_ = 0;
 };
 
@@ -133,6 +164,11 @@ struct ModuleState {
   bool uses_p2p = false;
   bool uses_side_streams = false;
   bool uses_ctypes_floats = false;
+
+  /// The flags that choose imports and header lines, for comparing.
+  [[nodiscard]] std::array<bool, 6> uses() const noexcept {
+    return {uses_triton, uses_raw_stream, uses_multi_kernel, uses_p2p, uses_side_streams, uses_ctypes_floats};
+  }
 };
 
 /// Collects the module-level names of `p` and its subgraphs: kernels

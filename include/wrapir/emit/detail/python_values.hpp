@@ -151,7 +151,7 @@ inline void FunctionEmitter::append_ctypes_arg(const ir::Arg& a, ir::ParamType t
       fail("kernel " + ir::quote_for_diagnostic(kernel_name) + " takes a scalar of type " + ir::to_string(type) +
            ", which a CUDA launch from Python cannot pass");
   }
-  if (ctype != "c_int" && ctype != "c_long") module_.uses_ctypes_floats = true;
+  if (is_ctypes_float(type)) module_.uses_ctypes_floats = true;
   out_ += ctype;
   out_ += '(';
   append_arg(a);
