@@ -146,7 +146,8 @@ TEST_CASE("PTX, cubin and CUDA C++ kernels run on the executor and match the hos
       x[static_cast<std::size_t>(i)] = 1.0f - 0.5f * static_cast<float>(i % 7);
     }
     const std::vector<run::Tensor> inputs{device_floats(*backend, a), device_floats(*backend, x)};
-    auto outputs = executor->run(inputs);
+    const std::vector<std::int64_t> scalars{n};  // s0, the size symbol
+    auto outputs = executor->run(inputs, scalars);
     REQUIRE_MESSAGE(outputs, outputs.error().message);
     const std::vector<float> d = wrapir_test::to_host(*backend, *(*outputs)[0].get_if<run::Tensor>());
     REQUIRE(d.size() == a.size());
