@@ -1,14 +1,17 @@
 // The executor on CUDA running every kernel language but C++ (label gpu;
-// skipped without a device): a program with a PTX kernel, a cubin kernel
-// (both of tests/cuda/kernels/test_kernels.cu, as the build writes them)
-// and a CUDA C++ kernel compiled by nvcc at prepare time, checked against
-// the same computation on the host; a kernel asking for more than 48 KB of
-// dynamic shared memory; and the real Triton export of executor_test.cpp
+// skipped without a device): the program of
+// tests/support/device_kernels_program.hpp — a PTX kernel, cubin kernels
+// (of tests/cuda/kernels/test_kernels.cu, as the build writes them; one
+// with more than 48 KB of dynamic shared memory) and a CUDA C++ kernel
+// compiled by nvcc at prepare time — checked against the same computation
+// on the host (its host emulation is in host/device_kernels_host_test.cpp);
+// and the real Triton export of executor_test.cpp
 // with a CUDA C++ and a PTX kernel appended, through one provider chain,
 // checked against eager PyTorch's outputs.
 
 #include "gpu_test_main.hpp"
 #include "support/cuda_export.hpp"
+#include "support/device_kernels_program.hpp"
 
 #include <wrapir/expr/ops.hpp>
 #include <wrapir/ir/builder.hpp>
@@ -49,19 +52,7 @@ const fs::path kernel_dir = fs::path(WRAPIR_TEST_KERNELS_PTX).parent_path();
 const std::string ptx_file = fs::path(WRAPIR_TEST_KERNELS_PTX).filename().string();
 const std::string cubin_file = fs::path(WRAPIR_TEST_KERNELS_CUBIN).filename().string();
 
-const char* scale_source = R"CU(
-namespace {
-__global__ void scale_f32(float* y, const float* x, float alpha, int n) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < n) y[i] = alpha * x[i];
-}
-}  // namespace
-extern "C" int cuda_scale(float* y, const float* x, float alpha, int n, cudaStream_t stream) {
-  if (n <= 0) return 0;
-  scale_f32<<<(n + 255) / 256, 256, 0, stream>>>(y, x, alpha, n);
-  return cudaGetLastError() == cudaSuccess ? 0 : 1;
-}
-)CU";
+const char* scale_source = wrapir_test::device_scale_source;
 
 /// A private cache directory for the CUDA C++ kernels of one test.
 struct TempCache {
@@ -83,49 +74,8 @@ run::Tensor device_floats(const rc::CudaBackend& backend, const std::vector<floa
   return wrapir_test::to_device(backend, host);
 }
 
-/// c = a + b (PTX, explicit grid), c = 0.5 b + c (cubin, typed grid),
-/// d = 2.5 c (CUDA C++), e[i] = 3 ((i + 1) mod 16384) through 64 KB of
-/// dynamic shared memory (cubin). `n` is a size symbol.
-ir::Program three_languages() {
-  ir::Program p{"three_languages"};
-  ir::Builder b{p};
-  auto& ctx = p.ctx();
-  const ex::Expr n = b.size_symbol("s0", 1000);
-  const auto a = b.input("a", {n}, wrapir::f32);
-  const auto x = b.input("x", {n}, wrapir::f32);
-  ir::KernelMetadata four_warps;
-  four_warps.num_warps = 4;
-  const auto add = b.kernel("add_ptx", ir::KernelLanguage::ptx, ir::BinaryRef{ptx_file, "add_f32"},
-                            "out: *fp32, a: *fp32, b: *fp32, n: i32", four_warps);
-  const auto c = b.empty({n}, wrapir::f32);
-  ir::CallOptions explicit_grid;
-  explicit_grid.grid = ir::ExplicitGrid{ex::ceil_div(n, ctx.integer(128)), ctx.integer(1), ctx.integer(1)};
-  b.call(add, {c, a, x, n}, explicit_grid);
-  ir::KernelMetadata eight_warps;
-  eight_warps.num_warps = 8;
-  const auto axpy = b.kernel("axpy_cubin", ir::KernelLanguage::cubin, ir::BinaryRef{cubin_file, "axpy_f32"},
-                             "y: *fp32, x: *fp32, alpha: fp32, n: i64", eight_warps);
-  ir::CallOptions typed_grid;
-  typed_grid.grid = ir::TypedGrid{ir::GridType::grid_1d, {ir::NamedExpr{ir::Name{"xnumel"}, n}},
-                                  {ir::BlockSize{ir::Name{"XBLOCK"}, 256}}};
-  b.call(axpy, {c, x, 0.5, n}, typed_grid);
-  const auto scale = b.kernel("cuda_scale", ir::KernelLanguage::cuda, ir::SourceText{scale_source},
-                              "y: *fp32, x: *fp32, alpha: fp32, n: i32");
-  const auto d = b.empty({n}, wrapir::f32);
-  b.call(scale, {d, c, 2.5, n});
-  ir::KernelMetadata big_shared;
-  big_shared.num_warps = 8;
-  big_shared.shared_memory_bytes = 16384 * 4;
-  const auto rotate = b.kernel("rotate_cubin", ir::KernelLanguage::cubin, ir::BinaryRef{cubin_file, "shared_rotate"},
-                               "out: *i32, words: i32", big_shared);
-  const auto e = b.empty({ctx.integer(16384)}, wrapir::i32);
-  ir::CallOptions one_block;
-  one_block.grid = ir::ExplicitGrid{ctx.integer(1), ctx.integer(1), ctx.integer(1)};
-  b.call(rotate, {e, 16384}, one_block);
-  b.output(d);
-  b.output(e);
-  return p;
-}
+/// The program of tests/support/device_kernels_program.hpp.
+ir::Program three_languages() { return wrapir_test::device_kernels_program(ptx_file, cubin_file); }
 
 }  // namespace
 
@@ -139,7 +89,7 @@ TEST_CASE("PTX, cubin and CUDA C++ kernels run on the executor and match the hos
   run::ExecutorOptions options{.device = backend, .kernels = chain, .externs = rc::cublas_externs(backend)};
   auto executor = run::Executor::prepare(program, options);
   REQUIRE_MESSAGE(executor, executor.error().message);
-  for (const std::int64_t n : {1000, 37, 0}) {
+  for (const std::int64_t n : {1000, 37, 1}) {  // s0 is a size: positive
     std::vector<float> a(static_cast<std::size_t>(n)), x(static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) {
       a[static_cast<std::size_t>(i)] = 0.25f * static_cast<float>(i);

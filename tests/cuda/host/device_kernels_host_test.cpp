@@ -1,7 +1,8 @@
 // Host-only checks of the executor's PTX, cubin and CUDA C++ kernels
 // (run/cuda/binary_kernels.hpp, run/cuda/cuda_cpp_kernels.hpp) and of the
 // executor's part in them (the grid a PTX or cubin call gives is passed
-// after the arguments): what must work, or fail with a clear diagnostic,
+// after the arguments; the GPU test's program run with its kernels emulated
+// over their grids): what must work, or fail with a clear diagnostic,
 // without a GPU. Binary paths that escape the kernel directory, missing,
 // linked and mislabelled files, metadata without num_warps; nvcc missing
 // (WRAPIR_NVCC naming no file); real CUDA C++ compiled by nvcc where this
@@ -17,8 +18,13 @@
 
 #include <doctest/doctest.h>
 
+#include "support/device_kernels_program.hpp"
 #include "support/float_tensor.hpp"
+#include "support/tagged_host_backend.hpp"
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -342,4 +348,117 @@ TEST_CASE("CUDA C++ kernels: a compile error names the line and the kernel when 
   CHECK(contains(why, "(KernelDefinition)"));
   CHECK(contains(why, "kernel 'cuda_scale'"));
   CHECK(contains(why, "does not compile"));
+}
+
+namespace {
+
+template <class T>
+T arg(std::span<void* const> args, std::size_t i) {
+  T v{};
+  std::memcpy(&v, args[i], sizeof v);
+  return v;
+}
+
+/// The grid a PTX or cubin kernel's launch gets after its `arity` arguments.
+std::array<std::int64_t, 3> grid_after(std::span<void* const> args, std::size_t arity) {
+  REQUIRE(args.size() == arity + run::call_grid_arguments);
+  return {arg<std::int64_t>(args, arity), arg<std::int64_t>(args, arity + 1), arg<std::int64_t>(args, arity + 2)};
+}
+
+/// Runs `thread(i)` for every global thread index of a 1-D launch over
+/// `grid` with `block` threads a block, as the device would.
+template <class F>
+void each_thread(const std::array<std::int64_t, 3>& grid, std::int64_t block, F thread) {
+  CHECK(grid[1] == 1);
+  CHECK(grid[2] == 1);
+  for (std::int64_t b = 0; b < grid[0]; ++b)
+    for (std::int64_t t = 0; t < block; ++t) thread(b * block + t, t);
+}
+
+/// test_kernels.cu's add_f32, axpy_f32 and shared_rotate and the CUDA C++
+/// cuda_scale, on host memory, each over the grid and block its launch gets.
+std::shared_ptr<run::KernelRegistry> emulated_device_kernels() {
+  auto r = std::make_shared<run::KernelRegistry>();
+  REQUIRE(r->add("add_ptx", run::KernelFn{[](std::span<void* const> args) -> wrapir::Result<void> {
+    auto* out = arg<float*>(args, 0);
+    const auto* a = arg<const float*>(args, 1);
+    const auto* b = arg<const float*>(args, 2);
+    const auto n = arg<std::int32_t>(args, 3);
+    each_thread(grid_after(args, 4), 32 * 4, [&](std::int64_t i, std::int64_t) {
+      if (i < n) out[i] = a[i] + b[i];
+    });
+    return {};
+  }}));
+  REQUIRE(r->add("axpy_cubin", run::KernelFn{[](std::span<void* const> args) -> wrapir::Result<void> {
+    auto* y = arg<float*>(args, 0);
+    const auto* x = arg<const float*>(args, 1);
+    const auto alpha = arg<float>(args, 2);
+    const auto n = arg<std::int64_t>(args, 3);
+    each_thread(grid_after(args, 4), 32 * 8, [&](std::int64_t i, std::int64_t) {
+      if (i < n) y[i] = alpha * x[i] + y[i];
+    });
+    return {};
+  }}));
+  REQUIRE(r->add("cuda_scale", run::KernelFn{[](std::span<void* const> args) -> wrapir::Result<void> {
+    REQUIRE(args.size() == 4);  // a host function: no grid
+    auto* y = arg<float*>(args, 0);
+    const auto* x = arg<const float*>(args, 1);
+    const auto alpha = arg<float>(args, 2);
+    const auto n = arg<std::int32_t>(args, 3);
+    for (std::int32_t i = 0; i < n; ++i) y[i] = alpha * x[i];
+    return {};
+  }}));
+  REQUIRE(r->add("rotate_cubin", run::KernelFn{[](std::span<void* const> args) -> wrapir::Result<void> {
+    auto* out = arg<std::int32_t*>(args, 0);
+    const auto words = arg<std::int32_t>(args, 1);
+    std::vector<std::int32_t> slots(static_cast<std::size_t>(words));
+    const std::int64_t block = 32 * 8;
+    const auto grid = grid_after(args, 2);
+    each_thread(grid, block, [&](std::int64_t, std::int64_t t) {
+      for (std::int64_t i = t; i < words; i += block) slots[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i * 3);
+    });
+    each_thread(grid, block, [&](std::int64_t, std::int64_t t) {
+      for (std::int64_t i = t; i < words; i += block) out[i] = slots[static_cast<std::size_t>((i + 1) % words)];
+    });
+    return {};
+  }}));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the GPU test's program runs on tagged host memory with its kernels emulated over their grids") {
+  auto backend = std::make_shared<wrapir_test::TaggedHostBackend>();
+  const ir::Program program = wrapir_test::device_kernels_program("test_kernels.ptx", "test_kernels.cubin");
+  auto exe = run::Executor::prepare(program, {.device = backend, .kernels = emulated_device_kernels()});
+  REQUIRE_MESSAGE(exe, exe.error().message);
+  for (const std::int64_t n : {1000, 37, 1}) {  // s0 is a size: positive
+    std::vector<float> a(static_cast<std::size_t>(n)), x(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      a[static_cast<std::size_t>(i)] = 0.25f * static_cast<float>(i);
+      x[static_cast<std::size_t>(i)] = 1.0f - 0.5f * static_cast<float>(i % 7);
+    }
+    std::vector<run::Tensor> inputs;
+    for (const std::vector<float>* v : {&a, &x}) {
+      run::Tensor t = run::empty_cpu({n}, ir::DType::float32).value();
+      t.storage = backend->allocate(wrapir::cuda_device(0), t.storage->nbytes).value();
+      if (n > 0) std::memcpy(t.data(), v->data(), v->size() * sizeof(float));
+      inputs.push_back(t);
+    }
+    const std::vector<std::int64_t> scalars{n};
+    auto outputs = exe->run(inputs, scalars);
+    REQUIRE_MESSAGE(outputs, outputs.error().message);
+    const run::Tensor& d = *(*outputs)[0].get_if<run::Tensor>();
+    REQUIRE(d.numel() == n);
+    const auto* got = static_cast<const float*>(d.data());
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      worst = std::max(worst, std::abs(double(got[i]) - 2.5 * (double(a[i]) + 1.5 * double(x[i]))));
+    CHECK(worst < 1e-4);
+    const run::Tensor& e = *(*outputs)[1].get_if<run::Tensor>();
+    const auto* rotated = static_cast<const std::int32_t*>(e.data());
+    int wrong = 0;
+    for (int i = 0; i < wrapir_test::rotate_words; ++i) wrong += rotated[i] != ((i + 1) % wrapir_test::rotate_words) * 3;
+    CHECK(wrong == 0);
+  }
 }

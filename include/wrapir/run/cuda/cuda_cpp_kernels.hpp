@@ -49,7 +49,9 @@
 #include <wrapir/run/cuda/backend.hpp>
 #include <wrapir/run/executor_kernels.hpp>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
