@@ -164,7 +164,8 @@ class BinaryKernelProvider final : public KernelProvider {
       return {};
     }
 
-    Result<void> operator()(std::span<void* const> args) {
+    /// Reads nothing it writes: threads sharing an executor launch at once.
+    Result<void> operator()(std::span<void* const> args) const {
       if (args.size() != arity + call_grid_arguments)
         return Diagnostic{"launched with " + std::to_string(args.size()) + " arguments; it takes " +
                           std::to_string(arity) + " and the call's grid (3)"};
