@@ -738,8 +738,10 @@ class GraphPreparer {
   void prepare_line(Graph& g, const ir::KernelCall& l, std::size_t line) {
     check_device(l.device, "the launch");
     // A device kernel computes its grid from its launcher metadata and its
-    // numel arguments (what Inductor's launchers do); grids written at the
-    // call are not passed to kernel functions.
+    // numel arguments (what Inductor's launchers do), or launches its own
+    // device code (CUDA C++); grids written at such a call are refused. PTX
+    // and cubin kernels are launched over the grid their call gives, which
+    // is passed after the arguments.
     const ir::Program& p = *g.program;
     const bool call_grid = p.contains(l.kernel) && launches_over_call_grid(p.kernel(l.kernel).language);
     if (!call_grid && l.device.type != ir::DeviceType::cpu &&
