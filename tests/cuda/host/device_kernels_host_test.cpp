@@ -2,7 +2,7 @@
 // (run/cuda/binary_kernels.hpp, run/cuda/cuda_cpp_kernels.hpp) and of the
 // executor's part in them (the grid a PTX or cubin call gives is passed
 // after the arguments; the GPU test's program run with its kernels emulated
-// over their grids): what must work, or fail with a clear diagnostic,
+// over their grids; the chain of every device language): what must work, or fail with a clear diagnostic,
 // without a GPU. Binary paths that escape the kernel directory, missing,
 // linked and mislabelled files, metadata without num_warps; nvcc missing
 // (WRAPIR_NVCC naming no file); real CUDA C++ compiled by nvcc where this
@@ -14,6 +14,7 @@
 #include <wrapir/ir/builder.hpp>
 #include <wrapir/run/cuda/binary_kernels.hpp>
 #include <wrapir/run/cuda/cuda_cpp_kernels.hpp>
+#include <wrapir/run/cuda/kernel_providers.hpp>
 #include <wrapir/run/executor.hpp>
 
 #include <doctest/doctest.h>
@@ -461,4 +462,37 @@ TEST_CASE("the GPU test's program runs on tagged host memory with its kernels em
     for (int i = 0; i < wrapir_test::rotate_words; ++i) wrong += rotated[i] != ((i + 1) % wrapir_test::rotate_words) * 3;
     CHECK(wrong == 0);
   }
+}
+
+TEST_CASE("cuda_kernel_providers: Triton only with a kernels.json; a language none runs names the line and kernel") {
+  TempDir dir("kernel_providers");
+  auto chain = rc::cuda_kernel_providers(dir.path, nullptr, {.cache_directory = dir.path / "cache", .arch = "sm_90"});
+  REQUIRE_MESSAGE(chain, chain.error().message);
+  CHECK_FALSE(contains((*chain)->describe(), "Triton"));
+  CHECK(contains((*chain)->describe(), "PTX and cubin kernels of"));
+  CHECK(contains((*chain)->describe(), "CUDA C++ kernels compiled by nvcc"));
+
+  // A C++ kernel (and a Triton kernel without kernels.json) is no provider's:
+  // the executor says so when it prepares the definition.
+  for (const auto language : {ir::KernelLanguage::cpp, ir::KernelLanguage::triton}) {
+    ir::Program p{"other_language"};
+    ir::Builder b{p, wrapir::cpu_device()};
+    const auto x = b.input("x", {p.ctx().integer(4)}, wrapir::f32);
+    const auto k = b.kernel("k_other", language, ir::SourceText{"// source"}, "x: *fp32");
+    b.call(k, {x});
+    b.output(x);
+    auto exe = run::Executor::prepare(p, run::ExecutorOptions{.kernels = *chain});
+    REQUIRE_FALSE(exe);
+    const std::string& why = exe.error().message;
+    INFO(why);
+    CHECK(contains(why, "(KernelDefinition)"));
+    CHECK(contains(why, "no kernel provider has kernel 'k_other' (language " +
+                            std::string(ir::kernel_language_name(language))));
+  }
+
+  // A malformed kernels.json is a diagnostic, not a chain without Triton.
+  std::ofstream(dir.path / "kernels.json") << "{not json";
+  auto bad = rc::cuda_kernel_providers(dir.path, nullptr);
+  REQUIRE_FALSE(bad);
+  CHECK(contains(bad.error().message, "kernels.json"));
 }
