@@ -2,10 +2,12 @@
 // `autotune`, `run-cpp`): one setup, so that every command gets the same
 // kernels and externs.
 //
-// * Kernels: the export's Triton cubins (kernels.json in --kernels DIR, else
-//   in the program's folder), then, where the tool has the CPU backend, its
-//   compiled C++ kernels (a CUDA program may hold host work: a C++ kernel
-//   building an index on the CPU).
+// * Kernels: in --kernels DIR, else in the program's folder, the export's
+//   Triton cubins (kernels.json, when there is one), PTX and cubin files
+//   (relative paths of the definitions' BinaryRefs) and CUDA C++ kernels
+//   compiled by nvcc (run/cuda/kernel_providers.hpp), then, where the tool
+//   has the CPU backend, its compiled C++ kernels (a CUDA program may hold
+//   host work: a C++ kernel building an index on the CPU).
 // * Externs: cuBLAS's GEMMs, and, where the tool has the CPU backend, the
 //   reference externs CUDA has no implementation of (convolution, topk,
 //   index_put_, attention) on host copies of their tensors
@@ -19,7 +21,7 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/run/cuda/backend.hpp>
 #include <wrapir/run/cuda/cublas.hpp>
-#include <wrapir/run/cuda/triton_kernels.hpp>
+#include <wrapir/run/cuda/kernel_providers.hpp>
 #include <wrapir/run/executor.hpp>
 #include <wrapir/run/host_staged_externs.hpp>
 #ifdef WRAPIR_TOOL_CPU_BACKEND
@@ -61,7 +63,7 @@ inline CudaExecutor cuda_executor(const Arguments& a, const char* command) {
   const std::filesystem::path kernels_dir = a.value("--kernels")
                                                 ? std::filesystem::path(std::string(*a.value("--kernels")))
                                                 : std::filesystem::path(std::string(a.file())).parent_path();
-  auto kernels = run::cuda::TritonKernelProvider::load(kernels_dir.empty() ? "." : kernels_dir, *backend);
+  auto kernels = run::cuda::cuda_kernel_providers(kernels_dir.empty() ? "." : kernels_dir, *backend);
   if (!kernels) throw Failure{std::string(command) + ": " + one_line(kernels.error().message, 400)};
   CudaExecutor out{*backend, {}};
   out.options.device = *backend;

@@ -53,7 +53,23 @@ struct KernelRequest {
   std::span<const ir::KernelParam> signature{};
   /// The definition's metadata (constants, block sizes), or null.
   const ir::KernelMetadata* metadata = nullptr;
+  /// The file and entry of a kernel defined by a binary (PTX, cubin), or
+  /// null.
+  const ir::BinaryRef* binary = nullptr;
 };
+
+/// Whether the calls of a `language` kernel give its grid (PTX and cubin
+/// kernels: an `ExplicitGrid` or `TypedGrid` at the call, as emit::cpp
+/// launches them) rather than leave it to the kernel's launcher (Triton) or
+/// to the kernel itself (CUDA C++ host functions, CPU kernels). The executor
+/// refuses such a call without a grid and passes the grid to the kernel's
+/// function as three more arguments after the signature's: `int64_t` x, y
+/// and z, in slots like the others (`call_grid_arguments`).
+[[nodiscard]] constexpr bool launches_over_call_grid(ir::KernelLanguage language) noexcept {
+  return language == ir::KernelLanguage::ptx || language == ir::KernelLanguage::cubin;
+}
+/// How many arguments the call's grid adds (see `launches_over_call_grid`).
+inline constexpr std::size_t call_grid_arguments = 3;
 
 /// Makes CPU kernels. `provide` returns the kernel's function, an empty
 /// function when the kernel is not this provider's (the next one is

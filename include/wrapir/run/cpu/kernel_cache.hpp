@@ -115,7 +115,7 @@ enum class VecIsa : std::uint8_t { none, avx2, avx512 };
 struct CompileOptions {
   /// A path, or a name searched for in `PATH` (no shell is involved).
   std::filesystem::path compiler = "g++";
-  /// Flags before the source; the cache adds `-shared -fPIC -w -MD -MF ...
+  /// Flags before the source; the cache adds `-shared`, `pic_flags`, `-w -MD -MF ...
   /// -o ... source`.
   std::vector<std::string> flags{};
   /// Flags after the source: libraries the kernel links (their order
@@ -123,6 +123,19 @@ struct CompileOptions {
   std::vector<std::string> link_flags{};
   /// The name of the kernel's C entry point.
   std::string entry = "kernel";
+  /// How the compiler is asked for position-independent code: nvcc passes
+  /// the flag to its host compiler (`-Xcompiler -fPIC`).
+  std::vector<std::string> pic_flags{"-fPIC"};
+  /// The trampoline appended to the kernel's source, given the entry and
+  /// the signature; null: the C++ kernels' (`detail::trampoline`). Another
+  /// calling convention (run/cuda/cuda_cpp_kernels.hpp: a host function
+  /// that takes a stream and returns a status) brings its own, still
+  /// `extern "C" void wrapir_entry(void* const* args)`, reading
+  /// `trampoline_extra_arguments` more arguments after the signature's.
+  Result<std::string> (*trampoline)(std::string_view entry, std::span<const ir::KernelParam> signature) = nullptr;
+  std::size_t trampoline_extra_arguments = 0;
+  /// What the kernels are called in diagnostics.
+  std::string kind = "C++ kernel";
   /// The compiler's message in a diagnostic is cut to this many bytes.
   std::size_t max_message_bytes = 4096;
   /// A compiler still running after this is killed (with what it started)
@@ -216,47 +229,73 @@ namespace detail {
   });
 }
 
-/// The trampoline appended to a kernel's source (see the file comment).
-[[nodiscard]] inline Result<std::string> trampoline(std::string_view entry, std::span<const ir::KernelParam> signature) {
-  if (!is_identifier(entry)) return Diagnostic{"the entry point " + run::detail::quoted(entry) + " is not a C name"};
-  std::string t =
-      "\n// ---- wrapir trampoline: wrapir_entry(args) calls the kernel with args[i] read as its signature says\n"
-      "#include <cstddef>\n#include <cstdint>\n#include <tuple>\n#include <type_traits>\n"
-      "namespace wrapir_trampoline {\n"
-      "template <class R, class... P> std::tuple<P...> params_of(R (*)(P...));\n"
-      "using Params = decltype(params_of(&" + std::string(entry) + "));\n"
-      "template <std::size_t I> using P = std::remove_cv_t<std::tuple_element_t<I, Params>>;\n"
-      "template <class T, std::size_t N> constexpr bool pointee_is() {\n"
-      "  using E = std::remove_cv_t<std::remove_pointer_t<T>>;\n"
-      "  if constexpr (std::is_void_v<E>) return true; else return sizeof(E) == N;\n}\n"
-      "}  // namespace wrapir_trampoline\n";
-  t += "static_assert(std::tuple_size_v<wrapir_trampoline::Params> == " + std::to_string(signature.size()) +
-       ", \"wrapir: the kernel's parameter count differs from its signature's (" + std::to_string(signature.size()) +
-       ")\");\n";
-  std::string call = std::string(entry) + "(";
+/// A trampoline's parts: the `static_assert`s that check the kernel's
+/// parameters (deduced as `wrapir_trampoline::P<i>` from `Params`, which the
+/// caller declares) against the signature, and the call's arguments, each
+/// read from `args[i]`.
+struct TrampolineArguments {
+  std::string checks;
+  std::string arguments;
+};
+
+/// The checks and arguments for `signature`, whose parameters come first in
+/// the kernel's (`expected_count` in all: a calling convention may add its
+/// own after them).
+[[nodiscard]] inline Result<TrampolineArguments> trampoline_arguments(std::span<const ir::KernelParam> signature,
+                                                                      std::size_t expected_count,
+                                                                      std::string_view what_else = {}) {
+  TrampolineArguments out;
+  out.checks = "static_assert(std::tuple_size_v<wrapir_trampoline::Params> == " + std::to_string(expected_count) +
+               ", \"wrapir: the kernel's parameter count differs from its signature's (" +
+               std::to_string(signature.size()) + ")" + std::string(what_else) + "\");\n";
   for (std::size_t i = 0; i < signature.size(); ++i) {
     const ir::ParamType type = signature[i].type;
     const std::string p = "wrapir_trampoline::P<" + std::to_string(i) + ">";
     const std::string where = "wrapir: parameter " + std::to_string(i);
     if (type.pointer) {
-      t += "static_assert(std::is_pointer_v<" + p + ">, \"" + where + " is a pointer in the signature\");\n";
-      t += "static_assert(wrapir_trampoline::pointee_is<" + p + ", " + std::to_string(ir::itemsize(type.dtype)) +
-           ">(), \"" + where + ": element size differs from the signature's dtype\");\n";
-      call += (i ? ", " : "") + ("static_cast<" + p + ">(*static_cast<void* const*>(args[" + std::to_string(i) + "]))");
+      out.checks += "static_assert(std::is_pointer_v<" + p + ">, \"" + where + " is a pointer in the signature\");\n";
+      out.checks += "static_assert(wrapir_trampoline::pointee_is<" + p + ", " +
+                    std::to_string(ir::itemsize(type.dtype)) + ">(), \"" + where +
+                    ": element size differs from the signature's dtype\");\n";
+      out.arguments += (i ? ", " : "") + ("static_cast<" + p + ">(*static_cast<void* const*>(args[" +
+                                          std::to_string(i) + "]))");
     } else {
       const std::string_view c = scalar_c_type(type.dtype);
       if (c.empty())
         return Diagnostic{"parameter " + std::to_string(i) + " (" + run::detail::quoted(signature[i].name) +
                           ") is a scalar of " + std::string(ir::name(type.dtype)) +
-                          ", which the CPU trampoline cannot pass"};
-      t += "static_assert(std::is_arithmetic_v<" + p + ">, \"" + where + " is a scalar in the signature\");\n";
-      call += (i ? ", " : "") + ("static_cast<" + p + ">(*static_cast<const " + std::string(c) + "*>(args[" +
-                                 std::to_string(i) + "]))");
+                          ", which the trampoline cannot pass"};
+      out.checks += "static_assert(std::is_arithmetic_v<" + p + ">, \"" + where + " is a scalar in the signature\");\n";
+      out.arguments += (i ? ", " : "") + ("static_cast<" + p + ">(*static_cast<const " + std::string(c) + "*>(args[" +
+                                          std::to_string(i) + "]))");
     }
   }
-  call += ");";
-  t += "extern \"C\" void wrapir_entry(void* const* args) {\n  (void)args;\n  " + call + "\n}\n";
-  return t;
+  return out;
+}
+
+/// The head of every trampoline: `Params`, `P<i>` and `pointee_is` for the
+/// kernel `entry`.
+[[nodiscard]] inline std::string trampoline_head(std::string_view entry) {
+  return "#include <cstddef>\n#include <cstdint>\n#include <tuple>\n#include <type_traits>\n"
+         "namespace wrapir_trampoline {\n"
+         "template <class R, class... P> std::tuple<P...> params_of(R (*)(P...));\n"
+         "template <class R, class... P> R result_of(R (*)(P...));\n"
+         "using Params = decltype(params_of(&" + std::string(entry) + "));\n"
+         "template <std::size_t I> using P = std::remove_cv_t<std::tuple_element_t<I, Params>>;\n"
+         "template <class T, std::size_t N> constexpr bool pointee_is() {\n"
+         "  using E = std::remove_cv_t<std::remove_pointer_t<T>>;\n"
+         "  if constexpr (std::is_void_v<E>) return true; else return sizeof(E) == N;\n}\n"
+         "}  // namespace wrapir_trampoline\n";
+}
+
+/// The trampoline appended to a kernel's source (see the file comment).
+[[nodiscard]] inline Result<std::string> trampoline(std::string_view entry, std::span<const ir::KernelParam> signature) {
+  if (!is_identifier(entry)) return Diagnostic{"the entry point " + run::detail::quoted(entry) + " is not a C name"};
+  auto parts = trampoline_arguments(signature, signature.size());
+  if (!parts) return std::move(parts).error();
+  return "\n// ---- wrapir trampoline: wrapir_entry(args) calls the kernel with args[i] read as its signature says\n" +
+         trampoline_head(entry) + parts->checks + "extern \"C\" void wrapir_entry(void* const* args) {\n  (void)args;\n  " +
+         std::string(entry) + "(" + parts->arguments + ");\n}\n";
 }
 
 /// Paths from a make-style dependency file (`target: dep dep \` ...), with
@@ -362,7 +401,7 @@ class KernelCache {
   [[nodiscard]] Result<CompiledKernel> load(std::string_view name, std::string_view source,
                                             std::span<const ir::KernelParam> signature) {
     auto r = load_unnamed(source, signature);
-    if (!r) return Diagnostic{"C++ kernel " + run::detail::quoted(name) + ": " + r.error().message};
+    if (!r) return Diagnostic{options_.kind + " " + run::detail::quoted(name) + ": " + r.error().message};
     return r;
   }
 
@@ -383,8 +422,10 @@ class KernelCache {
   Result<CompiledKernel> load_unnamed(std::string_view source, std::span<const ir::KernelParam> signature) {
     std::lock_guard lock(mutex_);
     if (auto dir = prepare_directory(); !dir) return std::move(dir).error();
-    auto tail = detail::trampoline(options_.entry, signature);
+    auto tail = options_.trampoline != nullptr ? options_.trampoline(options_.entry, signature)
+                                               : detail::trampoline(options_.entry, signature);
     if (!tail) return std::move(tail).error();
+    const std::size_t arity = signature.size() + options_.trampoline_extra_arguments;
     const std::string unit = std::string(source) + *tail;
     auto compiler = compiler_identity();
     if (!compiler) return std::move(compiler).error();
@@ -395,6 +436,8 @@ class KernelCache {
     for (const std::string& f : options_.flags) direct_input.add(f);
     direct_input.add(std::to_string(options_.link_flags.size()));
     for (const std::string& f : options_.link_flags) direct_input.add(f);
+    direct_input.add(std::to_string(options_.pic_flags.size()));
+    for (const std::string& f : options_.pic_flags) direct_input.add(f);
     direct_input.add(unit);
     auto direct = detail::sha256(direct_input.text());
     if (!direct) return std::move(direct).error();
@@ -411,7 +454,7 @@ class KernelCache {
         auto identity = full_identity(*direct, *deps);
         if (identity) {
           const std::filesystem::path so = so_path(*identity);
-          auto loaded = load_shared_object(so, signature.size(), /*missing_ok=*/true);
+          auto loaded = load_shared_object(so, arity, /*missing_ok=*/true);
           if (!loaded) return std::move(loaded).error();
           if (*loaded) return CompiledKernel{*identity, std::move(**loaded), true};
         }
@@ -419,7 +462,7 @@ class KernelCache {
       }
       // A malformed list is rewritten by the compile below.
     }
-    return compile(unit, *direct, deps_path, signature.size());
+    return compile(unit, *direct, deps_path, arity);
   }
 
   Result<void> prepare_directory() {
@@ -614,8 +657,9 @@ class KernelCache {
     if (!compiler) return std::move(compiler).error();
     std::vector<std::string> argv{compiler->first};
     argv.insert(argv.end(), options_.flags.begin(), options_.flags.end());
-    argv.insert(argv.end(), {"-shared", "-fPIC", "-w", "-MD", "-MF", deps.string(), "-o", object.string(),
-                             source.string()});
+    argv.push_back("-shared");
+    argv.insert(argv.end(), options_.pic_flags.begin(), options_.pic_flags.end());
+    argv.insert(argv.end(), {"-w", "-MD", "-MF", deps.string(), "-o", object.string(), source.string()});
     argv.insert(argv.end(), options_.link_flags.begin(), options_.link_flags.end());
     auto outcome = run(argv, *build / "compiler-output.txt");
     if (!outcome) return std::move(outcome).error();

@@ -231,7 +231,8 @@ class Frame {
       fail("kernel " + ir::quote_for_diagnostic(k.name) + " takes " + std::to_string(k.signature.size()) +
            " arguments, the call passes " + std::to_string(l.args.size()));
     for (std::size_t i = 0; i < l.args.size(); ++i) (void)pack(i, l.args[i], k.signature[i].type);
-    if (Result<void> r = fn(std::span<void* const>(params_.data(), l.args.size())); !r)
+    const std::size_t count = pack_call_grid(g_.launches[line_], l.args.size());
+    if (Result<void> r = fn(std::span<void* const>(params_.data(), count)); !r)
       fail("kernel " + ir::quote_for_diagnostic(k.name) + ": " + r.error().message);
     drop_views(l.args);
   }
@@ -883,10 +884,24 @@ class Frame {
           break;
       }
     }
+    const std::size_t count = pack_call_grid(fast, n);
     WRAPIR_PHASE_MARK(pack);
-    if (Result<void> r = fn(std::span<void* const>(params_.data(), n)); !r)
+    if (Result<void> r = fn(std::span<void* const>(params_.data(), count)); !r)
       fail("kernel " + ir::quote_for_diagnostic(p_.kernel(l.kernel).name) + ": " + r.error().message);
     return true;
+  }
+
+  /// Packs the grid a PTX or cubin kernel's call gives after its `n`
+  /// arguments (`launches_over_call_grid`); the count to pass.
+  std::size_t pack_call_grid(const FastLaunch& launch, std::size_t n) {
+    if (!launch.grid[0]) [[likely]]
+      return n;
+    for (std::size_t d = 0; d < call_grid_arguments; ++d) {
+      ArgSlot& slot = slots_[n + d];
+      params_[n + d] = &slot;
+      store(slot, eval(launch.grid[d]));
+    }
+    return n + call_grid_arguments;
   }
 
   /// Packs argument `i` as a parameter of `type` into the scratch slots;

@@ -13,6 +13,7 @@
 #include <wrapir/ir/verify.hpp>
 #include <wrapir/run/detail/executor_values.hpp>
 #include <wrapir/run/executor.hpp>
+#include <wrapir/run/grid.hpp>
 #include <wrapir/run/multi_kernel.hpp>
 
 #include <boost/variant2/variant.hpp>
@@ -75,6 +76,10 @@ struct FastArg {
 struct FastLaunch {
   bool usable = false;
   std::vector<FastArg> args;
+  /// The grid the call gives, for a kernel that launches over it
+  /// (`launches_over_call_grid`): evaluated per launch and passed after the
+  /// arguments, by both paths; null expressions otherwise.
+  std::array<expr::Expr, 3> grid{};
 };
 
 /// A buffer's layout when every size, stride and the offset are integers
@@ -659,7 +664,8 @@ class GraphPreparer {
     const ir::KernelDecl& decl = p.kernel(l.kernel);
     std::string_view source;
     if (const ir::SourceText* s = boost::variant2::get_if<ir::SourceText>(&l.source)) source = s->text;
-    KernelRequest request{decl.name, decl.language, source, decl.signature, &*l.metadata};
+    KernelRequest request{decl.name, decl.language, source, decl.signature, &*l.metadata,
+                          boost::variant2::get_if<ir::BinaryRef>(&l.source)};
     Result<CpuKernelFn> fn = kernels_.provide(request);
     if (!fn) fail("kernel " + ir::quote_for_diagnostic(decl.name) + ": " + fn.error().message);
     if (!*fn)
@@ -732,14 +738,35 @@ class GraphPreparer {
   void prepare_line(Graph& g, const ir::KernelCall& l, std::size_t line) {
     check_device(l.device, "the launch");
     // A device kernel computes its grid from its launcher metadata and its
-    // numel arguments (what Inductor's launchers do); grids written at the
-    // call are not passed to kernel functions.
-    if (l.device.type != ir::DeviceType::cpu && !boost::variant2::holds_alternative<ir::LauncherGrid>(l.grid))
+    // numel arguments (what Inductor's launchers do), or launches its own
+    // device code (CUDA C++); grids written at such a call are refused. PTX
+    // and cubin kernels are launched over the grid their call gives, which
+    // is passed after the arguments.
+    const ir::Program& p = *g.program;
+    const bool call_grid = p.contains(l.kernel) && launches_over_call_grid(p.kernel(l.kernel).language);
+    if (!call_grid && l.device.type != ir::DeviceType::cpu &&
+        !boost::variant2::holds_alternative<ir::LauncherGrid>(l.grid))
       fail("the launch gives its grid at the call; the executor launches device kernels with their launcher's grid "
            "only");
     collect(g, l.args);
-    g.max_args = std::max(g.max_args, l.args.size());
+    g.max_args = std::max(g.max_args, l.args.size() + (call_grid ? call_grid_arguments : 0));
     g.launches[line] = fast_launch(g, l);
+    if (call_grid) g.launches[line].grid = call_grid_of(g, l);
+  }
+  /// The grid a PTX or cubin kernel's call gives, its dimensions collected
+  /// for evaluation.
+  std::array<expr::Expr, 3> call_grid_of(Graph& g, const ir::KernelCall& l) {
+    const ir::KernelDecl& k = g.program->kernel(l.kernel);
+    Result<GridExprs> grid = Diagnostic{"the call gives no grid"};
+    if (const auto* e = ir::grid_if<ir::ExplicitGrid>(l.grid)) grid = grid_exprs(*e);
+    else if (const auto* t = ir::grid_if<ir::TypedGrid>(l.grid)) grid = grid_exprs(g.program->ctx(), *t);
+    else
+      fail("kernel " + ir::quote_for_diagnostic(k.name) + " is a " + std::string(ir::kernel_language_name(k.language)) +
+           " kernel, launched over the grid its call gives, but the call leaves the grid to a launcher (give an "
+           "ExplicitGrid or a TypedGrid)");
+    if (!grid) fail("kernel " + ir::quote_for_diagnostic(k.name) + ": " + grid.error().message);
+    for (expr::Expr e : {grid->x, grid->y, grid->z}) collect(g, e);
+    return {grid->x, grid->y, grid->z};
   }
 
   void prepare_line(Graph& g, const ir::MultiKernelCall& l, std::size_t) {

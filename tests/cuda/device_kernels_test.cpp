@@ -1,0 +1,224 @@
+// The executor on CUDA running every kernel language but C++ (label gpu;
+// skipped without a device): the program of
+// tests/support/device_kernels_program.hpp — a PTX kernel, cubin kernels
+// (of tests/cuda/kernels/test_kernels.cu, as the build writes them; one
+// with more than 48 KB of dynamic shared memory) and a CUDA C++ kernel
+// compiled by nvcc at prepare time — checked against the same computation
+// on the host (its host emulation is in host/device_kernels_host_test.cpp);
+// and the real Triton export of executor_test.cpp
+// with a CUDA C++ and a PTX kernel appended, through one provider chain,
+// checked against eager PyTorch's outputs.
+
+#include "gpu_test_main.hpp"
+#include "support/cuda_export.hpp"
+#include "support/device_kernels_program.hpp"
+
+#include <wrapir/expr/ops.hpp>
+#include <wrapir/ir/builder.hpp>
+#include <wrapir/run/cuda/backend.hpp>
+#include <wrapir/run/cuda/binary_kernels.hpp>
+#include <wrapir/run/cuda/cublas.hpp>
+#include <wrapir/run/cuda/cuda_cpp_kernels.hpp>
+#include <wrapir/run/cuda/kernel_providers.hpp>
+#include <wrapir/run/cuda/triton_kernels.hpp>
+#include <wrapir/run/executor.hpp>
+#if defined(WRAPIR_TEST_BOOST_JSON_HEADER_ONLY)
+#include <boost/json/src.hpp>
+#endif
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+#include <unistd.h>
+
+namespace {
+
+namespace ir = wrapir::ir;
+namespace ex = wrapir::expr;
+namespace run = wrapir::run;
+namespace rc = wrapir::run::cuda;
+namespace fs = std::filesystem;
+using wrapir_test::contains;
+using wrapir_test::must;
+
+const fs::path kernel_dir = fs::path(WRAPIR_TEST_KERNELS_PTX).parent_path();
+const std::string ptx_file = fs::path(WRAPIR_TEST_KERNELS_PTX).filename().string();
+const std::string cubin_file = fs::path(WRAPIR_TEST_KERNELS_CUBIN).filename().string();
+
+const char* scale_source = wrapir_test::device_scale_source;
+
+/// A private cache directory for the CUDA C++ kernels of one test.
+struct TempCache {
+  fs::path path;
+  TempCache() {
+    std::string pattern = (fs::temp_directory_path() / "wrapir_cuda_kernels_XXXXXX").string();
+    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~TempCache() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+run::Tensor device_floats(const rc::CudaBackend& backend, const std::vector<float>& values) {
+  run::Tensor host = must(run::empty_cpu({static_cast<std::int64_t>(values.size())}, ir::DType::float32));
+  std::copy(values.begin(), values.end(), static_cast<float*>(host.data()));
+  return wrapir_test::to_device(backend, host);
+}
+
+/// The program of tests/support/device_kernels_program.hpp.
+ir::Program three_languages() { return wrapir_test::device_kernels_program(ptx_file, cubin_file); }
+
+}  // namespace
+
+TEST_CASE("PTX, cubin and CUDA C++ kernels run on the executor and match the host") {
+  auto backend = must(rc::CudaBackend::create(0));
+  TempCache cache;
+  auto chain = std::make_shared<run::ProviderChain>();
+  chain->add(std::make_shared<rc::BinaryKernelProvider>(kernel_dir, backend));
+  chain->add(std::make_shared<rc::CudaCppKernelProvider>(backend, rc::CudaCppOptions{.cache_directory = cache.path}));
+  const ir::Program program = three_languages();
+  run::ExecutorOptions options{.device = backend, .kernels = chain, .externs = rc::cublas_externs(backend)};
+  auto executor = run::Executor::prepare(program, options);
+  REQUIRE_MESSAGE(executor, executor.error().message);
+  for (const std::int64_t n : {1000, 37, 1}) {  // s0 is a size: positive
+    std::vector<float> a(static_cast<std::size_t>(n)), x(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      a[static_cast<std::size_t>(i)] = 0.25f * static_cast<float>(i);
+      x[static_cast<std::size_t>(i)] = 1.0f - 0.5f * static_cast<float>(i % 7);
+    }
+    const std::vector<run::Tensor> inputs{device_floats(*backend, a), device_floats(*backend, x)};
+    const std::vector<std::int64_t> scalars{n};  // s0, the size symbol
+    auto outputs = executor->run(inputs, scalars);
+    REQUIRE_MESSAGE(outputs, outputs.error().message);
+    const std::vector<float> d = wrapir_test::to_host(*backend, *(*outputs)[0].get_if<run::Tensor>());
+    REQUIRE(d.size() == a.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+      const double want = 2.5 * (double(a[i]) + 1.5 * double(x[i]));
+      worst = std::max(worst, std::abs(double(d[i]) - want));
+    }
+    MESSAGE("n = " << n << ": largest difference from the host " << worst);
+    CHECK(worst < 1e-4);
+    const run::Tensor& e = *(*outputs)[1].get_if<run::Tensor>();
+    std::vector<std::int32_t> rotated(16384);
+    must(backend->copy(reinterpret_cast<std::byte*>(rotated.data()), ir::Device{},
+                       static_cast<const std::byte*>(e.data()), e.device(), 16384 * 4));
+    must(backend->synchronize());
+    int wrong = 0;
+    for (int i = 0; i < 16384; ++i) wrong += rotated[static_cast<std::size_t>(i)] != ((i + 1) % 16384) * 3;
+    CHECK(wrong == 0);
+  }
+  // The second executor finds the CUDA C++ kernel in the cache.
+  const auto started = run::cpu::detail::processes_started().load();
+  auto again = run::Executor::prepare(program, options);
+  REQUIRE_MESSAGE(again, again.error().message);
+  CHECK(run::cpu::detail::processes_started().load() == started);
+}
+
+TEST_CASE("device kernels: refusals that need the driver") {
+  auto backend = must(rc::CudaBackend::create(0));
+  const rc::BinaryKernelProvider binaries(kernel_dir, backend);
+  const std::vector<ir::KernelParam> three{{"out", {true, ir::DType::float32}},
+                                           {"a", {true, ir::DType::float32}},
+                                           {"n", {false, ir::DType::int32}}};
+  ir::KernelMetadata four;
+  four.num_warps = 4;
+  const ir::BinaryRef add{ptx_file, "add_f32"};
+  const ir::BinaryRef missing_entry{ptx_file, "no_such_kernel"};
+  auto entry = binaries.provide(run::KernelRequest{"k", ir::KernelLanguage::ptx, "", three, &four, &missing_entry});
+  REQUIRE_FALSE(entry);
+  CHECK(contains(entry.error().message, "no_such_kernel"));
+  auto count = binaries.provide(run::KernelRequest{"k", ir::KernelLanguage::ptx, "", three, &four, &add});
+  if (wrapir::cuda::loaded_driver().cuFuncGetParamInfo) {
+    REQUIRE_FALSE(count);
+    CHECK(contains(count.error().message, "has 4 parameters but the program's signature has 3"));
+  } else {
+    MESSAGE("the driver cannot report parameter counts (before 12.4): not checked");
+  }
+}
+
+TEST_CASE("a Triton export with CUDA C++ and PTX kernels appended runs through one provider chain") {
+  // As executor_test.cpp: the export's cubins are sm_90, its GEMMs cuBLAS's.
+  if (auto info = wrapir::cuda::device_info(0); !info || info->compute_major != 9) {
+    MESSAGE("not run: the exported cubins are sm_90");
+    return;
+  }
+  if (auto lib = rc::cublas_library(); !lib) {
+    MESSAGE("not run: " << lib.error().message);
+    return;
+  }
+  ir::Program program = wrapir_test::load_export_program();
+  auto backend = must(rc::CudaBackend::create(0));
+  TempCache cache;
+  // The export's Triton kernels, then out = 2 (out0 + out0): a CUDA C++
+  // kernel and a PTX kernel on the Triton kernels' result.
+  ir::Builder b{program};
+  auto& ctx = program.ctx();
+  const ir::BufferId out0 = boost::variant2::get<ir::BufferArg>(program.outputs.at(0)).buffer;
+  const std::vector<ex::Expr> sizes = program.buffer(out0).layout.sizes;
+  ex::Expr numel = ctx.integer(1);
+  for (const ex::Expr& s : sizes) numel = numel * s;
+  ir::KernelMetadata four;
+  four.num_warps = 4;
+  const auto add = b.kernel("add_ptx", ir::KernelLanguage::ptx, ir::BinaryRef{ptx_file, "add_f32"},
+                            "out: *fp32, a: *fp32, b: *fp32, n: i32", four);
+  const auto sum = b.empty(sizes, wrapir::f32);
+  ir::CallOptions grid;
+  grid.grid = ir::ExplicitGrid{ex::ceil_div(numel, ctx.integer(128)), ctx.integer(1), ctx.integer(1)};
+  b.call(add, {sum, out0, out0, numel}, grid);
+  const auto scale = b.kernel("cuda_scale", ir::KernelLanguage::cuda, ir::SourceText{scale_source},
+                              "y: *fp32, x: *fp32, alpha: fp32, n: i32");
+  const auto doubled = b.empty(sizes, wrapir::f32);
+  b.call(scale, {doubled, sum, 2.0, numel});
+  program.outputs.clear();
+  b.output(doubled);
+
+  auto chain = std::make_shared<run::ProviderChain>();
+  chain->add(must(rc::TritonKernelProvider::load(wrapir_test::mlp_export_dir(), backend)));
+  chain->add(std::make_shared<rc::BinaryKernelProvider>(kernel_dir, backend));
+  chain->add(std::make_shared<rc::CudaCppKernelProvider>(backend, rc::CudaCppOptions{.cache_directory = cache.path}));
+  run::ExecutorOptions options{.device = backend, .kernels = chain, .externs = rc::cublas_externs(backend)};
+  auto executor = run::Executor::prepare(program, options);
+  REQUIRE_MESSAGE(executor, executor.error().message);
+  const auto inputs_file = wrapir_test::load_export_tensors("inputs.safetensors");
+  const auto expected_file = wrapir_test::load_export_tensors("outputs.safetensors");
+  std::vector<run::Tensor> inputs;
+  for (const ir::ProgramInput& in : program.inputs) {
+    const std::string& name = program.buffer(boost::variant2::get<ir::BufferId>(in)).name;
+    const run::Tensor* t = inputs_file.find(name);
+    REQUIRE_MESSAGE(t != nullptr, name);
+    inputs.push_back(wrapir_test::to_device(*backend, *t));
+  }
+  const run::Tensor* expected = expected_file.find("out0");
+  REQUIRE(expected != nullptr);
+  const auto* want = static_cast<const float*>(expected->data());
+  auto outputs = executor->run(inputs);
+  REQUIRE_MESSAGE(outputs, outputs.error().message);
+  const std::vector<float> got = wrapir_test::to_host(*backend, *(*outputs)[0].get_if<run::Tensor>());
+  REQUIRE(static_cast<std::int64_t>(got.size()) == expected->numel());
+  double worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::abs(double(got[i]) - 4.0 * double(want[i])));
+  MESSAGE("largest difference from 4 x eager: " << worst);
+  CHECK(worst < 4e-4);
+
+  // The factory builds the same chain from one directory: here the export's,
+  // which holds no PTX file, so the PTX kernel is refused naming its line.
+  auto factory = must(rc::cuda_kernel_providers(wrapir_test::mlp_export_dir(), backend,
+                                                rc::CudaCppOptions{.cache_directory = cache.path}));
+  run::ExecutorOptions from_factory{.device = backend, .kernels = factory, .externs = rc::cublas_externs(backend)};
+  auto refused = run::Executor::prepare(program, from_factory);
+  REQUIRE_FALSE(refused);
+  CHECK(contains(refused.error().message, "(KernelDefinition)"));
+  CHECK(contains(refused.error().message, "kernel 'add_ptx'"));
+}
+
+int main(int argc, char** argv) { return wrapir_test::run_gpu_tests(argc, argv); }
