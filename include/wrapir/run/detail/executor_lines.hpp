@@ -74,9 +74,10 @@ class Frame {
         scopes_(st_.scopes),
         memory_(memory) {
     buffers_.resize(p_.buffers.size());
-    live_.assign(p_.buffers.size(), 0);
+    // A recycled state's `live` is all 0 (`scrub`); a fresh one is empty.
+    if (live_.size() != p_.buffers.size()) live_.assign(p_.buffers.size(), 0);
     st_.static_dims.resize(p_.buffers.size(), 0);  // a recycled state's stay: its tensors keep their dimensions
-    values_.assign(g.slot_symbols.size(), 0);
+    values_.resize(g.slot_symbols.size());  // read only where `bound_` says so
     bound_.assign(g.slot_symbols.size(), 0);
     pools_.resize(p_.pools.size());
     if (slots_.size() < g.max_args) {
@@ -606,6 +607,12 @@ class Frame {
     (void)decl(b);
     if (!live_[b.index]) fail(name(b) + " is used but is not live (never defined, or already freed)");
     return buffers_[b.index];
+  }
+  /// `b`'s tensor when it is live and a tensor, else null (`outputs`
+  /// then takes the general path, which names what is wrong).
+  [[nodiscard]] Tensor* movable_output(ir::BufferId b) {
+    if (!p_.contains(b) || !live_[b.index]) return nullptr;
+    return boost::variant2::get_if<Tensor>(&buffers_[b.index].value);
   }
   [[nodiscard]] const Tensor& tensor(ir::BufferId b) const {
     const Tensor* t = value(b).get_if<Tensor>();
@@ -1167,8 +1174,10 @@ inline void Frame::bind(const Inputs& inputs) {
   // exact[i]: input i has its static layout's dimensions exactly, so the
   // layout check below has nothing left to compare.
   std::vector<std::uint8_t>& exact = st_.exact_inputs;
-  exact.assign(inputs.size(), 0);
+  exact.resize(inputs.size());
+  bool all_exact = true;  // then the check below has nothing to visit
   for (std::size_t i = 0; i < inputs.size(); ++i) {
+    exact[i] = 0;
     auto who = [i] { return "input " + std::to_string(i); };
     if (const InputPlan& plan = g_.input_plans[i]; plan.fast) [[likely]] {
       // A tensor input of a static layout, read from one compact table: the
@@ -1196,6 +1205,7 @@ inline void Frame::bind(const Inputs& inputs) {
         continue;
       }
     }
+    all_exact = false;
     if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p_.inputs[i])) {
       const Tensor* t = inputs.tensor(i);
       if (t == nullptr) fail(who() + " (" + name(*b) + ") must be a tensor");
@@ -1264,7 +1274,7 @@ inline void Frame::bind(const Inputs& inputs) {
       assign(slot_tensor(ir::BufferId{b}), prep_.constants[b]);
       live_[b] = 1;
     }
-  if (prep_.options.check_inputs)
+  if (prep_.options.check_inputs && !all_exact)
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p_.inputs[i])) {
         // Compared dimension by dimension (no vectors built); the layout is
@@ -1309,7 +1319,8 @@ inline phase_clock::Phase line_phase(const ir::Line& line) noexcept {
 #endif
 
 inline void Frame::run_body() {
-  for (line_ = 0; line_ < p_.body.size(); ++line_) {
+  for (const std::uint32_t step : g_.steps) {  // the lines that do work, in order
+    line_ = step;
     const ir::Line& line = p_.body[line_];
     try {
       std::visit(*this, line);
@@ -1333,7 +1344,16 @@ inline std::vector<Value> Frame::outputs() {
   for (std::size_t i = 0; i < p_.outputs.size(); ++i) {
     try {
       const ir::ProgramOutput& o = p_.outputs[i];
-      if (const ir::BufferArg* b = boost::variant2::get_if<ir::BufferArg>(&o)) out.push_back(Value{resolve(*b)});
+      if (const ir::BufferArg* b = boost::variant2::get_if<ir::BufferArg>(&o)) {
+        if (Tensor* t = g_.output_moves[i] ? movable_output(b->buffer) : nullptr) {
+          // The frame's last use of the buffer: its storage moves out (its
+          // size and stride vectors stay for the next call).
+          out.push_back(Value{Tensor{std::move(t->storage), t->dtype, t->sizes, t->strides, t->offset}});
+          live_[b->buffer.index] = 0;
+        } else {
+          out.push_back(Value{resolve(*b)});
+        }
+      }
       else if (const expr::Expr* e = boost::variant2::get_if<expr::Expr>(&o)) out.push_back(Value{eval(*e)});
       else out.push_back(Value{});
     } catch (wrapir::detail::Failure& f) {
