@@ -1134,6 +1134,7 @@ struct ValueInputs {
   std::span<const Value> values;
   [[nodiscard]] std::size_t size() const noexcept { return values.size(); }
   [[nodiscard]] const Tensor* tensor(std::size_t i) const noexcept { return values[i].get_if<Tensor>(); }
+  [[nodiscard]] const Tensor* planned_tensor(std::size_t i) const noexcept { return tensor(i); }
   [[nodiscard]] const std::int64_t* scalar(std::size_t i) const noexcept { return values[i].get_if<std::int64_t>(); }
   [[nodiscard]] const Value& value(std::size_t i) const noexcept { return values[i]; }
 };
@@ -1151,6 +1152,9 @@ struct SpanInputs {
     return boost::variant2::holds_alternative<ir::BufferId>(program->inputs[i]);
   }
   [[nodiscard]] const Tensor* tensor(std::size_t i) const noexcept { return is_tensor(i) ? &tensors[index[i]] : nullptr; }
+  /// `tensor(i)` for an input whose `InputPlan` is `fast`, which only a
+  /// tensor input's is: the program's input list is not read.
+  [[nodiscard]] const Tensor* planned_tensor(std::size_t i) const noexcept { return &tensors[index[i]]; }
   [[nodiscard]] const std::int64_t* scalar(std::size_t i) const noexcept {
     return is_tensor(i) ? nullptr : &scalars[index[i]];
   }
@@ -1185,7 +1189,7 @@ inline void Frame::bind(const Inputs& inputs) {
       // right dtype, at offset 0, with exactly the layout's dimensions and
       // a storage that holds them; anything else takes the general path
       // below, which names what is wrong.
-      const Tensor* t = inputs.tensor(i);
+      const Tensor* t = inputs.planned_tensor(i);
       if (t != nullptr && t->storage && t->storage->device.type == plan.device && t->dtype == plan.dtype &&
           t->offset == 0 && plan.bytes_at_zero > 0 && plan.same_dims(g_.layouts[plan.buffer], t->sizes, t->strides) &&
           plan.bytes_at_zero <= t->storage->nbytes) [[likely]] {

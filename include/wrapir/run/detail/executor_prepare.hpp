@@ -158,8 +158,10 @@ struct InputPlan {
 
   /// Whether `sizes` and `strides` are exactly the layout's (`known`, the
   /// layout, read only when its dimensions are not inline).
-  [[nodiscard]] bool same_dims(const StaticLayout& known, const std::vector<std::int64_t>& sizes,
-                               const std::vector<std::int64_t>& strides) const noexcept {
+  /// (Inlined into binding: a call per input for a few compares cost as
+  /// much as the compares on programs of many inputs.)
+  [[nodiscard]] [[gnu::always_inline]] bool same_dims(const StaticLayout& known, const std::vector<std::int64_t>& sizes,
+                                                      const std::vector<std::int64_t>& strides) const noexcept {
     if (!inlined) return known.same_dims(sizes, strides);
     if (sizes.size() != rank || strides.size() != rank) return false;
     for (std::size_t d = 0; d < rank; ++d)
