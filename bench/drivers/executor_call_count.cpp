@@ -9,9 +9,9 @@
 // destruction), and prints the heap allocations per call. Without `count`
 // it is the benchmark.
 //
-//   g++ -std=c++20 -O2 -g -DNDEBUG -DWRAPIR_SOURCE_DIR=\"$PWD\" -Iinclude -I/usr/local/cuda/include \
-//       bench/drivers/executor_call_count.cpp -o count -L. -l:libcuda.so.1 -Wl,-rpath,. \
-//       -lbenchmark -lboost_json -lpthread -ldl
+//   g++ -std=c++20 -O2 -g -DNDEBUG -DWRAPIR_SOURCE_DIR=\"$PWD\" -Iinclude -I/usr/local/cuda/include
+//       bench/drivers/executor_call_count.cpp -o count -L. -l:libcuda.so.1 -Wl,-rpath,.
+//       -lbenchmark -lboost_json -lpthread -ldl                       (one command)
 //   (libcuda.so.1: bench/null_driver/null_cuda.cpp, built as that file's comment says)
 //   valgrind --tool=callgrind --collect-atstart=no ./count count mlp 1000
 #include <benchmark/benchmark.h>
