@@ -400,9 +400,9 @@ struct FrameState {
   /// intermediates freed late in one call (Inductor frees most at the end)
   /// are then its first Allocates of the next, which reach the allocator
   /// for its outputs only. What they hold is memory, not values: a storage
-  /// is kept only once its buffer was freed. Larger ones, and all of them
-  /// after a failed call, go back to the allocator, as do all when the
-  /// executor goes.
+  /// is kept only once its buffer was freed. When they come to more than
+  /// that, or the call failed, all go back to the allocator, as they do
+  /// when the executor goes.
   static constexpr std::size_t max_spare = 8;
   static constexpr std::int64_t max_kept_bytes = std::int64_t{16} << 20;
   std::array<Spare, max_spare> spare{};
