@@ -614,10 +614,18 @@ class Frame {
     if (!p_.contains(b) || !live_[b.index]) return nullptr;
     return boost::variant2::get_if<Tensor>(&buffers_[b.index].value);
   }
+  /// The checks in line, their messages out of line (`tensor_of_failed`):
+  /// small enough to inline into the memory lines and argument lists that
+  /// call it for every buffer they touch.
   [[nodiscard]] const Tensor& tensor(ir::BufferId b) const {
-    const Tensor* t = value(b).get_if<Tensor>();
-    if (t == nullptr) fail(name(b) + " holds a multi-output result, not a tensor");
-    return *t;
+    if (p_.contains(b) && live_[b.index]) [[likely]]
+      if (const Tensor* t = boost::variant2::get_if<Tensor>(&buffers_[b.index].value)) [[likely]]
+        return *t;
+    tensor_of_failed(b);
+  }
+  [[noreturn]] [[gnu::noinline]] void tensor_of_failed(ir::BufferId b) const {
+    (void)value(b);  // not a buffer, or not live: fails, naming which
+    fail(name(b) + " holds a multi-output result, not a tensor");
   }
   /// `a` written into `t` (a view evaluated into `t`'s vectors).
   void resolve_into(Tensor& t, const ir::BufferArg& a) const {
