@@ -23,6 +23,9 @@
 // * launches/L — one buffer, L launches on it (the per-launch line cost).
 // * alloc_free/L — L pairs of Allocate and Free (the per-buffer cost).
 // * externs/L — L `mm(x, w.t(), out=o)` lines (the per-extern-line cost).
+// * mlp_layernorm_gelu — the real export in tests/cuda/data (two Triton
+//   launches, an `mm` and an `addmm`, 7 inputs each freed, one output): the
+//   program whose per-call fixed cost the H100 figure divides by two.
 //
 // Counters per program call: `launches` (cuLaunchKernel), `mem_alloc` and
 // `mem_free` (cuMemAlloc, cuMemFree: both must be 0 in steady state, the
@@ -50,6 +53,7 @@
 #include <new>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -294,10 +298,20 @@ struct Prepared {
   std::int64_t triton = 0, lines = 0;
 };
 
-Prepared prepare(const std::string& json, bool graph = false) {
+/// The test export's directory (its program.json and kernels.json).
+fs::path export_directory() { return fs::path(WRAPIR_SOURCE_DIR) / "tests/cuda/data/mlp_layernorm_gelu"; }
+
+std::string mlp_layernorm_gelu() {
+  std::ifstream in(export_directory() / "program.json");
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// `kernels`: the provider (null: the synthetic programs' kernels).
+Prepared prepare(const std::string& json, bool graph = false,
+                 run::CpuKernelProviderPtr kernels = nullptr) {
   Setup& s = setup();
   ir::Program p = wrapir::io::program_from_json(json).value();
-  run::ExecutorOptions options{.device = s.backend, .kernels = s.kernels, .externs = s.externs};
+  run::ExecutorOptions options{.device = s.backend, .kernels = kernels ? kernels : run::CpuKernelProviderPtr(s.kernels), .externs = s.externs};
   options.graph.enabled = graph;
   auto exe = run::Executor::prepare(p, options);
   if (!exe) {
@@ -320,8 +334,9 @@ Prepared prepare(const std::string& json, bool graph = false) {
   return out;
 }
 
-void run_program(benchmark::State& state, const std::string& json, bool per_line, bool graph = false) {
-  Prepared p = prepare(json, graph);
+void run_program(benchmark::State& state, const std::string& json, bool per_line, bool graph = false,
+                 run::CpuKernelProviderPtr kernels = nullptr) {
+  Prepared p = prepare(json, graph, std::move(kernels));
   for (int warm = 0; warm < 3; ++warm)
     if (auto r = p.executor.run(p.inputs); !r) {
       state.SkipWithError(r.error().message.c_str());
@@ -364,6 +379,11 @@ void run_program(benchmark::State& state, const std::string& json, bool per_line
 void BM_add_relu(benchmark::State& state) { run_program(state, add_relu(), false); }
 void BM_deep_mlp(benchmark::State& state) { run_program(state, deep_mlp(static_cast<int>(state.range(0))), false); }
 void BM_addmm_mlp(benchmark::State& state) { run_program(state, addmm_mlp(static_cast<int>(state.range(0))), false); }
+void BM_mlp_layernorm_gelu(benchmark::State& state) {
+  static const std::shared_ptr<rc::TritonKernelProvider> kernels =
+      rc::TritonKernelProvider::load(export_directory(), setup().backend).value();
+  run_program(state, mlp_layernorm_gelu(), false, false, kernels);
+}
 void BM_launches(benchmark::State& state) { run_program(state, launches(static_cast<int>(state.range(0))), true); }
 void BM_alloc_free(benchmark::State& state) { run_program(state, alloc_free(static_cast<int>(state.range(0))), true); }
 void BM_externs(benchmark::State& state) { run_program(state, externs(static_cast<int>(state.range(0))), true); }
@@ -390,6 +410,7 @@ void BM_raw_launch(benchmark::State& state) {
 BENCHMARK(BM_add_relu);
 BENCHMARK(BM_deep_mlp)->Arg(64);
 BENCHMARK(BM_addmm_mlp)->Arg(64);
+BENCHMARK(BM_mlp_layernorm_gelu);
 BENCHMARK(BM_launches)->Arg(64);
 BENCHMARK(BM_alloc_free)->Arg(64);
 BENCHMARK(BM_externs)->Arg(64);

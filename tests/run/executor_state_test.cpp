@@ -294,3 +294,142 @@ TEST_CASE("executor state: a Reuse chain passes one storage on, each buffer with
     CHECK(read(out, 4) == std::vector<float>{3, 6, 9, 12});
   }
 }
+
+namespace {
+
+/// t = x + x (freed after its use); out = t + x: `t`'s storage, freed in a
+/// call, may wait for the next call's Allocate of `t`; `out` is the
+/// caller's. `size` elements each.
+ir::Program freed_then_output(std::int64_t size) {
+  ir::Program p{"freed_then_output"};
+  ir::Builder b{p, gpu};
+  auto& c = b.ctx();
+  auto x = b.input("x", {c.integer(size)}, ir::DType::float32);
+  auto k = add_kernel_decl(b);
+  auto t = b.empty({c.integer(size)}, ir::DType::float32);
+  b.call(k, {x, x, t, size});
+  auto out = b.empty({c.integer(size)}, ir::DType::float32);
+  b.call(k, {t, x, out, size}, {.free_after = {t}});
+  b.output(out);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("executor state: a storage freed in one call serves the next call, never an earlier call's output") {
+  auto backend = std::make_shared<TaggedHostBackend>();
+  auto exe = run::Executor::prepare(freed_then_output(4), {.device = backend, .kernels = add_kernel()});
+  REQUIRE_MESSAGE(exe, exe.error().message);
+  std::vector<run::Tensor> kept_outputs;
+  for (int call = 0; call < 4; ++call) {
+    const float base = static_cast<float>(call + 1);
+    const run::Tensor in = on_device(*backend, {4}, {base, 2 * base, 3 * base, 4 * base});
+    const int before = backend->allocations;
+    auto r = exe->run(std::span(&in, 1));
+    REQUIRE_MESSAGE(r, r.error().message);
+    // The first call allocates t and out; later ones only out: t takes the
+    // storage t freed in the call before (kept by the recycled state).
+    CHECK(backend->allocations - before == (call == 0 ? 2 : 1));
+    kept_outputs.push_back(tensor_of((*r)[0]));
+    CHECK(kept_outputs.back().storage.use_count() == 2);  // the result and the copy here: the executor holds none
+  }
+  // Every call's output is still its own, with its own values: no later
+  // call wrote into it.
+  for (std::size_t call = 0; call < kept_outputs.size(); ++call) {
+    const float base = static_cast<float>(call + 1);
+    CHECK(read(kept_outputs[call], 4) == std::vector<float>{3 * base, 6 * base, 9 * base, 12 * base});
+    CHECK(kept_outputs[call].storage.use_count() == 1);
+    for (std::size_t other = 0; other < call; ++other) CHECK(kept_outputs[other].data() != kept_outputs[call].data());
+  }
+}
+
+TEST_CASE("executor state: a failed call keeps no storage for the next; a large one is never kept") {
+  auto backend = std::make_shared<TaggedHostBackend>();
+  auto exe = run::Executor::prepare(freed_then_output(4), {.device = backend, .kernels = add_kernel()});
+  REQUIRE_MESSAGE(exe, exe.error().message);
+  const run::Tensor in = on_device(*backend, {4}, {1, 2, 3, 4});
+  REQUIRE(exe->run(std::span(&in, 1)));
+  // A call that fails (an input of another dtype) gives back what the
+  // state kept: the next call allocates t again.
+  run::Tensor wrong = in;
+  wrong.dtype = ir::DType::int32;
+  auto failed = exe->run(std::span(&wrong, 1));
+  REQUIRE_FALSE(failed);
+  CHECK(failed.error().message.find("input 0") != std::string::npos);
+  int before = backend->allocations;
+  REQUIRE(exe->run(std::span(&in, 1)));
+  CHECK(backend->allocations - before == 2);
+  before = backend->allocations;
+  REQUIRE(exe->run(std::span(&in, 1)));
+  CHECK(backend->allocations - before == 1);
+
+  // A freed storage above the state's bound goes back to the allocator at
+  // the end of each call: every call allocates both buffers.
+  const std::int64_t large = (std::int64_t{16} << 20) / 4 + 1;  // floats: one past 16 MiB
+  auto big = run::Executor::prepare(freed_then_output(large), {.device = backend, .kernels = add_kernel()});
+  REQUIRE_MESSAGE(big, big.error().message);
+  run::Tensor big_in = run::empty_cpu({large}, ir::DType::float32).value();
+  big_in.storage = backend->allocate(gpu, big_in.storage->nbytes).value();
+  std::memset(big_in.data(), 0, static_cast<std::size_t>(big_in.storage->nbytes));
+  for (int call = 0; call < 3; ++call) {
+    before = backend->allocations;
+    auto r = big->run(std::span(&big_in, 1));
+    REQUIRE_MESSAGE(r, r.error().message);
+    CHECK(backend->allocations - before == 2);
+  }
+}
+
+TEST_CASE("executor state: outputs sharing a storage alias each other on every call") {
+  // out = x + x; v = out[1:3] (Reinterpret); outputs out, v, out again and
+  // a view of out: one storage for all, held by the outputs alone, and the
+  // next call's outputs are others.
+  ir::Program p{"aliases"};
+  ir::Builder b{p, gpu};
+  auto& c = b.ctx();
+  auto x = b.input("x", {c.integer(4)}, ir::DType::float32);
+  auto k = add_kernel_decl(b);
+  auto out = b.empty({c.integer(4)}, ir::DType::float32);
+  b.call(k, {x, x, out, 4});
+  auto v = b.view(out, {c.integer(2)}, {c.integer(1)}, c.integer(1));
+  auto w = b.empty({c.integer(4)}, ir::DType::float32);
+  b.call(k, {x, x, w, 4});
+  b.output(out);
+  b.output(v);
+  b.output(w);
+  b.output(w);
+  b.output(ir::ProgramOutput{ir::BufferArg{w, ir::View{{c.integer(2)}, {c.integer(2)}, c.integer(0)}}});
+  auto backend = std::make_shared<TaggedHostBackend>();
+  auto exe = run::Executor::prepare(p, {.device = backend, .kernels = add_kernel()});
+  REQUIRE_MESSAGE(exe, exe.error().message);
+  std::vector<std::vector<run::Value>> results;
+  for (int call = 0; call < 3; ++call) {
+    const float base = static_cast<float>(call + 1);
+    const run::Tensor in = on_device(*backend, {4}, {base, 2 * base, 3 * base, 4 * base});
+    auto r = exe->run(std::span(&in, 1));
+    REQUIRE_MESSAGE(r, r.error().message);
+    results.push_back(*std::move(r));
+  }
+  for (std::size_t call = 0; call < results.size(); ++call) {
+    const float base = static_cast<float>(call + 1);
+    const std::vector<run::Value>& r = results[call];
+    REQUIRE(r.size() == 5);
+    const run::Tensor &o = tensor_of(r[0]), &view = tensor_of(r[1]), &w1 = tensor_of(r[2]), &w2 = tensor_of(r[3]),
+                      &strided = tensor_of(r[4]);
+    CHECK(view.storage == o.storage);  // the view aliases its base
+    CHECK(view.offset == 1);
+    CHECK(view.sizes == std::vector<std::int64_t>{2});
+    CHECK(o.storage.use_count() == 2);  // out and v: the executor holds none
+    CHECK(w1.storage == w2.storage);
+    CHECK(strided.storage == w1.storage);
+    CHECK(strided.strides == std::vector<std::int64_t>{2});
+    CHECK(w1.storage.use_count() == 3);
+    CHECK(o.storage != w1.storage);
+    CHECK(read(o, 4) == std::vector<float>{2 * base, 4 * base, 6 * base, 8 * base});
+    CHECK(read(view, 2) == std::vector<float>{4 * base, 6 * base});
+    CHECK(read(w1, 4) == std::vector<float>{2 * base, 4 * base, 6 * base, 8 * base});
+    for (std::size_t other = 0; other < call; ++other) {
+      CHECK(tensor_of(results[other][0]).storage != o.storage);
+      CHECK(tensor_of(results[other][2]).storage != w1.storage);
+    }
+  }
+}

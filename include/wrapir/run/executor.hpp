@@ -39,16 +39,17 @@
 /// multi-kernel dispatchers, which are themselves thread-safe
 /// (run/multi_kernel.hpp), and its pool of recycled per-call states
 /// (locked; a call takes one for itself and gives it back without any
-/// storage in it); all per-call state (buffers, symbols, pools, argument
-/// scratch) belongs to one call at a time. So one executor may `run` on many
-/// threads at once, provided the kernels and externs it was given may be
-/// called concurrently and the calls do not share input tensors they
-/// mutate. In graph mode (`ExecutorOptions::graph`, CUDA) calls of one
-/// executor are serialised: the cache of captured graphs is locked for the
-/// whole call. Copies of an `Executor` share the prepared state. `prepare`
-/// interns expressions in the program's expression context (solving input
-/// dimensions), so it must not run concurrently with other users of that
-/// context.
+/// buffer's storage in it: only device memory its Free lines released, at
+/// most 16 MiB, waits there for the state's next call); all per-call state
+/// (buffers, symbols, pools, argument scratch) belongs to one call at a
+/// time. So one executor may `run` on many threads at once, provided the
+/// kernels and externs it was given may be called concurrently and the
+/// calls do not share input tensors they mutate. In graph mode
+/// (`ExecutorOptions::graph`, CUDA) calls of one executor are serialised:
+/// the cache of captured graphs is locked for the whole call. Copies of an
+/// `Executor` share the prepared state. `prepare` interns expressions in
+/// the program's expression context (solving input dimensions), so it must
+/// not run concurrently with other users of that context.
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/expr/compile.hpp>
 #include <wrapir/expr/eval.hpp>

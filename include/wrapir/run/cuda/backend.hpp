@@ -182,7 +182,10 @@ class CudaBackend final : public DeviceBackend {
     return state_->stats;
   }
 
-  /// Frees every cached block (after the stream's work is done).
+  /// Frees every cached block (after the stream's work is done). Blocks
+  /// an executor's recycled call state keeps for its next call
+  /// (docs/runtime.md, "The launch path") are not cached here: they come
+  /// back when that executor goes.
   [[nodiscard]] Result<void> release_cached() const {
     if (auto s = synchronize(); !s) return s;
     state_->release_all();

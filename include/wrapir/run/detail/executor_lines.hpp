@@ -74,9 +74,10 @@ class Frame {
         scopes_(st_.scopes),
         memory_(memory) {
     buffers_.resize(p_.buffers.size());
-    live_.assign(p_.buffers.size(), 0);
+    // A recycled state's `live` is all 0 (`scrub`); a fresh one is empty.
+    if (live_.size() != p_.buffers.size()) live_.assign(p_.buffers.size(), 0);
     st_.static_dims.resize(p_.buffers.size(), 0);  // a recycled state's stay: its tensors keep their dimensions
-    values_.assign(g.slot_symbols.size(), 0);
+    values_.resize(g.slot_symbols.size());  // read only where `bound_` says so
     bound_.assign(g.slot_symbols.size(), 0);
     pools_.resize(p_.pools.size());
     if (slots_.size() < g.max_args) {
@@ -608,10 +609,24 @@ class Frame {
     if (!live_[b.index]) fail(name(b) + " is used but is not live (never defined, or already freed)");
     return buffers_[b.index];
   }
+  /// `b`'s tensor when it is live and a tensor, else null (`outputs`
+  /// then takes the general path, which names what is wrong).
+  [[nodiscard]] Tensor* movable_output(ir::BufferId b) {
+    if (!p_.contains(b) || !live_[b.index]) return nullptr;
+    return boost::variant2::get_if<Tensor>(&buffers_[b.index].value);
+  }
+  /// The checks in line, their messages out of line (`tensor_of_failed`):
+  /// small enough to inline into the memory lines and argument lists that
+  /// call it for every buffer they touch.
   [[nodiscard]] const Tensor& tensor(ir::BufferId b) const {
-    const Tensor* t = value(b).get_if<Tensor>();
-    if (t == nullptr) fail(name(b) + " holds a multi-output result, not a tensor");
-    return *t;
+    if (p_.contains(b) && live_[b.index]) [[likely]]
+      if (const Tensor* t = boost::variant2::get_if<Tensor>(&buffers_[b.index].value)) [[likely]]
+        return *t;
+    tensor_of_failed(b);
+  }
+  [[noreturn]] [[gnu::noinline]] void tensor_of_failed(ir::BufferId b) const {
+    (void)value(b);  // not a buffer, or not live: fails, naming which
+    fail(name(b) + " holds a multi-output result, not a tensor");
   }
   /// `a` written into `t` (a view evaluated into `t`'s vectors).
   void resolve_into(Tensor& t, const ir::BufferArg& a) const {
@@ -1142,6 +1157,7 @@ struct ValueInputs {
   std::span<const Value> values;
   [[nodiscard]] std::size_t size() const noexcept { return values.size(); }
   [[nodiscard]] const Tensor* tensor(std::size_t i) const noexcept { return values[i].get_if<Tensor>(); }
+  [[nodiscard]] const Tensor* planned_tensor(std::size_t i) const noexcept { return tensor(i); }
   [[nodiscard]] const std::int64_t* scalar(std::size_t i) const noexcept { return values[i].get_if<std::int64_t>(); }
   [[nodiscard]] const Value& value(std::size_t i) const noexcept { return values[i]; }
 };
@@ -1159,6 +1175,9 @@ struct SpanInputs {
     return boost::variant2::holds_alternative<ir::BufferId>(program->inputs[i]);
   }
   [[nodiscard]] const Tensor* tensor(std::size_t i) const noexcept { return is_tensor(i) ? &tensors[index[i]] : nullptr; }
+  /// `tensor(i)` for an input whose `InputPlan` is `fast`, which only a
+  /// tensor input's is: the program's input list is not read.
+  [[nodiscard]] const Tensor* planned_tensor(std::size_t i) const noexcept { return &tensors[index[i]]; }
   [[nodiscard]] const std::int64_t* scalar(std::size_t i) const noexcept {
     return is_tensor(i) ? nullptr : &scalars[index[i]];
   }
@@ -1182,8 +1201,10 @@ inline void Frame::bind(const Inputs& inputs) {
   // exact[i]: input i has its static layout's dimensions exactly, so the
   // layout check below has nothing left to compare.
   std::vector<std::uint8_t>& exact = st_.exact_inputs;
-  exact.assign(inputs.size(), 0);
+  exact.resize(inputs.size());
+  bool all_exact = true;  // then the check below has nothing to visit
   for (std::size_t i = 0; i < inputs.size(); ++i) {
+    exact[i] = 0;
     auto who = [i] { return "input " + std::to_string(i); };
     if (const InputPlan& plan = g_.input_plans[i]; plan.fast) [[likely]] {
       // A tensor input of a static layout, read from one compact table: the
@@ -1191,7 +1212,7 @@ inline void Frame::bind(const Inputs& inputs) {
       // right dtype, at offset 0, with exactly the layout's dimensions and
       // a storage that holds them; anything else takes the general path
       // below, which names what is wrong.
-      const Tensor* t = inputs.tensor(i);
+      const Tensor* t = inputs.planned_tensor(i);
       if (t != nullptr && t->storage && t->storage->device.type == plan.device && t->dtype == plan.dtype &&
           t->offset == 0 && plan.bytes_at_zero > 0 && plan.same_dims(g_.layouts[plan.buffer], t->sizes, t->strides) &&
           plan.bytes_at_zero <= t->storage->nbytes) [[likely]] {
@@ -1211,6 +1232,7 @@ inline void Frame::bind(const Inputs& inputs) {
         continue;
       }
     }
+    all_exact = false;
     if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p_.inputs[i])) {
       const Tensor* t = inputs.tensor(i);
       if (t == nullptr) fail(who() + " (" + name(*b) + ") must be a tensor");
@@ -1279,7 +1301,7 @@ inline void Frame::bind(const Inputs& inputs) {
       assign(slot_tensor(ir::BufferId{b}), prep_.constants[b]);
       live_[b] = 1;
     }
-  if (prep_.options.check_inputs)
+  if (prep_.options.check_inputs && !all_exact)
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&p_.inputs[i])) {
         // Compared dimension by dimension (no vectors built); the layout is
@@ -1324,7 +1346,8 @@ inline phase_clock::Phase line_phase(const ir::Line& line) noexcept {
 #endif
 
 inline void Frame::run_body() {
-  for (line_ = 0; line_ < p_.body.size(); ++line_) {
+  for (const std::uint32_t step : g_.steps) {  // the lines that do work, in order
+    line_ = step;
     const ir::Line& line = p_.body[line_];
     try {
       std::visit(*this, line);
@@ -1348,7 +1371,16 @@ inline std::vector<Value> Frame::outputs() {
   for (std::size_t i = 0; i < p_.outputs.size(); ++i) {
     try {
       const ir::ProgramOutput& o = p_.outputs[i];
-      if (const ir::BufferArg* b = boost::variant2::get_if<ir::BufferArg>(&o)) out.push_back(Value{resolve(*b)});
+      if (const ir::BufferArg* b = boost::variant2::get_if<ir::BufferArg>(&o)) {
+        if (Tensor* t = g_.output_moves[i] ? movable_output(b->buffer) : nullptr) {
+          // The frame's last use of the buffer: its storage moves out (its
+          // size and stride vectors stay for the next call).
+          out.push_back(Value{Tensor{std::move(t->storage), t->dtype, t->sizes, t->strides, t->offset}});
+          live_[b->buffer.index] = 0;
+        } else {
+          out.push_back(Value{resolve(*b)});
+        }
+      }
       else if (const expr::Expr* e = boost::variant2::get_if<expr::Expr>(&o)) out.push_back(Value{eval(*e)});
       else out.push_back(Value{});
     } catch (wrapir::detail::Failure& f) {

@@ -18,6 +18,7 @@
 
 #include <boost/variant2/variant.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -27,6 +28,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <variant>
 #include <vector>
@@ -161,8 +163,10 @@ struct InputPlan {
 
   /// Whether `sizes` and `strides` are exactly the layout's (`known`, the
   /// layout, read only when its dimensions are not inline).
-  [[nodiscard]] bool same_dims(const StaticLayout& known, const std::vector<std::int64_t>& sizes,
-                               const std::vector<std::int64_t>& strides) const noexcept {
+  /// (Inlined into binding: a call per input for a few compares cost as
+  /// much as the compares on programs of many inputs.)
+  [[nodiscard]] [[gnu::always_inline]] bool same_dims(const StaticLayout& known, const std::vector<std::int64_t>& sizes,
+                                                      const std::vector<std::int64_t>& strides) const noexcept {
     if (!inlined) return known.same_dims(sizes, strides);
     if (sizes.size() != rank || strides.size() != rank) return false;
     for (std::size_t d = 0; d < rank; ++d)
@@ -207,7 +211,24 @@ struct Graph {
   std::vector<std::vector<StaticLayout>> extern_views;
   std::vector<InputPlan> input_plans;        // by program input
   std::vector<std::uint32_t> constant_buffers;  // the buffers of role constant, ascending
+  /// The lines a call visits, ascending: every line but those whose work
+  /// was all done when prepared (comments, Null, kernel and multi-kernel
+  /// definitions, GetRawStream). An exported program has one of those for
+  /// about every working line, each a visit per call for nothing.
+  std::vector<std::uint32_t> steps;
+  /// By program output: the output is a plain buffer (no view)
+  /// that no other output names, so the end of a call may move its storage
+  /// out of the frame instead of copying it (no reference count to touch,
+  /// none to drop when the state is scrubbed).
+  std::vector<std::uint8_t> output_moves;
 };
+
+/// Whether a line kind does nothing when a call runs it (its work is done
+/// when prepared): `Graph::steps` leaves it out.
+template <class L>
+inline constexpr bool prepared_only =
+    std::is_same_v<L, ir::Comment> || std::is_same_v<L, ir::Null> || std::is_same_v<L, ir::KernelDefinition> ||
+    std::is_same_v<L, ir::MultiKernelDefinition> || std::is_same_v<L, ir::GetRawStream>;
 
 // ---------------------------------------------------------------------------
 // Multi-kernel dispatch
@@ -348,7 +369,9 @@ struct ExternScratch {
 /// top level's is recycled between calls (`FramePool`): the vectors keep
 /// their memory and every buffer's `Tensor` its size and stride vectors, so
 /// a call in steady state allocates no host memory for them. Between calls
-/// it holds no storage (`scrub`): nothing of a call outlives it.
+/// it holds no buffer's storage (`scrub`): no value of a call outlives it;
+/// only device memory its buffers freed may wait for the next call
+/// (`spare`, bounded by `max_kept_bytes`).
 struct FrameState {
   std::vector<Value> buffers;
   std::vector<std::uint8_t> live;
@@ -374,11 +397,19 @@ struct FrameState {
     ir::DeviceType device = ir::DeviceType::cpu;
     std::shared_ptr<Storage> storage;
   };
-  /// Device storages freed during this call that nothing else holds, for
-  /// the call's next Allocate of the same size (no allocator lock, heap
-  /// block or reference count); given back to the allocator at the end of
-  /// the call (`scrub`). At most `max_spare`, the first `spare_count` used.
+  /// Device storages freed by a call that nothing else holds, for the
+  /// next Allocate of the same size (no allocator lock, heap block or
+  /// reference count). At most `max_spare`, the first `spare_count` used.
+  /// A call that returned keeps them for the next call of the state while
+  /// they come to at most `max_kept_bytes` (`scrub`): a program's
+  /// intermediates freed late in one call (Inductor frees most at the end)
+  /// are then its first Allocates of the next, which reach the allocator
+  /// for its outputs only. What they hold is memory, not values: a storage
+  /// is kept only once its buffer was freed. When they come to more than
+  /// that, or the call failed, all go back to the allocator, as they do
+  /// when the executor goes.
   static constexpr std::size_t max_spare = 8;
+  static constexpr std::int64_t max_kept_bytes = std::int64_t{16} << 20;
   std::array<Spare, max_spare> spare{};
   std::size_t spare_count = 0;
   /// Set by `Executor::run` when the call returned its outputs: then only
@@ -391,19 +422,32 @@ struct FrameState {
 
   /// Drops every storage the last call left (outputs handed out, inputs,
   /// failures half way), keeping the vectors' memory.
+  /// Leaves `live` all 0 (a recycled state's frame does not clear it).
   void scrub() noexcept {
     for (auto& p : pools) p.reset();
-    for (std::size_t i = 0; i < spare_count; ++i) spare[i].storage.reset();
-    spare_count = 0;
+    keep_spares(completed);
     if (completed) {
       completed = false;
       for (std::size_t i = 0; i < live.size() && i < buffers.size(); ++i)
-        if (live[i]) drop(buffers[i]);
+        if (live[i]) {
+          drop(buffers[i]);
+          live[i] = 0;
+        }
       return;
     }
     for (Value& v : buffers) drop(v);
+    std::fill(live.begin(), live.end(), std::uint8_t{0});
     for (Tensor& t : arg_tensors) t.storage.reset();
     for (ExternScratch& e : externs) drop_storages(e);
+  }
+  /// The spares kept for the next call: all of them while they come to at
+  /// most `max_kept_bytes` after a call that returned, else none.
+  void keep_spares(bool returned) noexcept {
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < spare_count; ++i) total += spare[i].bytes;
+    if (returned && total <= max_kept_bytes) return;
+    for (std::size_t i = 0; i < spare_count; ++i) spare[i].storage.reset();
+    spare_count = 0;
   }
   /// A buffer's storage dropped; its tensor's vectors kept.
   static void drop(Value& v) noexcept {
@@ -546,6 +590,20 @@ class GraphPreparer {
       } catch (wrapir::detail::Failure& f) {
         fail(g.prefix + line_label(p.body[i], i) + ": " + f.diagnostic.message);
       }
+    }
+    g.steps.clear();
+    for (std::size_t i = 0; i < p.body.size(); ++i)
+      if (!std::visit([]<class L>(const L&) { return prepared_only<L>; }, p.body[i]))
+        g.steps.push_back(static_cast<std::uint32_t>(i));
+    g.output_moves.assign(p.outputs.size(), 0);
+    for (std::size_t i = 0; i < p.outputs.size(); ++i) {
+      const ir::BufferArg* b = boost::variant2::get_if<ir::BufferArg>(&p.outputs[i]);
+      if (b == nullptr || b->view) continue;
+      bool alone = true;
+      for (std::size_t j = 0; j < p.outputs.size() && alone; ++j)
+        if (const ir::BufferArg* o = boost::variant2::get_if<ir::BufferArg>(&p.outputs[j]); j != i && o != nullptr)
+          alone = o->buffer != b->buffer;
+      g.output_moves[i] = alone ? 1 : 0;
     }
   }
 
