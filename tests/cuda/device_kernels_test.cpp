@@ -164,7 +164,7 @@ TEST_CASE("a Triton export with CUDA C++ and PTX kernels appended runs through o
   ir::Builder b{program};
   auto& ctx = program.ctx();
   const ir::BufferId out0 = boost::variant2::get<ir::BufferArg>(program.outputs.at(0)).buffer;
-  const std::vector<ex::Expr> sizes = program.buffer(out0).layout.sizes;
+  const ir::LayoutDims sizes = program.buffer(out0).layout.sizes;
   ex::Expr numel = ctx.integer(1);
   for (const ex::Expr& s : sizes) numel = numel * s;
   ir::KernelMetadata four;
