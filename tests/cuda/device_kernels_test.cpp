@@ -52,7 +52,7 @@ const fs::path kernel_dir = fs::path(WRAPIR_TEST_KERNELS_PTX).parent_path();
 const std::string ptx_file = fs::path(WRAPIR_TEST_KERNELS_PTX).filename().string();
 const std::string cubin_file = fs::path(WRAPIR_TEST_KERNELS_CUBIN).filename().string();
 
-const char* scale_source = wrapir_test::device_scale_source;
+const char* scale_source = wrapir_test::cuda_scale_source;
 
 /// A private cache directory for the CUDA C++ kernels of one test.
 struct TempCache {

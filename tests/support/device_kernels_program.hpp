@@ -10,13 +10,17 @@
 //                        4 warps;
 //   c = 0.5 b + c        cubin `axpy_f32` over a typed grid (Grid1D,
 //                        XBLOCK 256) with blocks of 8 warps;
-//   d = 2.5 c            CUDA C++ `cuda_scale`: a host function launching
-//                        its own __global__ on the stream it is given;
+//   d = 2.5 c            CUDA C++ `cuda_scale` (`cuda_scale_source`, shared
+//                        with support/cpp_cuda_kernels_program.hpp): a host
+//                        function launching its own __global__ on the stream
+//                        it is given;
 //   e[i] = 3 ((i + 1) mod 16384)
 //                        cubin `shared_rotate` with 64 KB of dynamic shared
 //                        memory (the > 48 KB opt-in), one block of 8 warps.
 //
 // Inputs a, x (float32 [s0]) and s0; outputs d = 2.5 (a + 1.5 x) and e.
+
+#include "support/cpp_cuda_kernels_program.hpp"
 
 #include <wrapir/expr/ops.hpp>
 #include <wrapir/ir/builder.hpp>
@@ -25,20 +29,6 @@
 #include <string>
 
 namespace wrapir_test {
-
-inline constexpr const char* device_scale_source = R"CU(
-namespace {
-__global__ void scale_f32(float* y, const float* x, float alpha, int n) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < n) y[i] = alpha * x[i];
-}
-}  // namespace
-extern "C" int cuda_scale(float* y, const float* x, float alpha, int n, cudaStream_t stream) {
-  if (n <= 0) return 0;
-  scale_f32<<<(n + 255) / 256, 256, 0, stream>>>(y, x, alpha, n);
-  return cudaGetLastError() == cudaSuccess ? 0 : 1;
-}
-)CU";
 
 inline constexpr int rotate_words = 16384;
 
@@ -69,7 +59,7 @@ inline wrapir::ir::Program device_kernels_program(const std::string& ptx_file, c
   typed_grid.grid = ir::TypedGrid{ir::GridType::grid_1d, {ir::NamedExpr{ir::Name{"xnumel"}, n}},
                                   {ir::BlockSize{ir::Name{"XBLOCK"}, 256}}};
   b.call(axpy, {c, x, 0.5, n}, typed_grid);
-  const auto scale = b.kernel("cuda_scale", ir::KernelLanguage::cuda, ir::SourceText{device_scale_source},
+  const auto scale = b.kernel("cuda_scale", ir::KernelLanguage::cuda, ir::SourceText{cuda_scale_source},
                               "y: *fp32, x: *fp32, alpha: fp32, n: i32");
   const auto d = b.empty({n}, wrapir::f32);
   b.call(scale, {d, c, 2.5, n});

@@ -94,19 +94,7 @@ std::string refusal(const run::KernelProvider& p, ir::KernelLanguage language, c
   return r.error().message;
 }
 
-const char* scale_source = R"CU(
-namespace {
-__global__ void scale_f32(float* y, const float* x, float alpha, int n) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < n) y[i] = alpha * x[i];
-}
-}  // namespace
-extern "C" int cuda_scale(float* y, const float* x, float alpha, int n, cudaStream_t stream) {
-  if (n <= 0) return 0;
-  scale_f32<<<(n + 255) / 256, 256, 0, stream>>>(y, x, alpha, n);
-  return cudaGetLastError() == cudaSuccess ? 0 : 1;
-}
-)CU";
+const char* scale_source = wrapir_test::cuda_scale_source;
 
 const std::vector<ir::KernelParam> scale_signature{{"y", {true, ir::DType::float32}},
                                                    {"x", {true, ir::DType::float32}},
