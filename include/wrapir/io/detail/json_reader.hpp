@@ -36,8 +36,16 @@ struct Path {
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
       const Path* p = *it;
       if (!p->parent) continue;  // the root
-      if (p->is_index) out += "[" + std::to_string(p->index) + "]";
-      else out += "." + std::string(p->key);
+      // Appended piecewise: `"." + std::string(...)` trips g++ 12's
+      // -Wrestrict false positive at -O3.
+      if (p->is_index) {
+        out += '[';
+        out += std::to_string(p->index);
+        out += ']';
+      } else {
+        out += '.';
+        out += p->key;
+      }
     }
     return out;
   }
