@@ -191,13 +191,7 @@ TEST_CASE("a Triton export with CUDA C++ and PTX kernels appended runs through o
   REQUIRE_MESSAGE(executor, executor.error().message);
   const auto inputs_file = wrapir_test::load_export_tensors("inputs.safetensors");
   const auto expected_file = wrapir_test::load_export_tensors("outputs.safetensors");
-  std::vector<run::Tensor> inputs;
-  for (const ir::ProgramInput& in : program.inputs) {
-    const std::string& name = program.buffer(boost::variant2::get<ir::BufferId>(in)).name;
-    const run::Tensor* t = inputs_file.find(name);
-    REQUIRE_MESSAGE(t != nullptr, name);
-    inputs.push_back(wrapir_test::to_device(*backend, *t));
-  }
+  const std::vector<run::Tensor> inputs = wrapir_test::inputs_on_device(program, inputs_file, *backend);
   const run::Tensor* expected = expected_file.find("out0");
   REQUIRE(expected != nullptr);
   const auto* want = static_cast<const float*>(expected->data());

@@ -11,6 +11,7 @@
 #include <wrapir/run/cuda/backend.hpp>
 #include <wrapir/run/tensor.hpp>
 
+#include <boost/variant2/variant.hpp>
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -51,6 +52,21 @@ inline wrapir::run::Tensor to_device(const wrapir::run::cuda::CudaBackend& backe
   auto storage = must(backend.allocate(wrapir::cuda_device(0), t.storage->nbytes));
   must(backend.copy(storage->data, storage->device, t.storage->data, t.device(), t.storage->nbytes));
   return wrapir::run::Tensor{storage, t.dtype, t.sizes, t.strides, t.offset};
+}
+
+/// Device copies of `program`'s inputs, found by name in `inputs`, in the
+/// program's input order.
+inline std::vector<wrapir::run::Tensor> inputs_on_device(const wrapir::ir::Program& program,
+                                                         const wrapir::io::TensorFile& inputs,
+                                                         const wrapir::run::cuda::CudaBackend& backend) {
+  std::vector<wrapir::run::Tensor> out;
+  for (const wrapir::ir::ProgramInput& in : program.inputs) {
+    const std::string& name = program.buffer(boost::variant2::get<wrapir::ir::BufferId>(in)).name;
+    const wrapir::run::Tensor* t = inputs.find(name);
+    REQUIRE_MESSAGE(t != nullptr, name);
+    out.push_back(to_device(backend, *t));
+  }
+  return out;
 }
 
 /// The elements of a contiguous float32 device tensor, on the host.

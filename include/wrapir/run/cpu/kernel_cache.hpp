@@ -191,15 +191,21 @@ struct CompileOptions {
   return std::nullopt;
 }
 
+/// A kernel cache's directory: `$<variable>`, else
+/// `$XDG_CACHE_HOME/wrapir/<folder>`, else `~/.cache/wrapir/<folder>`.
+[[nodiscard]] inline std::filesystem::path user_cache_directory(const char* variable, std::string_view folder) {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv(variable); env != nullptr && *env != '\0') return env;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/')
+    return fs::path(xdg) / "wrapir" / folder;
+  const char* home = std::getenv("HOME");
+  return fs::path(home != nullptr && *home != '\0' ? home : "/tmp") / ".cache/wrapir" / folder;
+}
+
 /// The default cache directory: `$WRAPIR_CPU_KERNEL_CACHE`, else
 /// `$XDG_CACHE_HOME/wrapir/cpu-kernels`, else `~/.cache/wrapir/cpu-kernels`.
 [[nodiscard]] inline std::filesystem::path default_cache_directory() {
-  namespace fs = std::filesystem;
-  if (const char* env = std::getenv("WRAPIR_CPU_KERNEL_CACHE"); env != nullptr && *env != '\0') return env;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/')
-    return fs::path(xdg) / "wrapir/cpu-kernels";
-  const char* home = std::getenv("HOME");
-  return fs::path(home != nullptr && *home != '\0' ? home : "/tmp") / ".cache/wrapir/cpu-kernels";
+  return user_cache_directory("WRAPIR_CPU_KERNEL_CACHE", "cpu-kernels");
 }
 
 namespace detail {

@@ -94,12 +94,7 @@ namespace wrapir::run::cuda {
 
 /// The default cache directory (see the file comment).
 [[nodiscard]] inline std::filesystem::path default_cuda_kernel_cache_directory() {
-  namespace fs = std::filesystem;
-  if (const char* env = std::getenv("WRAPIR_CUDA_KERNEL_CACHE"); env != nullptr && *env != '\0') return env;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/')
-    return fs::path(xdg) / "wrapir/cuda-kernels";
-  const char* home = std::getenv("HOME");
-  return fs::path(home != nullptr && *home != '\0' ? home : "/tmp") / ".cache/wrapir/cuda-kernels";
+  return cpu::user_cache_directory("WRAPIR_CUDA_KERNEL_CACHE", "cuda-kernels");
 }
 
 namespace cuda_cpp_detail {
