@@ -5,7 +5,8 @@
 // with more than 48 KB of dynamic shared memory) and a CUDA C++ kernel
 // compiled by nvcc at prepare time — checked against the same computation
 // on the host (its host emulation is in host/device_kernels_host_test.cpp);
-// and the real Triton export of executor_test.cpp
+// the same program in graph mode (the CUDA C++ kernel's own launch
+// captured with the rest); and the real Triton export of executor_test.cpp
 // with a CUDA C++ and a PTX kernel appended, through one provider chain,
 // checked against eager PyTorch's outputs.
 
@@ -77,6 +78,45 @@ run::Tensor device_floats(const rc::CudaBackend& backend, const std::vector<floa
 /// The program of tests/support/device_kernels_program.hpp.
 ir::Program three_languages() { return wrapir_test::device_kernels_program(ptx_file, cubin_file); }
 
+/// a and x of n elements: a[i] = i / 4, x[i] = 1 - (i mod 7) / 2, times `scale`.
+struct ThreeLanguagesInputs {
+  std::vector<float> a, x;
+  ThreeLanguagesInputs(std::int64_t n, float scale) : a(static_cast<std::size_t>(n)), x(static_cast<std::size_t>(n)) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      a[static_cast<std::size_t>(i)] = scale * 0.25f * static_cast<float>(i);
+      x[static_cast<std::size_t>(i)] = scale * (1.0f - 0.5f * static_cast<float>(i % 7));
+    }
+  }
+  std::vector<run::Tensor> on_device(const rc::CudaBackend& backend) const {
+    return {device_floats(backend, a), device_floats(backend, x)};
+  }
+};
+
+/// Checks the program's outputs against the host: d = 2.5 (a + 1.5 x) and
+/// e[i] = 3 ((i + 1) mod 16384).
+void check_three_languages(const rc::CudaBackend& backend, const std::vector<run::Value>& outputs,
+                           const ThreeLanguagesInputs& in) {
+  REQUIRE(outputs.size() == 2);
+  const std::vector<float> d = wrapir_test::to_host(backend, *outputs[0].get_if<run::Tensor>());
+  REQUIRE(d.size() == in.a.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    const double want = 2.5 * (double(in.a[i]) + 1.5 * double(in.x[i]));
+    worst = std::max(worst, std::abs(double(d[i]) - want));
+  }
+  MESSAGE("n = " << d.size() << ": largest difference from the host " << worst);
+  CHECK(worst < 1e-4);
+  const run::Tensor& e = *outputs[1].get_if<run::Tensor>();
+  std::vector<std::int32_t> rotated(wrapir_test::rotate_words);
+  must(backend.copy(reinterpret_cast<std::byte*>(rotated.data()), ir::Device{}, static_cast<const std::byte*>(e.data()),
+                    e.device(), rotated.size() * sizeof(std::int32_t)));
+  must(backend.synchronize());
+  int wrong = 0;
+  for (int i = 0; i < wrapir_test::rotate_words; ++i)
+    wrong += rotated[static_cast<std::size_t>(i)] != ((i + 1) % wrapir_test::rotate_words) * 3;
+  CHECK(wrong == 0);
+}
+
 }  // namespace
 
 TEST_CASE("PTX, cubin and CUDA C++ kernels run on the executor and match the host") {
@@ -90,38 +130,58 @@ TEST_CASE("PTX, cubin and CUDA C++ kernels run on the executor and match the hos
   auto executor = run::Executor::prepare(program, options);
   REQUIRE_MESSAGE(executor, executor.error().message);
   for (const std::int64_t n : {1000, 37, 1}) {  // s0 is a size: positive
-    std::vector<float> a(static_cast<std::size_t>(n)), x(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) {
-      a[static_cast<std::size_t>(i)] = 0.25f * static_cast<float>(i);
-      x[static_cast<std::size_t>(i)] = 1.0f - 0.5f * static_cast<float>(i % 7);
-    }
-    const std::vector<run::Tensor> inputs{device_floats(*backend, a), device_floats(*backend, x)};
+    const ThreeLanguagesInputs in(n, 1.0f);
     const std::vector<std::int64_t> scalars{n};  // s0, the size symbol
-    auto outputs = executor->run(inputs, scalars);
+    auto outputs = executor->run(in.on_device(*backend), scalars);
     REQUIRE_MESSAGE(outputs, outputs.error().message);
-    const std::vector<float> d = wrapir_test::to_host(*backend, *(*outputs)[0].get_if<run::Tensor>());
-    REQUIRE(d.size() == a.size());
-    double worst = 0;
-    for (std::size_t i = 0; i < d.size(); ++i) {
-      const double want = 2.5 * (double(a[i]) + 1.5 * double(x[i]));
-      worst = std::max(worst, std::abs(double(d[i]) - want));
-    }
-    MESSAGE("n = " << n << ": largest difference from the host " << worst);
-    CHECK(worst < 1e-4);
-    const run::Tensor& e = *(*outputs)[1].get_if<run::Tensor>();
-    std::vector<std::int32_t> rotated(16384);
-    must(backend->copy(reinterpret_cast<std::byte*>(rotated.data()), ir::Device{},
-                       static_cast<const std::byte*>(e.data()), e.device(), 16384 * 4));
-    must(backend->synchronize());
-    int wrong = 0;
-    for (int i = 0; i < 16384; ++i) wrong += rotated[static_cast<std::size_t>(i)] != ((i + 1) % 16384) * 3;
-    CHECK(wrong == 0);
+    check_three_languages(*backend, *outputs, in);
   }
   // The second executor finds the CUDA C++ kernel in the cache.
   const auto started = run::cpu::detail::processes_started().load();
   auto again = run::Executor::prepare(program, options);
   REQUIRE_MESSAGE(again, again.error().message);
   CHECK(run::cpu::detail::processes_started().load() == started);
+}
+
+TEST_CASE("PTX, cubin and CUDA C++ kernels in graph mode: captured per size, replayed, updated when inputs move") {
+  auto backend = must(rc::CudaBackend::create(0));
+  TempCache cache;
+  auto chain = std::make_shared<run::ProviderChain>();
+  chain->add(std::make_shared<rc::BinaryKernelProvider>(kernel_dir, backend));
+  chain->add(std::make_shared<rc::CudaCppKernelProvider>(backend, rc::CudaCppOptions{.cache_directory = cache.path}));
+  run::ExecutorOptions options{.device = backend, .kernels = chain, .externs = rc::cublas_externs(backend)};
+  options.graph.enabled = true;
+  auto graphed = run::Executor::prepare(three_languages(), options);
+  REQUIRE_MESSAGE(graphed, graphed.error().message);
+  // Two sizes, two graphs; the second call of each size replays, the third
+  // (other addresses, other values) updates its graph in place. The CUDA C++
+  // kernel launches on the stream it is given, so its launch is captured
+  // too: a graph that missed it would leave d as the capture found it.
+  const ThreeLanguagesInputs ones1000(1000, 1.0f), ones37(37, 1.0f), halves1000(1000, 0.5f);
+  const std::vector<run::Tensor> at1000 = ones1000.on_device(*backend), at37 = ones37.on_device(*backend);
+  const std::vector<std::int64_t> n1000{1000}, n37{37};
+  for (int call = 0; call < 2; ++call) {
+    auto out1000 = graphed->run(at1000, n1000);
+    REQUIRE_MESSAGE(out1000, out1000.error().message);
+    check_three_languages(*backend, *out1000, ones1000);
+    auto out37 = graphed->run(at37, n37);
+    REQUIRE_MESSAGE(out37, out37.error().message);
+    check_three_languages(*backend, *out37, ones37);
+  }
+  CHECK(graphed->graph_stats().captured == 2);
+  CHECK(graphed->graph_stats().replayed == 2);
+  auto moved = graphed->run(halves1000.on_device(*backend), n1000);
+  REQUIRE_MESSAGE(moved, moved.error().message);
+  check_three_languages(*backend, *moved, halves1000);
+  CHECK(graphed->graph_stats().updated == 1);
+  for (int call = 0; call < 2; ++call) {  // back to the first addresses: updated again, then replayed
+    auto back = graphed->run(at1000, n1000);
+    REQUIRE_MESSAGE(back, back.error().message);
+    check_three_languages(*backend, *back, ones1000);
+  }
+  CHECK(graphed->graph_stats().updated == 2);
+  CHECK(graphed->graph_stats().replayed == 3);
+  CHECK(graphed->graph_stats().captured == 2);
 }
 
 TEST_CASE("device kernels: refusals that need the driver") {
