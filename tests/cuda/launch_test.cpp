@@ -75,7 +75,7 @@ TEST_CASE("modules load from cubin, PTX and fatbin, from memory and from files")
 TEST_CASE("module and function errors name what failed and why") {
   auto no_file = cuda::Module::load_file("/nonexistent/kernels.cubin");
   REQUIRE_FALSE(no_file.ok());
-  CHECK(no_file.error().message == "cannot open module file '/nonexistent/kernels.cubin'");
+  CHECK(no_file.error().message == "cannot read '/nonexistent/kernels.cubin': No such file or directory");
 
   auto empty = cuda::Module::load({}, "empty.cubin");
   REQUIRE_FALSE(empty.ok());

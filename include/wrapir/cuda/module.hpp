@@ -16,13 +16,13 @@
 
 #include <wrapir/cuda/detail/unique_handle.hpp>
 #include <wrapir/cuda/driver.hpp>
+#include <wrapir/detail/safe_file.hpp>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <span>
 #include <string>
 #include <string_view>
@@ -165,13 +165,17 @@ class Module {
     return out;
   }
 
-  /// Reads `path` and loads it; the label is the path.
+  /// A module file larger than this is refused before it is read.
+  static constexpr std::uint64_t max_file_bytes = std::uint64_t{256} << 20;
+
+  /// Reads `path` and loads it; the label is the path. Anything but a
+  /// regular file (a FIFO, `/dev/zero`) and a file over `max_file_bytes`
+  /// are refused unread (detail/safe_file.hpp).
   [[nodiscard]] static Result<Module> load_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Diagnostic{"cannot open module file '" + path.string() + "'"};
-    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) return Diagnostic{"cannot read module file '" + path.string() + "'"};
-    return load(std::as_bytes(std::span<const char>(bytes)), path.string());
+    auto bytes = wrapir::detail::read_regular_file(path, {.max_bytes = max_file_bytes, .follow_symlinks = true,
+                                                          .limit_hint = {}});
+    if (!bytes) return std::move(bytes).error();
+    return load(std::as_bytes(std::span<const char>(bytes->data(), bytes->size())), path.string());
   }
 
   [[nodiscard]] CUmodule get() const noexcept { return module_.get(); }

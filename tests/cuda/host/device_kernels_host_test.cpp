@@ -111,11 +111,11 @@ bool have_nvcc() {
 
 TEST_CASE("binary kernels: paths must stay inside the kernel directory") {
   const fs::path dir = "/kernels";
-  CHECK(*rc::binary_kernel_path(dir, "a/k.ptx") == fs::path("/kernels/a/k.ptx"));
-  CHECK(contains(rc::binary_kernel_path(dir, "").error().message, "empty"));
-  CHECK(contains(rc::binary_kernel_path(dir, "/etc/passwd").error().message, "is absolute"));
-  CHECK(contains(rc::binary_kernel_path(dir, "../k.cubin").error().message, "leaves the kernel directory"));
-  CHECK(contains(rc::binary_kernel_path(dir, "a/../../k.cubin").error().message, "leaves the kernel directory"));
+  CHECK(*rc::kernel_file_path(dir, "a/k.ptx") == fs::path("/kernels/a/k.ptx"));
+  CHECK(contains(rc::kernel_file_path(dir, "").error().message, "empty"));
+  CHECK(contains(rc::kernel_file_path(dir, "/etc/passwd").error().message, "is absolute"));
+  CHECK(contains(rc::kernel_file_path(dir, "../k.cubin").error().message, "leaves the kernel directory"));
+  CHECK(contains(rc::kernel_file_path(dir, "a/../../k.cubin").error().message, "leaves the kernel directory"));
 }
 
 TEST_CASE("binary kernels: refusals before any driver call") {

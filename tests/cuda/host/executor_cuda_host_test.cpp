@@ -1,7 +1,8 @@
 // Host-only checks of the executor's CUDA backend (include/wrapir/run/cuda/):
 // what must work, or fail with a clear diagnostic, on a machine with no GPU —
 // kernels.json parsing, the Triton provider's refusals before any driver
-// call (no entry, no cubin, metadata mismatch, no backend), cuBLAS not found,
+// call (no entry, no cubin, metadata mismatch, files outside the export or
+// not regular files, no backend), cuBLAS not found,
 // the GEMM operand layouts, and the backend's answer without a device.
 
 #include <wrapir/cuda/context.hpp>
@@ -21,6 +22,7 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace {
@@ -39,7 +41,11 @@ const char* kernels_json = R"({"kernels": [
    "why": "no loaded autotuner of this name"},
   {"name": "k_bad", "language": "triton", "cubin": "kernels/k_bad.cubin", "metadata": "kernels/k_bad.json",
    "symbol": "k_bad", "constants": {"XBLOCK": 64}, "num_warps": 8, "shared_memory_bytes": 0, "grid_type": "Grid2D"},
-  {"name": "cpp_k", "language": "cpp"}
+  {"name": "cpp_k", "language": "cpp"},
+  {"name": "k_out", "language": "triton", "cubin": "../../etc/passwd", "metadata": "kernels/k0.json", "symbol": "k0",
+   "constants": {"XBLOCK": 128}, "num_warps": 4, "shared_memory_bytes": 0, "grid_type": "Grid1D"},
+  {"name": "k_meta_out", "language": "triton", "cubin": "kernels/k0.cubin", "metadata": "/etc/passwd", "symbol": "k0",
+   "constants": {"XBLOCK": 128}, "num_warps": 4, "shared_memory_bytes": 0, "grid_type": "Grid1D"}
 ]})";
 
 /// A temporary export folder: kernels.json and the metadata files.
@@ -50,6 +56,7 @@ struct ExportDir {
     fs::create_directories(path / "kernels");
     std::ofstream(path / "kernels.json") << kernels_json;
     std::ofstream(path / "kernels" / "k0.json") << R"({"name": "k0", "num_warps": 4, "shared": 0})";
+    std::ofstream(path / "kernels" / "k0.cubin") << "\x7f" "ELF";  // read, never loaded: no backend
     // k_bad's metadata names another symbol and warp count: two exports mixed.
     std::ofstream(path / "kernels" / "k_bad.json") << R"({"name": "k_other", "num_warps": 4, "shared": 0})";
   }
@@ -71,7 +78,7 @@ run::KernelRequest request(std::string_view name, ir::KernelLanguage language = 
 TEST_CASE("kernels.json: entries, and malformed ones named") {
   auto entries = rc::triton_entries_from_json(kernels_json);
   REQUIRE_MESSAGE(entries, entries.error().message);
-  REQUIRE(entries->size() == 3);  // the C++ kernel is skipped
+  REQUIRE(entries->size() == 5);  // the C++ kernel is skipped
   const rc::TritonKernelEntry& k0 = (*entries)[0];
   CHECK(k0.cubin == "kernels/k0.cubin");
   CHECK(k0.grid_type == ir::GridType::grid_1d);
@@ -127,11 +134,38 @@ TEST_CASE("Triton provider: refusals before the driver is asked") {
   SUBCASE("consistent files but no backend to load them on") {
     CHECK(contains((*provider)->provide(request("k0")).error().message, "no CUDA backend"));
   }
+  SUBCASE("paths that leave the export directory") {
+    CHECK(contains((*provider)->provide(request("k_out")).error().message,
+                   "its cubin: the kernel file's path '../../etc/passwd' leaves the kernel directory"));
+    CHECK(contains((*provider)->provide(request("k_meta_out")).error().message,
+                   "its metadata: the kernel file's path '/etc/passwd' is absolute"));
+  }
+  SUBCASE("a cubin that is no regular file is refused unread: a FIFO, a symbolic link to /dev/zero") {
+    fs::remove(dir.path / "kernels" / "k0.cubin");
+    REQUIRE(::mkfifo((dir.path / "kernels" / "k0.cubin").c_str(), 0600) == 0);  // no writer: reading would hang
+    CHECK(contains((*provider)->provide(request("k0")).error().message, "FIFO"));
+    fs::remove(dir.path / "kernels" / "k0.cubin");
+    fs::create_symlink("/dev/zero", dir.path / "kernels" / "k0.cubin");  // reading would never end
+    CHECK(contains((*provider)->provide(request("k0")).error().message, "symbolic link"));
+  }
+  SUBCASE("a kernels.json that is a FIFO") {
+    fs::remove(dir.path / "kernels.json");
+    REQUIRE(::mkfifo((dir.path / "kernels.json").c_str(), 0600) == 0);
+    auto fifo = rc::TritonKernelProvider::load(dir.path, nullptr);
+    REQUIRE_FALSE(fifo);
+    CHECK(contains(fifo.error().message, "FIFO"));
+  }
   SUBCASE("a missing kernels.json") {
     auto none = rc::TritonKernelProvider::load(dir.path / "nowhere", nullptr);
     REQUIRE_FALSE(none);
     CHECK(contains(none.error().message, "kernels.json"));
   }
+}
+
+TEST_CASE("a module file that is no regular file is refused before the driver is asked") {
+  const std::string m = wrapir::cuda::Module::load_file("/dev/zero").error().message;
+  CHECK(contains(m, "cannot read '/dev/zero'"));
+  CHECK(contains(m, "not a regular file"));
 }
 
 TEST_CASE("cuBLAS that cannot be loaded is a diagnostic naming what was tried") {

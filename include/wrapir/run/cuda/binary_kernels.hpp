@@ -36,6 +36,7 @@
 #include <wrapir/ir/kernel.hpp>
 #include <wrapir/ir/names.hpp>
 #include <wrapir/run/cuda/backend.hpp>
+#include <wrapir/run/cuda/kernel_files.hpp>
 #include <wrapir/run/executor_kernels.hpp>
 
 #include <array>
@@ -51,29 +52,11 @@
 
 namespace wrapir::run::cuda {
 
-/// `path` (a `BinaryRef`'s) resolved against `directory`, or why it is
-/// refused: empty, absolute, or climbing out with `..` (as emit/cpp_cuda.hpp
-/// confines kernels.json's paths to the export directory).
-[[nodiscard]] inline Result<std::filesystem::path> binary_kernel_path(const std::filesystem::path& directory,
-                                                                      std::string_view path) {
-  if (path.empty()) return Diagnostic{"the binary's path is empty"};
-  const std::filesystem::path relative(path);
-  if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory())
-    return Diagnostic{"the binary's path " + ir::quote_for_diagnostic(path) +
-                      " is absolute; it must be relative to the kernel directory " +
-                      wrapir::detail::quoted_path(directory)};
-  for (const std::filesystem::path& part : relative)
-    if (part == "..")
-      return Diagnostic{"the binary's path " + ir::quote_for_diagnostic(path) + " leaves the kernel directory " +
-                        wrapir::detail::quoted_path(directory) + " ('..')"};
-  return directory / relative;
-}
-
 /// Loads and launches PTX and cubin kernels (see the file comment).
 class BinaryKernelProvider final : public KernelProvider {
  public:
   /// A file larger than this is refused before it is read.
-  static constexpr std::uint64_t max_binary_bytes = std::uint64_t{256} << 20;
+  static constexpr std::uint64_t max_binary_bytes = max_kernel_binary_bytes;
 
   /// Kernels' files are looked for in `directory`; `backend` is the device
   /// they are loaded on and launched on (null: every kernel is refused
@@ -94,10 +77,9 @@ class BinaryKernelProvider final : public KernelProvider {
     const std::int64_t shared = request.metadata->shared_memory_bytes.value_or(0);
     if (shared < 0 || shared > (std::int64_t{1} << 31) - 1)
       return Diagnostic{"shared memory " + std::to_string(shared) + " bytes is outside 0..2^31-1"};
-    auto path = binary_kernel_path(directory_, request.binary->path);
+    auto path = kernel_file_path(directory_, request.binary->path);
     if (!path) return std::move(path).error();
-    auto image = wrapir::detail::read_regular_file(
-        *path, {.max_bytes = max_binary_bytes, .follow_symlinks = false, .limit_hint = {}});
+    auto image = read_kernel_file(*path, max_binary_bytes);
     if (!image) return std::move(image).error();
     if (image->empty()) return Diagnostic{wrapir::detail::quoted_path(*path) + " is empty"};
     const auto bytes = std::as_bytes(std::span<const char>(image->data(), image->size()));

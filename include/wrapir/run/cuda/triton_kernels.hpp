@@ -6,7 +6,8 @@
 /// of a program, a function that launches it on the backend's stream.
 ///
 /// Per kernel, when the executor is prepared: the kernels.json entry (the
-/// cubin, Triton's metadata file, the launch configuration the autotuner
+/// cubin and Triton's metadata file, read as run/cuda/kernel_files.hpp
+/// reads a kernel directory's files, the launch configuration the autotuner
 /// chose — constexpr block sizes such as `XBLOCK`, `num_warps`, the grid
 /// type), the metadata read with `cuda::triton_metadata_from_json` and
 /// checked against the entry (symbol, warps, shared memory), the module
@@ -26,6 +27,7 @@
 #include <wrapir/ir/kernel.hpp>
 #include <wrapir/ir/names.hpp>
 #include <wrapir/run/cuda/backend.hpp>
+#include <wrapir/run/cuda/kernel_files.hpp>
 #include <wrapir/run/executor_kernels.hpp>
 #include <wrapir/run/grid.hpp>
 
@@ -38,12 +40,11 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <sstream>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,19 +72,6 @@ inline std::optional<ir::GridType> grid_type_named(std::string_view name) {
   for (std::size_t i = 0; i < ir::grid_type_count; ++i)
     if (ir::grid_type_names[i] == name) return static_cast<ir::GridType>(i);
   return std::nullopt;
-}
-
-inline Result<std::string> read_text(const std::filesystem::path& path, std::uintmax_t max_bytes) {
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec) return Diagnostic{path.string() + ": " + ec.message()};
-  if (size > max_bytes)
-    return Diagnostic{path.string() + ": " + std::to_string(size) + " bytes, more than " + std::to_string(max_bytes)};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Diagnostic{path.string() + ": cannot be opened"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace triton_detail
@@ -157,7 +145,7 @@ class TritonKernelProvider final : public KernelProvider {
   /// asks for their kernels.
   [[nodiscard]] static Result<std::shared_ptr<TritonKernelProvider>> load(std::filesystem::path directory,
                                                                           std::shared_ptr<const CudaBackend> backend) {
-    auto text = triton_detail::read_text(directory / "kernels.json", std::uintmax_t{64} << 20);
+    auto text = read_kernel_file(directory / "kernels.json", std::uint64_t{64} << 20);
     if (!text) return text.error();
     auto entries = triton_entries_from_json(*text);
     if (!entries) return Diagnostic{(directory / "kernels.json").string() + ": " + entries.error().message};
@@ -251,15 +239,16 @@ class TritonKernelProvider final : public KernelProvider {
 
     Result<void> load(const TritonKernelProvider& p, const TritonKernelEntry& e,
                       std::span<const ir::KernelParam> signature) {
-      const std::filesystem::path meta_path = p.directory_ / e.metadata;
-      auto meta_text = triton_detail::read_text(meta_path, std::uintmax_t{16} << 20);
+      auto meta_path = kernel_file_path(p.directory_, e.metadata);
+      if (!meta_path) return Diagnostic{"its metadata: " + meta_path.error().message};
+      auto meta_text = read_kernel_file(*meta_path, std::uint64_t{16} << 20);
       if (!meta_text) return meta_text.error();
       auto meta = drv::triton_metadata_from_json(*meta_text);
-      if (!meta) return Diagnostic{meta_path.string() + ": " + meta.error().message};
+      if (!meta) return Diagnostic{meta_path->string() + ": " + meta.error().message};
       // kernels.json and Triton's metadata come from one compile: a
       // difference means files of two exports were mixed.
       auto mismatch = [&](const std::string& what, const std::string& entry, const std::string& file) {
-        return Diagnostic{"metadata mismatch: kernels.json says " + what + " " + entry + ", " + meta_path.string() +
+        return Diagnostic{"metadata mismatch: kernels.json says " + what + " " + entry + ", " + meta_path->string() +
                           " says " + file};
       };
       if (meta->name != e.symbol) return mismatch("symbol", "'" + e.symbol + "'", "'" + meta->name + "'");
@@ -267,11 +256,16 @@ class TritonKernelProvider final : public KernelProvider {
         return mismatch("num_warps", std::to_string(*e.num_warps), std::to_string(meta->num_warps));
       if (e.shared_memory_bytes && *e.shared_memory_bytes != meta->shared_bytes)
         return mismatch("shared memory", std::to_string(*e.shared_memory_bytes), std::to_string(meta->shared_bytes));
+      auto cubin_path = kernel_file_path(p.directory_, e.cubin);
+      if (!cubin_path) return Diagnostic{"its cubin: " + cubin_path.error().message};
+      auto cubin = read_kernel_file(*cubin_path, max_kernel_binary_bytes);
+      if (!cubin) return cubin.error();
       backend = p.backend_;
       if (!backend) return Diagnostic{"no CUDA backend to load its cubin on"};
       stream = backend->stream();
       if (auto s = backend->make_current(); !s) return s.error();
-      auto m = drv::Module::load_file(p.directory_ / e.cubin);
+      auto m = drv::Module::load(std::as_bytes(std::span<const char>(cubin->data(), cubin->size())),
+                                 cubin_path->string());
       if (!m) return m.error();
       module.emplace(*std::move(m));
       auto k = drv::TritonKernel::load(*module, *std::move(meta));
