@@ -6,12 +6,14 @@
 // symbolic sizes (the reuse key builds and bounds `old - new`), chains of
 // views with symbolic offsets (each view's room derives from its base's),
 // pool slices at symbolic offsets, and launches with view arguments. The
-// `lines` counter gives lines/s. docs/performance.md ("Verifier cost")
-// records the results.
+// `lines` counter gives lines/s. BM_stats_worst times, on the same
+// programs, the statistics `wrapir verify` prints after the findings.
+// docs/performance.md ("Verifier cost") records the results.
 
 #include <wrapir/expr/ops.hpp>
 #include <wrapir/io/json.hpp>
 #include <wrapir/ir/builder.hpp>
+#include <wrapir/ir/stats.hpp>
 #include <wrapir/ir/verify.hpp>
 
 #include <benchmark/benchmark.h>
@@ -143,6 +145,30 @@ void BM_verify_worst(benchmark::State& state) {
 BENCHMARK(BM_verify_worst)
     ->ArgNames({"shape", "kB"})
     ->ArgsProduct({{distinct_sums, reuse_chain, view_chain, pool_slices, view_args, deep_views}, {75, 1024}})
+    ->Unit(benchmark::kMillisecond);
+
+/// The statistics `wrapir verify` and `wrapir stats` print after verifying
+/// (ir::program_stats): the bytes allocated are one symbolic sum over every
+/// allocation, so distinct sizes stress it (summed one allocation at a
+/// time, 5,300 distinct sizes in 1 MB took 5.7 s).
+void BM_stats_worst(benchmark::State& state) {
+  const auto shape = static_cast<Shape>(state.range(0));
+  const auto bytes = static_cast<std::size_t>(state.range(1)) * 1024;
+  const ir::Program p = make(shape, bytes);
+  std::size_t allocations = 0;
+  for (auto _ : state) {
+    const ir::ProgramStats stats = ir::program_stats(p);
+    allocations = stats.allocations;
+    benchmark::DoNotOptimize(stats.bytes_allocated);
+  }
+  state.SetLabel(shape_names[shape]);
+  state.counters["allocations"] = static_cast<double>(allocations);
+  state.counters["lines"] = benchmark::Counter(static_cast<double>(p.body.size()),
+                                               benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_stats_worst)
+    ->ArgNames({"shape", "kB"})
+    ->ArgsProduct({{distinct_sums, reuse_chain, pool_slices}, {75, 1024}})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

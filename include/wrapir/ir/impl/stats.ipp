@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace wrapir::ir {
@@ -66,15 +67,8 @@ class StatsWalker {
     // lines created and counted it.)
     auto grow = [&](expr::Expr bytes, const Device& device) {
       ++stats_.allocations;
-      if (!bytes) {
-        total_known_ = false;
-      } else if (total_known_) {
-        try {
-          total_ = total_ ? expr::add(total_, bytes) : bytes;
-        } catch (const expr::Error&) {
-          total_known_ = false;  // constant terms whose sum overflows int64
-        }
-      }
+      if (!bytes) total_known_ = false;
+      else if (total_known_) total_terms_.push_back(bytes);
       hold(bytes, device);
     };
     auto shrink = [&](expr::Expr bytes, const Device& device) {
@@ -140,11 +134,22 @@ class StatsWalker {
     // The hints of the root decide the totals (subgraphs declare the same
     // symbols they receive).
     if (&p == root_) {
+      // One canonical sum of every term (adding them one at a time
+      // re-canonicalised the growing sum each time: quadratic in the
+      // program's distinct sizes, seconds on a 1 MB program).
+      expr::Expr total;
+      if (total_known_ && !total_terms_.empty()) {
+        try {
+          total = expr::add(std::span<const expr::Expr>(total_terms_));
+        } catch (const expr::Error&) {
+          total_known_ = false;  // constant terms whose sum overflows int64
+        }
+      }
       if (!total_known_) {
-        // Some size has no expression: neither the sum nor its value.
-      } else if (total_) {
-        stats_.bytes_allocated = total_;
-        if (auto v = expr::eval(total_, hints)) stats_.bytes_allocated_at_hints = *v;
+        // Some size has no expression, or the sum overflows: neither the sum nor its value.
+      } else if (total) {
+        stats_.bytes_allocated = total;
+        if (auto v = expr::eval(total, hints)) stats_.bytes_allocated_at_hints = *v;
       } else {
         stats_.bytes_allocated = p.ctx().integer(0);
         stats_.bytes_allocated_at_hints = 0;
@@ -165,7 +170,7 @@ class StatsWalker {
 
   const Program* root_;  // whose hints decide the totals
   ProgramStats& stats_;
-  expr::Expr total_;
+  std::vector<expr::Expr> total_terms_;  // summed once, at the end of the root
   bool total_known_ = true;
   std::int64_t max_peak_ = 0;
   bool peaks_known_ = true;
