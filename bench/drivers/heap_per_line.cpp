@@ -1,7 +1,7 @@
 // Heap per line of the arena pipeline's stages, by counting allocations:
 // the driver behind the heap tables of docs/performance.md ("The plan
 // stage's tables narrowed", "`sizeof(Line)` from 152 to 104 bytes"). It
-// replaces `operator new`/`delete` and counts `malloc_usable_size + 8`
+// replaces `operator new`/`delete` (and their aligned forms) and counts `malloc_usable_size + 8`
 // (glibc's header) per block, loads a program with
 // `io::program_from_json(bytes, read_at)` (the text never held), then
 // prints the heap the loaded program holds and the peaks `plan_arena` and
@@ -20,6 +20,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -54,6 +55,18 @@ void operator delete(void* p) noexcept {
   std::free(p);
 }
 void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
+// The aligned forms too: std::pmr's new_delete_resource allocates with them
+// (the arena planner's skyline pools its map nodes, pass/detail/skyline.hpp).
+void* operator new(std::size_t n, std::align_val_t al) {
+  const auto a = static_cast<std::size_t>(al);
+  void* p = std::aligned_alloc(a, (std::max<std::size_t>(n, 1) + a - 1) / a * a);
+  if (p == nullptr) throw std::bad_alloc{};
+  live_bytes += counted(p);
+  if (live_bytes > peak_bytes) peak_bytes = live_bytes;
+  return p;
+}
+void operator delete(void* p, std::align_val_t) noexcept { operator delete(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { operator delete(p); }
 
 int main(int argc, char** argv) {
   if (argc < 2) {

@@ -19,8 +19,14 @@ namespace {
 using namespace wrapir::pass;
 namespace ir = wrapir::ir;
 
-detail::LiveSpan span(std::size_t begin, std::size_t end, std::int64_t bytes, std::int32_t device = 0) {
-  return detail::LiveSpan{begin, end, bytes, device, false};
+detail::ArenaBlock span(std::uint32_t begin, std::uint32_t end, std::int64_t bytes, std::int32_t device = 0) {
+  return detail::ArenaBlock{bytes, begin, end, device, false, false};
+}
+
+/// `blocks_to_spill` of the blocks of `placed`, over its steps.
+std::vector<bool> to_spill(const AllocationTrace& placed, const std::vector<detail::ArenaBlock>& others,
+                           std::size_t work_limit = 1u << 24) {
+  return detail::blocks_to_spill(detail::arena_blocks_of(placed, "test"), others, placed.steps, 64, work_limit);
 }
 
 }  // namespace
@@ -30,28 +36,28 @@ TEST_CASE("arena spill: the block that raises the arena after the extern's resul
   // y (8 KiB) at [6, 9). Bound: max(40 + 8, 48 + 0) = 48 KiB; arena + max U
   // would be 48 + 8 = 56 KiB. Spilling y: arena 40 KiB, total 48 KiB.
   const AllocationTrace t{{{"x", 40960, 0, 10, 0, false}, {"y", 8192, 6, 9, 0, false}}, 10};
-  const std::vector<detail::LiveSpan> others{span(2, 5, 8192)};
-  CHECK(detail::blocks_to_spill(t, others, 64) == std::vector<bool>{false, true});
+  const std::vector<detail::ArenaBlock> others{span(2, 5, 8192)};
+  CHECK(to_spill(t, others) == std::vector<bool>{false, true});
 }
 
 TEST_CASE("arena spill: nothing is spilled where it cannot lower the total") {
   const AllocationTrace t{{{"x", 40960, 0, 10, 0, false}, {"y", 8192, 3, 9, 0, false}}, 10};
   // No storage beside the arena.
-  CHECK(detail::blocks_to_spill(t, {}, 64) == std::vector<bool>{false, false});
+  CHECK(to_spill(t, {}) == std::vector<bool>{false, false});
   // y overlaps the extern's result: the bound is arena + max U already.
-  const std::vector<detail::LiveSpan> overlapping{span(2, 5, 8192)};
-  CHECK(detail::blocks_to_spill(t, overlapping, 64) == std::vector<bool>{false, false});
+  const std::vector<detail::ArenaBlock> overlapping{span(2, 5, 8192)};
+  CHECK(to_spill(t, overlapping) == std::vector<bool>{false, false});
   // Storage on another device does not count against this one.
   const AllocationTrace late{{{"x", 40960, 0, 10, 0, false}, {"y", 8192, 6, 9, 0, false}}, 10};
-  const std::vector<detail::LiveSpan> elsewhere{span(2, 5, 8192, 1)};
-  CHECK(detail::blocks_to_spill(late, elsewhere, 64) == std::vector<bool>{false, false});
+  const std::vector<detail::ArenaBlock> elsewhere{span(2, 5, 8192, 1)};
+  CHECK(to_spill(late, elsewhere) == std::vector<bool>{false, false});
   // A block too large to fit under the bound alone is kept (no other choice
   // helps: the device keeps every block).
   const AllocationTrace big{{{"x", 4096, 0, 10, 0, false}, {"y", 16384, 6, 9, 0, false}}, 10};
-  const std::vector<detail::LiveSpan> small{span(2, 5, 8192)};
-  CHECK(detail::blocks_to_spill(big, small, 64) == std::vector<bool>{false, false});
+  const std::vector<detail::ArenaBlock> small{span(2, 5, 8192)};
+  CHECK(to_spill(big, small) == std::vector<bool>{false, false});
   // Past the work limit nothing is spilled.
-  CHECK(detail::blocks_to_spill(t, std::vector<detail::LiveSpan>{span(2, 5, 8192)}, 64, 1) == std::vector<bool>{false, false});
+  CHECK(to_spill(t, std::vector<detail::ArenaBlock>{span(2, 5, 8192)}, 1) == std::vector<bool>{false, false});
 }
 
 TEST_CASE("arena spill: the program's arena plus an extern's result peaks at the bound") {

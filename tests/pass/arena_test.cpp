@@ -164,6 +164,67 @@ TEST_CASE("arena: bad input is rejected with a reason") {
       std::invalid_argument);
 }
 
+TEST_CASE("arena: steps past 2^32 - 1 are rejected with a reason") {
+  // The arena path numbers steps in 32 bits (pass/detail/arena_blocks.hpp).
+  constexpr std::size_t past = std::size_t{1} << 32;
+  const AllocationTrace late{{{"a", 64, 0, 1, 0, false}, {"b", 64, past - 2, past, 0, false}}, past};
+  CHECK_THROWS_WITH_AS((void)place_in_arenas(late),
+                       "arena planner: block 1 (b) ends at step 4294967296; steps are numbered in 32 bits, up to "
+                       "2^32 - 1",
+                       std::invalid_argument);
+  // The last step that can be numbered plans.
+  const AllocationTrace last{{{"a", 64, 0, 1, 0, false}, {"b", 64, past - 3, past - 1, 0, false}}, past - 1};
+  CHECK(place_in_arenas(last).placement.total_bytes() == 64);
+  expr::Context ctx;
+  const std::vector<expr::Expr> two{ctx.integer(64), ctx.integer(64)};
+  const Placement at_zero{{{0, 0}, {0, 0}}, {{0, 64}}};
+  CHECK_THROWS_WITH_AS((void)symbolic_placement(late, at_zero, two),
+                       "symbolic_placement: block 1 (b) ends at step 4294967296; steps are numbered in 32 bits, up "
+                       "to 2^32 - 1",
+                       std::invalid_argument);
+}
+
+TEST_CASE("arena: a device past 2^31 units packs with 64-bit ranges, as 32-bit ones would") {
+  // Three blocks of 2^36 bytes live together: in 64-byte units the third
+  // ends at 3 * 2^30, past the 32-bit ranges, so the narrow packer stops
+  // and the planner packs with 64-bit ones.
+  constexpr std::int64_t big = std::int64_t{1} << 36;
+  const AllocationTrace t{{{"a", big, 0, 3, 0, false}, {"b", big, 1, 3, 0, false}, {"c", big, 2, 3, 0, false},
+                           {"d", 64, 3, 4, 0, false}},
+                          4};
+  std::vector<detail::PackerBlock> blocks;
+  for (const TracedAllocation& a : t.allocations) blocks.push_back({a.bytes, a.begin, a.end, 0, 0, 64});
+  const std::vector<std::uint32_t> order{0, 1, 2, 3};
+  const auto raw = [&](std::uint32_t i) { return blocks[i].size; };
+  std::size_t visits = 0;
+  detail::NarrowArenaPacker narrow(blocks);
+  detail::ArenaPacking packing;
+  CHECK_FALSE(narrow.pack(order, raw, SIZE_MAX, packing, visits));
+  CHECK(narrow.outgrew_ranges());
+  detail::ArenaPacker wide(blocks);
+  REQUIRE(wide.pack(order, raw, SIZE_MAX, packing, visits));
+  CHECK(packing.offsets == std::vector<std::int64_t>{0, big, 2 * big, 0});
+  const ArenaPlan plan = place_in_arenas(t);
+  CHECK(plan.placement.arenas[0].bytes == 3 * big);
+  CHECK_FALSE(check_placement(t, plan.placement));
+  // Just under the limit the narrow packer fits: 2^31 - 1 units of 16 bytes.
+  const std::int64_t most = ((std::int64_t{1} << 31) - 1) * 16;
+  const std::vector<detail::PackerBlock> edge{{most - 16, 0, 2, 0, 0, 16}, {16, 1, 2, 0, 0, 16}};
+  detail::NarrowArenaPacker fits(edge);
+  REQUIRE(fits.pack(std::vector<std::uint32_t>{0, 1}, [&](std::uint32_t i) { return edge[i].size; }, SIZE_MAX,
+                    packing, visits));
+  CHECK(packing.offsets == std::vector<std::int64_t>{0, most - 16});
+  CHECK(packing.arena == most);
+  // A block whose size alone is past the ranges: the narrow packer cannot
+  // hold it, the planner packs it with 64-bit ranges.
+  constexpr std::int64_t huge = std::int64_t{1} << 40;
+  const std::vector<detail::PackerBlock> alone{{huge, 0, 1, 0, 0, 64}};
+  detail::NarrowArenaPacker cannot(alone);
+  CHECK_FALSE(cannot.pack(std::vector<std::uint32_t>{0}, [&](std::uint32_t) { return huge; }, SIZE_MAX, packing, visits));
+  CHECK(cannot.outgrew_ranges());
+  CHECK(place_in_arenas(AllocationTrace{{{"h", huge, 0, 1, 0, false}}, 1}).placement.arenas[0].bytes == huge);
+}
+
 TEST_CASE("arena: laws on random traces, every order alone and together") {
   for (std::uint64_t seed = 0; seed < 60; ++seed) {
     CAPTURE(seed);
@@ -368,6 +429,8 @@ void check_packings_are_plain(const AllocationTrace& t) {
     raw.push_back(a.bytes);
   }
   detail::ArenaPacker packer(blocks);
+  // The same packings with 32-bit ranges (the sizes fit them).
+  detail::NarrowArenaPacker narrow(blocks);
   for (const ArenaOrder o : all_arena_orders) {
     CAPTURE(arena_order_name(o));
     const std::vector<std::uint32_t> order = packer.order(o, [&](std::uint32_t i) -> const detail::ArenaPacker::Block& { return blocks[i]; });
@@ -377,6 +440,13 @@ void check_packings_are_plain(const AllocationTrace& t) {
     const std::vector<std::int64_t> expected = plain_best_fit(blocks, order);
     CHECK(packing.offsets == expected);
     CHECK(visits == plain_visits(blocks, order, expected));
+    detail::ArenaPacking narrow_packing;
+    std::size_t narrow_visits = 0;
+    REQUIRE(narrow.pack(order, [&](std::uint32_t i) { return raw[i]; }, SIZE_MAX, narrow_packing, narrow_visits));
+    CHECK_FALSE(narrow.outgrew_ranges());
+    CHECK(narrow_packing.offsets == expected);
+    CHECK(narrow_packing.arena == packing.arena);
+    CHECK(narrow_visits == visits);
   }
 }
 

@@ -27,7 +27,10 @@
 /// every block is kept in the nodes above its begin). The node lists are
 /// slices of chunked storage reused by every order, and the upper part of
 /// a block's path is read as one cached, merged union (`ArenaPacker`'s
-/// path unions). Work is proportional to the number of overlapping pairs
+/// path unions). A range is two 32-bit numbers, in units of the device's
+/// smallest block alignment, while the device's blocks stay below 2^31
+/// such units (32 GiB at 16-byte units); a packing that would pass that is
+/// done again with 64-bit ranges, to the same placement. Work is proportional to the number of overlapping pairs
 /// (counted as if every list were read); after the first order,
 /// an order that would exceed `ArenaOptions::work_limit` pair visits is
 /// abandoned, so a pathological trace (thousands of blocks alive at once)
@@ -61,10 +64,13 @@
 /// statically 0 is planned as 1 byte, so that it is kept apart from the
 /// others. Subgraphs are planned on their own. Where storage the arena does
 /// not hold would otherwise push the total above the max-live bound, some
-/// blocks stay Allocate lines (`ArenaOptions::spill`).
+/// blocks stay Allocate lines (`ArenaOptions::spill`). The planner reads
+/// a trace without names (pass/detail/arena_blocks.hpp), its steps in 32
+/// bits: a body of more than 2^32 - 1 lines gets a diagnostic.
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -77,6 +83,7 @@
 #include <wrapir/ir/ids.hpp>
 #include <wrapir/ir/program.hpp>
 #include <wrapir/pass/arena_orders.hpp>
+#include <wrapir/pass/detail/arena_blocks.hpp>
 #include <wrapir/pass/liveness.hpp>
 #include <wrapir/pass/plan_stats.hpp>
 #include <wrapir/pass/symbolic_placement.hpp>
@@ -134,10 +141,11 @@ struct ArenaPlan {
 
 /// Places `trace` into one arena per device (see the file comment). Blocks
 /// of zero bytes sit at offset 0. Throws `std::invalid_argument` for an
-/// invalid trace (`validate_trace`), an alignment that is not a power of
+/// invalid trace (`validate_trace`), a block that ends past step 2^32 - 1
+/// (steps are numbered in 32 bits), an alignment that is not a power of
 /// two, more than 2^32 - 1 blocks, sizes whose sum overflows 64 bits, or a
-/// packing whose segment trees would hold more than 2^31 byte ranges (32
-/// GiB of them) on one device.
+/// packing whose segment trees would hold more than 2^31 byte ranges (16
+/// GiB of 32-bit ranges, 32 GiB of 64-bit ones) on one device.
 [[nodiscard]] WRAPIR_DECL ArenaPlan place_in_arenas(const AllocationTrace& trace, const ArenaOptions& options = {});
 
 /// wrapir's arena planner on `program` (see the file comment), planned in
@@ -192,6 +200,11 @@ class StorageBytes {
   };
   std::unordered_map<Key, expr::Expr, KeyHash> made_;
 };
+
+/// `place_in_arenas` of the arena trace `blocks` (pass/detail/arena_blocks.hpp),
+/// whose blocks `block_name` names in diagnostics.
+[[nodiscard]] WRAPIR_DECL ArenaPlan place_blocks(std::span<const ArenaBlock> blocks, const ArenaOptions& options,
+                                                 const BlockNamer& block_name);
 
 [[nodiscard]] WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions& options,
                                                            HintEvaluator& hints);

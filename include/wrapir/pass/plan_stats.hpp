@@ -37,6 +37,7 @@
 #include <wrapir/ir/line.hpp>
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/program.hpp>
+#include <wrapir/pass/detail/arena_blocks.hpp>
 #include <wrapir/pass/liveness.hpp>
 #include <wrapir/pass/trace.hpp>
 
@@ -109,13 +110,15 @@ namespace detail {
 /// no sum saturates. Every partial sum of a device's array, and every live
 /// sum, lies between minus and plus that device's total, which was checked
 /// to fit, so none of them overflows.)
-[[nodiscard]] inline std::int64_t max_live_of(std::span<const LiveSpan> spans) {
+/// Spans are `LiveSpan`s or the arena path's `ArenaBlock`s.
+template <class Span>
+[[nodiscard]] std::int64_t max_live_of_spans(std::span<const Span> spans) {
   constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
   std::vector<std::int32_t> devices;
   std::vector<std::int64_t> totals;
   std::size_t last_end = 0;
   bool dense = true;
-  for (const LiveSpan& s : spans) {
+  for (const Span& s : spans) {
     if (s.end <= s.begin || s.bytes <= 0) continue;
     const auto d = static_cast<std::size_t>(std::find(devices.begin(), devices.end(), s.device) - devices.begin());
     if (d == devices.size()) {
@@ -127,20 +130,20 @@ namespace detail {
       break;
     }
     totals[d] += s.bytes;
-    last_end = std::max(last_end, s.end);
+    last_end = std::max<std::size_t>(last_end, s.end);
   }
   // One array per device: bounded like the time, or it is the sweep.
   dense = dense && last_end < (4 * spans.size() + 1024) / std::max<std::size_t>(devices.size(), 1);
   if (!dense) {
     AllocationTrace trace;
     trace.allocations.reserve(spans.size());
-    for (const LiveSpan& s : spans)
+    for (const Span& s : spans)
       trace.allocations.push_back(TracedAllocation{{}, s.bytes, s.begin, s.end, s.device, s.is_output});
     return max_live_bytes(trace);
   }
   const std::size_t width = last_end + 1;
   std::vector<std::int64_t> delta(devices.size() * width, 0);
-  for (const LiveSpan& s : spans) {
+  for (const Span& s : spans) {
     if (s.end <= s.begin || s.bytes <= 0) continue;
     const auto d = static_cast<std::size_t>(std::find(devices.begin(), devices.end(), s.device) - devices.begin());
     delta[d * width + s.begin] += s.bytes;
@@ -154,6 +157,10 @@ namespace detail {
   }
   return total;
 }
+[[nodiscard]] inline std::int64_t max_live_of(std::span<const LiveSpan> spans) { return max_live_of_spans(spans); }
+[[nodiscard]] inline std::int64_t max_live_of_blocks(std::span<const ArenaBlock> blocks) {
+  return max_live_of_spans(blocks);
+}
 
 /// `held_trace_from` without names: `spans[u]` is block `u` of the
 /// liveness, and the entries after the blocks are the pools `pools` lists.
@@ -162,30 +169,30 @@ struct HeldSpans {
   std::vector<ir::PoolId> pools;
 };
 
-/// The held trace of `p`, whose liveness is `l`, with sizes from `hints`,
-/// without names. `known_blocks`, when not empty, is `spans_from(p, l,
-/// hints)`: the blocks' bytes and devices are taken from there rather than
-/// read from the buffer table again. A diagnostic when it is not one entry
-/// per block of `l`.
-[[nodiscard]] inline Result<HeldSpans> held_spans_from(const ir::Program& p, const Liveness& l, HintEvaluator& hints,
-                                                       std::span<const LiveSpan> known_blocks = {}) {
-  constexpr std::size_t none = Liveness::no_storage;
-  HeldSpans out;
-  if (!known_blocks.empty() && known_blocks.size() != l.lifetimes.size())
-    return Diagnostic{"the held trace: " + std::to_string(known_blocks.size()) +
-                      " known block sizes were given for a liveness of " + std::to_string(l.lifetimes.size()) +
-                      " blocks; they must be spans_from of the same liveness"};
+/// The storage units of `p`'s held trace, whose liveness is `l`: one per
+/// block of `l`, then one per pool a line creates. Each unit's end, and for
+/// the pools, each one's unit (or `Liveness::no_storage`) and each pool
+/// unit's begin; a block's begin is its first line.
+struct HeldUnits {
+  std::vector<std::size_t> end;
+  std::vector<std::size_t> pool_unit;
+  std::vector<std::size_t> pool_begin;
+};
 
-  // Units: one per liveness block, then one per pool. `holders` counts the
-  // names holding a unit; `end` stays `steps` until the last one releases.
+[[nodiscard]] inline HeldUnits held_units_of(const ir::Program& p, const Liveness& l) {
+  constexpr std::size_t none = Liveness::no_storage;
+  // `holders` counts the names holding a unit; `end` stays `steps` until
+  // the last one releases.
   const std::size_t blocks = l.lifetimes.size();
-  std::vector<std::size_t> pool_unit(p.pools.size(), none);
-  std::vector<std::size_t> begin, end, holders;
-  begin.reserve(blocks);
-  for (const BufferLifetime& b : l.lifetimes) {
-    begin.push_back(b.first_line);
-    holders.push_back(b.origin == StorageOrigin::multi_output_element ? 2 : 1);
-  }
+  HeldUnits out;
+  out.pool_unit.assign(p.pools.size(), none);
+  // Reserved for every pool too: grown by doubling, both were twice the
+  // blocks at a million lines.
+  std::vector<std::size_t>& end = out.end;
+  std::vector<std::uint8_t> holders;
+  holders.reserve(blocks + p.pools.size());
+  for (const BufferLifetime& b : l.lifetimes) holders.push_back(b.origin == StorageOrigin::multi_output_element ? 2 : 1);
+  end.reserve(blocks + p.pools.size());
   end.assign(blocks, l.steps);
   // The unit each buffer name holds now (a Reuse moves it).
   std::vector<std::size_t> held(p.buffers.size(), none);
@@ -228,53 +235,100 @@ struct HeldSpans {
           if (!e.offered && e.how != ir::Release::pool_dealloc) release(e.buffer, i);
         },
         [&](const fx::PoolCreated& e) {
-          if (p.contains(e.pool) && pool_unit[e.pool.index] == none) {
-            pool_unit[e.pool.index] = begin.size();
-            begin.push_back(i);
+          if (p.contains(e.pool) && out.pool_unit[e.pool.index] == none) {
+            out.pool_unit[e.pool.index] = end.size();
+            out.pool_begin.push_back(i);
             end.push_back(l.steps);
             holders.push_back(1);
           }
         },
         [&](const fx::PoolReturned& e) {
-          if (e.releases_pool && p.contains(e.pool)) release_unit(pool_unit[e.pool.index], i);
+          if (e.releases_pool && p.contains(e.pool)) release_unit(out.pool_unit[e.pool.index], i);
         },
         [](const auto&) {},
     });
   }
+  return out;
+}
 
-  out.spans.reserve(begin.size());
+/// The spans of `units` (`held_units_of(p, l)`), with sizes from `hints`
+/// or, when not empty, `known_blocks` (see `held_spans_from`): `LiveSpan`s,
+/// or the arena path's 24-byte `ArenaBlock`s when every step fits their
+/// 32 bits. `pools`, when given, gets the pool of each unit after the
+/// blocks.
+template <class Span>
+[[nodiscard]] Result<std::vector<Span>> held_spans_of(const ir::Program& p, const Liveness& l, HintEvaluator& hints,
+                                                      const HeldUnits& units, std::span<const LiveSpan> known_blocks,
+                                                      std::vector<ir::PoolId>* pools) {
+  using Step = decltype(Span::begin);
+  const std::size_t blocks = l.lifetimes.size();
+  std::vector<Span> spans;
+  spans.reserve(units.end.size());
   for (std::size_t u = 0; u < blocks; ++u) {
     const BufferLifetime& b = l.lifetimes[u];
-    LiveSpan block;
+    std::int64_t bytes = 0;
+    std::int32_t device = 0;
     if (!known_blocks.empty()) {
-      block = known_blocks[u];
+      bytes = known_blocks[u].bytes;
+      device = known_blocks[u].device;
     } else {
-      Result<std::int64_t> bytes = hints.buffer_bytes(p, b.buffer);
-      if (!bytes)
+      Result<std::int64_t> at_hints = hints.buffer_bytes(p, b.buffer);
+      if (!at_hints)
         return Diagnostic{"line " + std::to_string(b.first_line) + ": buffer " + p.buffer(b.buffer).name + ": " +
-                          bytes.error().message};
-      block.bytes = bytes.value();
-      block.device = device_key(p.buffer(b.buffer).layout.device);
+                          at_hints.error().message};
+      bytes = at_hints.value();
+      device = device_key(p.buffer(b.buffer).layout.device);
     }
     // A use after the release (a malformed program) still needs the memory.
-    const std::size_t e = std::max(end[u], b.last_line + 1);
+    const std::size_t e = std::max(units.end[u], b.last_line + 1);
     // A region carved from a pool is memory the pool already holds: zero
     // bytes here, kept so that entry u stays block u of the liveness.
-    const std::int64_t held_bytes = b.origin == StorageOrigin::pool ? 0 : block.bytes;
-    out.spans.push_back(LiveSpan{begin[u], e, held_bytes, block.device, b.is_output});
+    const std::int64_t held_bytes = b.origin == StorageOrigin::pool ? 0 : bytes;
+    Span span{};
+    span.begin = static_cast<Step>(b.first_line);
+    span.end = static_cast<Step>(e);
+    span.bytes = held_bytes;
+    span.device = device;
+    span.is_output = b.is_output;
+    spans.push_back(span);
   }
   for (std::size_t q = 0; q < p.pools.size(); ++q) {
-    const std::size_t u = pool_unit[q];
-    if (u == none) continue;
+    const std::size_t u = units.pool_unit[q];
+    if (u == Liveness::no_storage) continue;
     const ir::PoolDecl& pool = p.pools[q];
+    const std::size_t begin = units.pool_begin[u - blocks];
     Result<std::int64_t> bytes = hints.value(pool.size_bytes);
     if (!bytes || bytes.value() < 0)
-      return Diagnostic{"line " + std::to_string(begin[u]) + ": pool " + pool.name +
+      return Diagnostic{"line " + std::to_string(begin) + ": pool " + pool.name +
                         ": its size does not evaluate to a non-negative number of bytes at the hints" +
                         (bytes ? std::string() : ": " + bytes.error().message)};
-    out.spans.push_back(LiveSpan{begin[u], end[u], bytes.value(), device_key(pool.device), false});
-    out.pools.push_back(ir::PoolId{static_cast<std::uint32_t>(q)});
+    Span span{};
+    span.begin = static_cast<Step>(begin);
+    span.end = static_cast<Step>(units.end[u]);
+    span.bytes = bytes.value();
+    span.device = device_key(pool.device);
+    span.is_output = false;
+    spans.push_back(span);
+    if (pools) pools->push_back(ir::PoolId{static_cast<std::uint32_t>(q)});
   }
+  return spans;
+}
+
+/// The held trace of `p`, whose liveness is `l`, with sizes from `hints`,
+/// without names. `known_blocks`, when not empty, is `spans_from(p, l,
+/// hints)`: the blocks' bytes and devices are taken from there rather than
+/// read from the buffer table again. A diagnostic when it is not one entry
+/// per block of `l`.
+[[nodiscard]] inline Result<HeldSpans> held_spans_from(const ir::Program& p, const Liveness& l, HintEvaluator& hints,
+                                                       std::span<const LiveSpan> known_blocks = {}) {
+  if (!known_blocks.empty() && known_blocks.size() != l.lifetimes.size())
+    return Diagnostic{"the held trace: " + std::to_string(known_blocks.size()) +
+                      " known block sizes were given for a liveness of " + std::to_string(l.lifetimes.size()) +
+                      " blocks; they must be spans_from of the same liveness"};
+  HeldSpans out;
+  Result<std::vector<LiveSpan>> spans = held_spans_of<LiveSpan>(p, l, hints, held_units_of(p, l), known_blocks, &out.pools);
+  if (!spans) return spans.error();
+  out.spans = std::move(spans).value();
   return out;
 }
 
@@ -361,10 +415,23 @@ inline void count_plan_lines(const ir::Program& p, const expr::Bindings& inherit
   PlanStats s;
   Result<Liveness> live = liveness_of(planned);
   if (!live) return Diagnostic{"the planned program: " + live.error().message};
-  Result<HeldSpans> held = held_spans_from(planned, live.value(), hints);
-  if (!held) return Diagnostic{"the planned program: " + held.error().message};
+  // The held spans as 24-byte `ArenaBlock`s where the steps fit them, made
+  // after the units' tables are freed and freed before the peak is swept:
+  // at a million lines this was the plan stage's peak (pass/arena.hpp).
+  if (live.value().steps <= arena_step_limit) {
+    Result<std::vector<ArenaBlock>> held = [&] {
+      const HeldUnits units = held_units_of(planned, live.value());
+      return held_spans_of<ArenaBlock>(planned, live.value(), hints, units, {}, nullptr);
+    }();
+    if (!held) return Diagnostic{"the planned program: " + held.error().message};
+    live.value() = Liveness{};
+    s.peak_bytes = max_live_of_blocks(held.value());
+  } else {
+    Result<HeldSpans> held = held_spans_from(planned, live.value(), hints);
+    if (!held) return Diagnostic{"the planned program: " + held.error().message};
+    s.peak_bytes = max_live_of(held.value().spans);
+  }
   s.lower_bound_bytes = lower_bound;
-  s.peak_bytes = max_live_of(held.value().spans);
   count_plan_lines(planned, options.hints, options.fallback_hint, s);
   return s;
 }

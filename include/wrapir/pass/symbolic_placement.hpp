@@ -57,21 +57,10 @@
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/expr/eval.hpp>
 #include <wrapir/expr/expr.hpp>
+#include <wrapir/pass/detail/arena_blocks.hpp>
 #include <wrapir/pass/trace.hpp>
 
 namespace wrapir::pass {
-
-namespace detail {
-
-[[nodiscard]] inline std::int64_t align_up_checked(std::int64_t bytes, std::int64_t alignment,
-                                                   const TracedAllocation& a) {
-  if (bytes > std::numeric_limits<std::int64_t>::max() - (alignment - 1))
-    throw std::invalid_argument("arena planner: block " + a.name + " of " + std::to_string(bytes) +
-                                " bytes cannot be aligned without overflowing 64 bits");
-  return (bytes + alignment - 1) & -alignment;
-}
-
-}  // namespace detail
 
 /// A value that offsets and arena sizes refer to by name (see the file
 /// comment): `symbol` (non-negative, fresh in the sizes' context) stands
@@ -141,14 +130,19 @@ namespace detail {
 }
 
 /// `symbolic_placement` of a placement known to be valid (the arena
-/// planner's own): checking it again was a tenth of a large program's plan.
-/// `fresh_name` gives each name; when empty, nothing is named (the sums
-/// grow with the depth of the stacks, but every offset reads only sizes).
-[[nodiscard]] WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace,
-                                                                  const Placement& hint_placement,
+/// planner's own) of the arena trace `blocks` (pass/detail/arena_blocks.hpp),
+/// whose blocks `block_name` names in diagnostics: checking the placement
+/// again was a tenth of a large program's plan. The placement is taken by
+/// value and its block table freed once read (moved in, at a million lines
+/// that was where the plan stage peaked). `fresh_name` gives each
+/// name; when empty, nothing is named (the sums grow with the depth of the
+/// stacks, but every offset reads only sizes).
+[[nodiscard]] WRAPIR_DECL SymbolicPlacement symbolic_placement_of(std::span<const ArenaBlock> blocks,
+                                                                  Placement hint_placement,
                                                                   std::span<const expr::Expr> symbolic_bytes,
                                                                   std::int64_t alignment,
-                                                                  const std::function<std::string()>& fresh_name);
+                                                                  const std::function<std::string()>& fresh_name,
+                                                                  const BlockNamer& block_name);
 
 }  // namespace detail
 

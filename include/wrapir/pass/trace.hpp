@@ -124,19 +124,23 @@ inline constexpr std::int64_t planner_alignment = 64;
 /// `assert_alignment` lines check.
 inline constexpr std::int64_t min_block_alignment = 16;
 
-/// The alignment of block `a` under the planner alignment `alignment` (a
-/// power of two). A block of fixed size smaller than `alignment` takes its
+/// The alignment of a block of `bytes` (`fixed_size`: see
+/// `TracedAllocation`), or of block `a`, under the planner alignment
+/// `alignment` (a power of two). A block of fixed size smaller than `alignment` takes its
 /// size rounded up to a power of two, at least `min_block_alignment`: small
 /// blocks then share aligned slots like a buddy allocator's (two 32-byte
 /// blocks fill one 64-byte slot, where each used to take a whole one),
 /// while every block of `alignment` bytes or more, and every block whose
 /// size is only a hint, still starts at a multiple of `alignment`.
-[[nodiscard]] inline std::int64_t block_alignment(const TracedAllocation& a, std::int64_t alignment) noexcept {
-  if (!a.fixed_size || a.bytes >= alignment || !std::has_single_bit(static_cast<std::uint64_t>(alignment)))
+[[nodiscard]] inline std::int64_t block_alignment(std::int64_t bytes, bool fixed_size, std::int64_t alignment) noexcept {
+  if (!fixed_size || bytes >= alignment || !std::has_single_bit(static_cast<std::uint64_t>(alignment)))
     return alignment;
   std::int64_t own = std::min(min_block_alignment, alignment);
-  while (own < a.bytes) own *= 2;
+  while (own < bytes) own *= 2;
   return own;
+}
+[[nodiscard]] inline std::int64_t block_alignment(const TracedAllocation& a, std::int64_t alignment) noexcept {
+  return block_alignment(a.bytes, a.fixed_size, alignment);
 }
 
 /// Where one block of a trace lives: an arena and a byte offset into it.

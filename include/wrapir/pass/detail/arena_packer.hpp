@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <span>
+#include <type_traits>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -20,58 +21,107 @@
 
 namespace wrapir::pass::detail {
 
-/// The blocks of one device, packed by best fit in several orders.
-class ArenaPacker {
- public:
-  /// A block as the caller describes it; the packer keeps only what
-  /// packing reads (`Packed`, its alignment's logarithm), and asks the
-  /// caller for the steps again when it orders the blocks.
-  struct Block {
-    std::int64_t size;  // rounded up to `align`
-    std::size_t begin, end;
-    std::uint32_t lo, hi;  // ignored: the packer computes them
-    std::int64_t align;    // its offset's alignment (`block_alignment`), a power of two
-  };
+/// A block as the caller describes it to `BasicArenaPacker`, which keeps
+/// only what packing reads and asks the caller for the steps again when it
+/// orders the blocks.
+struct PackerBlock {
+  std::int64_t size;  // rounded up to `align`
+  std::size_t begin, end;
+  std::uint32_t lo, hi;  // ignored: the packer computes them
+  std::int64_t align;    // its offset's alignment (`block_alignment`), a power of two
+};
 
-  explicit ArenaPacker(std::span<const Block> blocks) {
-    blocks_.reserve(blocks.size());
-    align_log2_.reserve(blocks.size());
-    for (const Block& b : blocks) {
-      blocks_.push_back({b.size, 0, 0});
-      align_log2_.push_back(static_cast<std::uint8_t>(std::countr_zero(static_cast<std::uint64_t>(b.align))));
-    }
+/// A best-fit packing: the offsets and the arena size (the top of the
+/// highest block, raw sizes at the top).
+struct ArenaPacking {
+  std::vector<std::int64_t> offsets;
+  std::int64_t arena = 0;
+};
+
+/// The blocks of one device, packed by best fit in several orders.
+///
+/// The segment trees' byte ranges are kept in units of the smallest
+/// alignment of the device's blocks (every offset and every rounded size is
+/// a multiple of it, so the packing is the same), as `Offset`s: with
+/// `std::int32_t` a range takes 8 bytes and a tree node 16, half of what
+/// 64-bit ranges take, for a device whose blocks reach at most
+/// `2^31 - 1` units (32 GiB at 16-byte units, 128 GiB at 64). A packing
+/// that would place a block past that stops (`pack` gives false and
+/// `outgrew_ranges()` true), and the caller packs with `std::int64_t`
+/// (`ArenaPacker`) instead, which the 64-bit sum checked before packing
+/// always bounds.
+template <class Offset>
+class BasicArenaPacker {
+  static_assert(std::is_same_v<Offset, std::int32_t> || std::is_same_v<Offset, std::int64_t>);
+
+ public:
+  using Block = PackerBlock;
+  using Packing = ArenaPacking;
+
+  explicit BasicArenaPacker(std::span<const Block> blocks)
+      : BasicArenaPacker(blocks.size(), [&](std::size_t i) -> const Block& { return blocks[i]; }) {}
+
+  /// `count` blocks, `block(i)` the `i`-th (anything with a `Block`'s
+  /// `size`, `begin`, `end` and `align`), read a few times here and never
+  /// kept: a caller need not hold a table of them.
+  template <class BlockOf>
+  BasicArenaPacker(std::size_t count, BlockOf&& block) {
+    blocks_.reserve(count);
+    align_log2_.reserve(count);
     std::size_t last_end = 0;
-    for (const Block& b : blocks) last_end = std::max(last_end, b.end);
+    unsigned unit_log2 = 63;
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto& b = block(i);
+      const auto align_log2 = static_cast<unsigned>(std::countr_zero(static_cast<std::uint64_t>(b.align)));
+      align_log2_.push_back(static_cast<std::uint8_t>(align_log2));
+      unit_log2 = std::min(unit_log2, align_log2);
+      last_end = std::max(last_end, static_cast<std::size_t>(b.end));
+    }
+    unit_log2_ = count == 0 ? 0 : unit_log2;
+    // Sizes in units too: every order and bound reads them scaled by the
+    // same power of two, which changes no comparison. A block larger than
+    // the ranges reach cannot be packed with them.
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::int64_t units = block(i).size >> unit_log2_;
+      if (units > std::int64_t{std::numeric_limits<Offset>::max()}) too_large_ = true;
+      blocks_.push_back({too_large_ ? Offset{0} : static_cast<Offset>(units), 0, 0});
+    }
     // Traces number their steps densely, so a table over the steps ranks
     // every time in O(1); binary searches over the sorted begins were a
     // tenth of a packing. Sparse times fall back to sorting.
-    if (last_end <= 4 * blocks.size() + 1024) {
+    if (last_end <= 4 * count + 1024) {
       // begins_below[t]: the distinct begins before time t.
       std::vector<std::uint32_t> begins_below(last_end + 2, 0);
-      for (const Block& b : blocks) begins_below[b.begin + 1] = 1;
+      for (std::size_t i = 0; i < count; ++i) begins_below[static_cast<std::size_t>(block(i).begin) + 1] = 1;
       for (std::size_t t = 1; t < begins_below.size(); ++t) begins_below[t] += begins_below[t - 1];
       points_ = begins_below.back();
-      for (std::size_t i = 0; i < blocks.size(); ++i) {
-        blocks_[i].lo = begins_below[blocks[i].begin];
-        blocks_[i].hi = begins_below[blocks[i].end];
+      for (std::size_t i = 0; i < count; ++i) {
+        const auto& b = block(i);
+        blocks_[i].lo = begins_below[static_cast<std::size_t>(b.begin)];
+        blocks_[i].hi = begins_below[static_cast<std::size_t>(b.end)];
       }
     } else {
       std::vector<std::size_t> begins;
-      begins.reserve(blocks.size());
-      for (const Block& b : blocks) begins.push_back(b.begin);
+      begins.reserve(count);
+      for (std::size_t i = 0; i < count; ++i) begins.push_back(static_cast<std::size_t>(block(i).begin));
       std::sort(begins.begin(), begins.end());
       begins.erase(std::unique(begins.begin(), begins.end()), begins.end());
       points_ = begins.size();
-      for (std::size_t i = 0; i < blocks.size(); ++i) {
-        blocks_[i].lo = static_cast<std::uint32_t>(std::lower_bound(begins.begin(), begins.end(), blocks[i].begin) -
-                                                   begins.begin());
-        blocks_[i].hi =
-            static_cast<std::uint32_t>(std::lower_bound(begins.begin(), begins.end(), blocks[i].end) - begins.begin());
+      for (std::size_t i = 0; i < count; ++i) {
+        const auto& b = block(i);
+        blocks_[i].lo = static_cast<std::uint32_t>(
+            std::lower_bound(begins.begin(), begins.end(), static_cast<std::size_t>(b.begin)) - begins.begin());
+        blocks_[i].hi = static_cast<std::uint32_t>(
+            std::lower_bound(begins.begin(), begins.end(), static_cast<std::size_t>(b.end)) - begins.begin());
       }
     }
     width_ = std::bit_ceil(std::max<std::size_t>(points_, 1));
     uses_path_unions_ = width_ >= std::size_t{1} << path_union_level;
   }
+
+  /// Whether the last `pack` stopped because a block would have reached
+  /// past the `Offset` ranges (see the class comment).
+  [[nodiscard]] bool outgrew_ranges() const noexcept { return outgrew_ranges_; }
 
   /// The blocks in `order`; `steps_of(i)` is block `i` as given (anything
   /// with its `begin` and `end`, such as its `Block` or its traced
@@ -130,16 +180,11 @@ class ArenaPacker {
     }
     std::int64_t now = 0, peak = 0;
     for (std::size_t k = 0; k < points_; ++k) peak = std::max(peak, now += live[k]);
-    return peak;
+    return peak << unit_log2_;
   }
 
-  /// Best-fit packing in `order`: the offsets and the arena size (the top
-  /// of the highest block, `raw` sizes at the top), or nothing when the
-  /// work limit was hit.
-  struct Packing {
-    std::vector<std::int64_t> offsets;
-    std::int64_t arena = 0;
-  };
+  /// Best-fit packing in `order` into `out`; false when the work limit was
+  /// hit, or a block would reach past the ranges (`outgrew_ranges`).
   /// `order` holds every block once; `raw(i)` is block `i`'s size before
   /// rounding up, read once per block after placing them (from the
   /// caller's trace: a table of them would live through every packing).
@@ -158,6 +203,9 @@ class ArenaPacker {
     path_unions_.assign(uses_path_unions_ ? width_ >> path_union_level : 0, PathUnion{});
     out.offsets.assign(n, 0);
     out.arena = 0;
+    outgrew_ranges_ = too_large_;
+    if (too_large_) return false;
+    const unsigned unit_log2 = unit_log2_;
     // The blocks are read in placing order, each a cache miss unless asked
     // for early: a block's record `4 * prefetch_ahead` blocks ahead, its
     // nodes `2 * prefetch_ahead` ahead, its ranges `prefetch_ahead` ahead.
@@ -173,7 +221,8 @@ class ArenaPacker {
       if (k + prefetch_ahead < count) prefetch_ranges(blocks_[order[k + prefetch_ahead]].lo);
       const std::uint32_t index = order[k];
       const Packed& b = blocks_[index];  // a reference, not a structured binding: lambdas below capture it
-      const unsigned align_log2 = align_log2_[index];
+      const unsigned align_log2 = align_log2_[index] - unit_log2;  // in units, as the ranges
+      const std::int64_t size = b.size;
       // `taken_` only grows; its first `taken` entries are this block's.
       // (vector::insert per node, most holding zero to two ranges, was a
       // tenth of the time.)
@@ -211,23 +260,29 @@ class ArenaPacker {
         return (at + mask) & ~mask;
       };
       std::int64_t top = 0, best = -1, best_gap = std::numeric_limits<std::int64_t>::max();
-      for (const auto& [lo, hi] : overlapping) {
+      for (const Range& r : overlapping) {
+        const std::int64_t lo = r.lo;
         const std::int64_t start = aligned(top);
-        if (lo - start >= b.size && lo - start < best_gap) {
+        if (lo - start >= size && lo - start < best_gap) {
           best = start;
           best_gap = lo - start;
         }
-        top = std::max(top, hi);
+        top = std::max(top, std::int64_t{r.hi});
       }
       const std::int64_t offset = best >= 0 ? best : aligned(top);
-      out.offsets[index] = offset;
+      if (offset > std::int64_t{std::numeric_limits<Offset>::max()} - size) {
+        outgrew_ranges_ = true;
+        return false;
+      }
+      out.offsets[index] = offset << unit_log2;
+      const auto lo = static_cast<Offset>(offset), hi = static_cast<Offset>(offset + size);
       for_each_cover_node(b.lo, b.hi, [&](std::size_t v) {
-        if (add(node(v).cover, offset, offset + b.size) && v < changed_at_.size()) changed_at_[v] = ++changes_;
+        if (add(node(v).cover, lo, hi) && v < changed_at_.size()) changed_at_[v] = ++changes_;
       });
       // A node's start list holds every range of its descendants' lists, so
       // once the bytes are already in one, they are in all the lists above.
       for (std::size_t v = width_ + b.lo; v >= 1; v >>= 1)
-        if (!add(node(v).starts, offset, offset + b.size)) break;
+        if (!add(node(v).starts, lo, hi)) break;
     }
     // The arena: the highest top of a block at its raw size (a maximum, so
     // taken after the loop, which then carries no raw sizes).
@@ -294,9 +349,9 @@ class ArenaPacker {
     return key;
   }
 
-  /// The bytes `[lo, hi)`.
+  /// The bytes `[lo, hi)`, in units of `2^unit_log2_` bytes.
   struct Range {
-    std::int64_t lo, hi;
+    Offset lo, hi;
   };
 
   // Range lists are copied and sorted with plain loops: most hold one to
@@ -452,20 +507,22 @@ class ArenaPacker {
   /// `first` tells them apart:
   /// - no range: `{0, 0}`;
   /// - one range: the range itself;
-  /// - a slice: `{-1 - handle, count}` (the count may then fall to 1 or 0).
+  /// - a slice: `{-1 - count, handle}` (the count may then fall to 1 or 0;
+  ///   the handle's 32 bits stored as they are, and a count below 2^30,
+  ///   since ranges that neither overlap nor touch take two units each).
   struct RangeList {
     Range first{0, 0};
 
     [[nodiscard]] bool in_slice() const noexcept { return first.lo < 0; }
-    [[nodiscard]] SliceStore::Handle slice() const noexcept {
-      return static_cast<SliceStore::Handle>(-1 - first.lo);
+    [[nodiscard]] typename SliceStore::Handle slice() const noexcept {
+      return static_cast<typename SliceStore::Handle>(first.hi);
     }
     [[nodiscard]] std::size_t size() const noexcept {
-      if (in_slice()) return static_cast<std::size_t>(first.hi);
+      if (in_slice()) return static_cast<std::size_t>(-1 - std::int64_t{first.lo});
       return first.hi > first.lo ? 1 : 0;
     }
-    void set_slice(SliceStore::Handle slice, std::size_t size) noexcept {
-      first = {-1 - static_cast<std::int64_t>(slice), static_cast<std::int64_t>(size)};
+    void set_slice(typename SliceStore::Handle slice, std::size_t size) noexcept {
+      first = {static_cast<Offset>(-1 - static_cast<std::int64_t>(size)), static_cast<Offset>(slice)};
     }
   };
   [[nodiscard]] const Range* ranges_of(const RangeList& set) const noexcept {
@@ -473,12 +530,12 @@ class ArenaPacker {
   }
 
   /// Adds `[lo, hi)` to `set`; false when the set held those bytes already.
-  bool add(RangeList& set, std::int64_t lo, std::int64_t hi) {
+  bool add(RangeList& set, Offset lo, Offset hi) {
     const bool in_slice = set.in_slice();
     Range* const begin = in_slice ? slices_.data(set.slice()) : &set.first;
     const std::size_t size = set.size();
     Range* const end = begin + size;
-    Range* const first = std::lower_bound(begin, end, lo, [](const Range& r, std::int64_t x) { return r.hi < x; });
+    Range* const first = std::lower_bound(begin, end, lo, [](const Range& r, Offset x) { return r.hi < x; });
     if (first != end && first->lo <= lo && hi <= first->hi) return false;
     Range* last = first;
     for (; last != end && last->lo <= hi; ++last) {
@@ -488,7 +545,7 @@ class ArenaPacker {
     if (first != last) {  // merged into the ranges it touches: the set shrinks or keeps its size
       *first = {lo, hi};
       copy_ranges(last, static_cast<std::size_t>(end - last), first + 1);
-      if (in_slice) set.first.hi -= last - first - 1;
+      if (in_slice) set.set_slice(set.slice(), size - static_cast<std::size_t>(last - first - 1));
       return true;
     }
     if (!in_slice && size == 0) {  // the first range, in place
@@ -497,11 +554,11 @@ class ArenaPacker {
     }
     const std::size_t at = static_cast<std::size_t>(first - begin);
     Range* data = begin;
-    SliceStore::Handle slice = in_slice ? set.slice() : 0;
+    typename SliceStore::Handle slice = in_slice ? set.slice() : 0;
     if (!in_slice || size == std::size_t{1} << SliceStore::size_class(slice)) {
       // Full: moved to a slice twice as large (two ranges for the first).
       const unsigned size_class = in_slice ? SliceStore::size_class(slice) + 1 : 1;
-      const SliceStore::Handle moved = slices_.allocate(size_class);
+      const typename SliceStore::Handle moved = slices_.allocate(size_class);
       data = slices_.data(moved);
       copy_ranges(begin, size, data);
       if (in_slice) slices_.release(slice);
@@ -562,7 +619,7 @@ class ArenaPacker {
     if (!stored.in_slice() && merged <= 1) {
       stored.first = merged == 1 ? scratch_.front() : Range{0, 0};
     } else {
-      SliceStore::Handle slice = stored.in_slice() ? stored.slice() : 0;
+      typename SliceStore::Handle slice = stored.in_slice() ? stored.slice() : 0;
       if (slice == 0 || merged > std::size_t{1} << SliceStore::size_class(slice)) {
         if (slice != 0) slices_.release(slice);
         slice = slices_.allocate(static_cast<unsigned>(std::bit_width(std::max<std::size_t>(merged, 2) - 1)));
@@ -632,14 +689,18 @@ class ArenaPacker {
     return nodes_[v + depth_shift_[std::bit_width(v)]];
   }
 
-  // What packing reads of a block (16 bytes), and its alignment's
-  // logarithm apart (padding would make the record 24).
+  // What packing reads of a block (12 bytes with 32-bit ranges, 16 with
+  // 64-bit ones), and its alignment's logarithm apart (padding would make
+  // the record 16 or 24).
   struct Packed {
-    std::int64_t size;
+    Offset size;  // in units, as the ranges
     std::uint32_t lo, hi;  // the begin points it covers: [lo, hi)
   };
   std::vector<Packed> blocks_;
   std::vector<std::uint8_t> align_log2_;
+  unsigned unit_log2_ = 0;  // the ranges' unit: the smallest alignment's logarithm
+  bool outgrew_ranges_ = false;
+  bool too_large_ = false;  // a block's size alone is past the ranges
   std::size_t points_ = 0, width_ = 1;
   std::vector<Node> nodes_;
   std::array<std::size_t, 66> depth_shift_{};  // by `bit_width` of a node number
@@ -655,5 +716,10 @@ class ArenaPacker {
   // The ranges that overlap the block being placed (a prefix of it).
   std::vector<Range> taken_;
 };
+
+/// The packer with 64-bit ranges: any device whose blocks' sum fits 63 bits.
+using ArenaPacker = BasicArenaPacker<std::int64_t>;
+/// The packer with 32-bit ranges (see `BasicArenaPacker`).
+using NarrowArenaPacker = BasicArenaPacker<std::int32_t>;
 
 }  // namespace wrapir::pass::detail

@@ -23,8 +23,7 @@
 /// block fits, the device keeps every block (the caller keeps the plain
 /// plan when spilling does not pay). Work is bounded by `work_limit` step
 /// visits; past it nothing is spilled.
-#include <wrapir/pass/liveness.hpp>
-#include <wrapir/pass/trace.hpp>
+#include <wrapir/pass/detail/arena_blocks.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -35,20 +34,21 @@
 
 namespace wrapir::pass::detail {
 
-/// `true` for each block of `placed` to leave out of the arena. `others`
-/// are the spans of the storage the arena does not hold; sizes in `placed`
+/// `true` for each block of `placed` to leave out of the arena, over a
+/// program of `steps` steps. `others` are the spans of the storage the
+/// arena does not hold (their `fixed_size` is not read); sizes in `placed`
 /// are rounded up to `alignment`: blocks under it take less in the arena
 /// (`block_alignment`), but estimating with their smaller sizes judged the
 /// arena to meet the bound where mixing alignments leaves gaps
 /// (`cond_branch_layouts` of the corpus peaked at 740 bytes instead of 705),
 /// so the estimate stays at the whole alignment.
-[[nodiscard]] inline std::vector<bool> blocks_to_spill(const AllocationTrace& placed, std::span<const LiveSpan> others,
+[[nodiscard]] inline std::vector<bool> blocks_to_spill(std::span<const ArenaBlock> placed,
+                                                       std::span<const ArenaBlock> others, std::size_t steps,
                                                        std::int64_t alignment, std::size_t work_limit = 1u << 24) {
-  std::vector<bool> spill(placed.allocations.size(), false);
-  const std::size_t steps = placed.steps;
+  std::vector<bool> spill(placed.size(), false);
   if (others.empty() || steps == 0) return spill;
   std::vector<std::int32_t> devices;
-  for (const LiveSpan& s : others)
+  for (const ArenaBlock& s : others)
     if (s.bytes > 0 && s.end > s.begin && std::find(devices.begin(), devices.end(), s.device) == devices.end())
       devices.push_back(s.device);
   constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max() / 4;  // sums below stay exact
@@ -57,18 +57,18 @@ namespace wrapir::pass::detail {
   for (const std::int32_t device : devices) {
     // U(t) and A(t) by difference arrays over the steps.
     std::vector<std::int64_t> u(steps + 1, 0), a(steps + 1, 0);
-    for (const LiveSpan& s : others)
+    for (const ArenaBlock& s : others)
       if (s.device == device && s.bytes > 0 && s.end > s.begin && s.begin < steps) {
         u[s.begin] += std::min(s.bytes, max);
-        u[std::min(s.end, steps)] -= std::min(s.bytes, max);
+        u[std::min<std::size_t>(s.end, steps)] -= std::min(s.bytes, max);
       }
     std::vector<std::size_t> mine;
-    for (std::size_t i = 0; i < placed.allocations.size(); ++i) {
-      const TracedAllocation& b = placed.allocations[i];
+    for (std::size_t i = 0; i < placed.size(); ++i) {
+      const ArenaBlock& b = placed[i];
       if (b.device != device || b.bytes <= 0 || b.end <= b.begin || b.begin >= steps) continue;
       mine.push_back(i);
       a[b.begin] += aligned(b.bytes);
-      a[std::min(b.end, steps)] -= aligned(b.bytes);
+      a[std::min<std::size_t>(b.end, steps)] -= aligned(b.bytes);
     }
     if (mine.empty()) continue;
     std::int64_t max_u = 0, max_a = 0, bound = 0;
@@ -87,32 +87,32 @@ namespace wrapir::pass::detail {
     // visited in step order; spilled(t) as a plain array (steps are few
     // where this runs: it is bounded by `work_limit`).
     std::vector<std::int64_t> spilled(steps, 0);
-    std::vector<bool> device_spill(placed.allocations.size(), false);
+    std::vector<bool> device_spill(placed.size(), false);
     bool failed = false;
     for (std::size_t t = 0; t < steps && !failed; ++t) {
       std::int64_t excess = a[t] - capacity;
       while (excess > 0) {
-        std::size_t best = placed.allocations.size();
+        std::size_t best = placed.size();
         for (const std::size_t i : mine) {
-          const TracedAllocation& b = placed.allocations[i];
-          if (++work > work_limit) return std::vector<bool>(placed.allocations.size(), false);
+          const ArenaBlock& b = placed[i];
+          if (++work > work_limit) return std::vector<bool>(placed.size(), false);
           if (device_spill[i] || b.begin > t || b.end <= t) continue;
-          if (best < placed.allocations.size() && placed.allocations[best].bytes >= b.bytes) continue;
+          if (best < placed.size() && placed[best].bytes >= b.bytes) continue;
           // It fits under the bound at every step of its life.
           bool fits = true;
-          for (std::size_t s = b.begin; s < std::min(b.end, steps) && fits; ++s) {
+          for (std::size_t s = b.begin; s < std::min<std::size_t>(b.end, steps) && fits; ++s) {
             fits = u[s] + spilled[s] + b.bytes <= max_u;
-            if (++work > work_limit) return std::vector<bool>(placed.allocations.size(), false);
+            if (++work > work_limit) return std::vector<bool>(placed.size(), false);
           }
           if (fits) best = i;
         }
-        if (best == placed.allocations.size()) {
+        if (best == placed.size()) {
           failed = true;
           break;
         }
-        const TracedAllocation& b = placed.allocations[best];
+        const ArenaBlock& b = placed[best];
         device_spill[best] = true;
-        for (std::size_t s = b.begin; s < std::min(b.end, steps); ++s) {
+        for (std::size_t s = b.begin; s < std::min<std::size_t>(b.end, steps); ++s) {
           spilled[s] += b.bytes;
           a[s] -= aligned(b.bytes);
         }

@@ -28,10 +28,10 @@ namespace wrapir::pass {
 
 namespace detail {
 
-WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace, const Placement& hint_placement,
+WRAPIR_DECL SymbolicPlacement symbolic_placement_of(std::span<const ArenaBlock> blocks, Placement hint_placement,
                                                    std::span<const expr::Expr> symbolic_bytes, std::int64_t alignment,
-                                                   const std::function<std::string()>& fresh_name) {
-  const auto& blocks = trace.allocations;
+                                                   const std::function<std::string()>& fresh_name,
+                                                   const BlockNamer& block_name) {
   if (symbolic_bytes.size() != blocks.size())
     throw std::invalid_argument("symbolic_placement: " + std::to_string(symbolic_bytes.size()) +
                                 " symbolic sizes for " + std::to_string(blocks.size()) + " blocks");
@@ -44,11 +44,11 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
   expr::Context& ctx = symbolic_bytes.front().context();
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     if (!symbolic_bytes[i])
-      throw std::invalid_argument("symbolic_placement: block " + blocks[i].name + " has a null size");
+      throw std::invalid_argument("symbolic_placement: block " + block_name(i) + " has a null size");
     if (&symbolic_bytes[i].context() != &ctx)
       throw std::invalid_argument("symbolic_placement: the sizes belong to different expression contexts");
     if (blocks[i].bytes == 0 && !symbolic_bytes[i].is_integer(0))
-      throw std::invalid_argument("symbolic_placement: block " + blocks[i].name +
+      throw std::invalid_argument("symbolic_placement: block " + block_name(i) +
                                   " has 0 bytes at the hints but the size " + expr::to_string(symbolic_bytes[i]));
   }
   // Blocks by hint offset: every block below another comes first.
@@ -58,11 +58,16 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
   for (std::size_t i = 0; i < blocks.size(); ++i)
     offset_order[i] = {static_cast<std::uint64_t>(hint_placement.blocks[i].offset), static_cast<std::uint32_t>(i)};
   detail::radix_sort(offset_order, scratch);
-  std::vector<std::size_t> by_offset(blocks.size());
+  std::vector<std::uint32_t> by_offset(blocks.size());
   for (std::size_t k = 0; k < blocks.size(); ++k) by_offset[k] = offset_order[k].index;
   std::vector<detail::KeyedIndex>().swap(offset_order);
   std::vector<detail::KeyedIndex>().swap(scratch);
+  // What is read of the placement's blocks below is their arenas: kept in
+  // the answer, and the placement's own table freed before the skylines
+  // and forms grow.
   out.arena_of.resize(blocks.size());
+  for (std::size_t i = 0; i < blocks.size(); ++i) out.arena_of[i] = hint_placement.blocks[i].arena;
+  std::vector<BlockPlacement>().swap(hint_placement.blocks);
   out.offsets.assign(blocks.size(), ctx.integer(0));
   detail::OffsetTerms known;
   FormSets sets;
@@ -97,16 +102,16 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
   // overlaps both at one step, where some block at least as late is on top),
   // so reading the skyline finds them without looking at other blocks.
   std::vector<detail::Skyline> skylines(hint_placement.arenas.size());
-  std::vector<std::size_t> rank(blocks.size());
-  for (std::size_t k = 0; k < by_offset.size(); ++k) rank[by_offset[k]] = k;
+  std::vector<std::uint32_t> rank(blocks.size());
+  for (std::size_t k = 0; k < by_offset.size(); ++k) rank[by_offset[k]] = static_cast<std::uint32_t>(k);
   std::vector<std::uint32_t> under, uncovered;
   std::map<std::size_t, std::size_t> later_lifetimes;  // merged [begin, end) of the later blocks seen
-  const auto overlaps_later = [&](const TracedAllocation& b) {
+  const auto overlaps_later = [&](const ArenaBlock& b) {
     auto it = later_lifetimes.upper_bound(b.begin);
     if (it != later_lifetimes.begin() && std::prev(it)->second > b.begin) return true;
     return it != later_lifetimes.end() && it->first < b.end;
   };
-  const auto add_later = [&](const TracedAllocation& b) {
+  const auto add_later = [&](const ArenaBlock& b) {
     std::size_t lo = b.begin, hi = b.end;
     auto it = later_lifetimes.upper_bound(lo);
     if (it != later_lifetimes.begin() && std::prev(it)->second >= lo) --it;
@@ -126,15 +131,14 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
     return symbolic_bytes[i].is_integer() ? block_alignment(blocks[i], alignment) : alignment;
   };
   FormSets::Key key;
-  for (const std::size_t i : by_offset) {
-    const TracedAllocation& a = blocks[i];
-    const std::size_t arena = hint_placement.blocks[i].arena;
-    out.arena_of[i] = arena;
+  for (const std::uint32_t i : by_offset) {
+    const ArenaBlock& a = blocks[i];
+    const std::size_t arena = out.arena_of[i];
     std::uint32_t mine = lone_zero;
     if (a.bytes > 0) {
       const std::int64_t own = own_alignment(i);
       under.clear();
-      skylines[arena].paint(a.begin, a.end, static_cast<std::uint32_t>(i), under);
+      skylines[arena].paint(a.begin, a.end, i, under);
       std::sort(under.begin(), under.end(), [&](std::uint32_t x, std::uint32_t y) { return rank[x] < rank[y]; });
       under.erase(std::unique(under.begin(), under.end()), under.end());
       // A block below another one of these that it overlaps in time is
@@ -143,7 +147,7 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
       uncovered.clear();
       later_lifetimes.clear();
       for (std::size_t x = under.size(); x-- > 0;) {
-        const TracedAllocation& b = blocks[under[x]];
+        const ArenaBlock& b = blocks[under[x]];
         if (!overlaps_later(b)) uncovered.push_back(under[x]);
         add_later(b);
       }
@@ -153,7 +157,7 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
           const std::size_t j = uncovered[x];
           key.push_back(form_set[j]);
           key.push_back(node_key(aligned[j]));
-          key.push_back(static_cast<std::uint64_t>(detail::align_up_checked(blocks[j].bytes, own_alignment(j), blocks[j])));
+          key.push_back(static_cast<std::uint64_t>(detail::align_up_checked(blocks[j].bytes, own_alignment(j), block_name, j)));
         }
         if (const std::uint32_t* known_set = sets.derived(key)) {
           mine = *known_set;
@@ -161,7 +165,7 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
           std::vector<detail::OffsetForm> forms;
           for (std::size_t x = uncovered.size(); x-- > 0;) {
             const std::size_t j = uncovered[x];
-            const std::int64_t hint = detail::align_up_checked(blocks[j].bytes, own_alignment(j), blocks[j]);
+            const std::int64_t hint = detail::align_up_checked(blocks[j].bytes, own_alignment(j), block_name, j);
             for (const detail::OffsetForm& f : sets[form_set[j]]) forms.push_back(f.plus(aligned[j], hint, known));
           }
           detail::prune_offset_forms(forms, known, !detail::refers_to_names(forms, known));
@@ -191,7 +195,7 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(const AllocationTrace& trace
         if (fresh) at->second = expr::align(symbolic_bytes[i], alignment);
         aligned[i] = at->second;
       } else {  // a small block of fixed size
-        aligned[i] = ctx.integer(detail::align_up_checked(a.bytes, own, a));
+        aligned[i] = ctx.integer(detail::align_up_checked(a.bytes, own, block_name, i));
       }
     }
     form_set[i] = mine;
@@ -234,8 +238,10 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement(const AllocationTrace& trace, c
                                 "' does not begin a symbol name");
   std::size_t counter = 0;
   const auto fresh_name = [&] { return detail::fresh_symbol_name(name_prefix, counter, symbolic_bytes.front().context()); };
-  return detail::symbolic_placement_of(trace, hint_placement, symbolic_bytes, alignment,
-                                       symbolic_bytes.empty() ? std::function<std::string()>{} : fresh_name);
+  const std::vector<detail::ArenaBlock> blocks = detail::arena_blocks_of(trace, "symbolic_placement");
+  return detail::symbolic_placement_of(blocks, hint_placement, symbolic_bytes, alignment,
+                                       symbolic_bytes.empty() ? std::function<std::string()>{} : fresh_name,
+                                       detail::names_of(trace));
 }
 
 WRAPIR_DECL Result<Placement> evaluate(const SymbolicPlacement& placement, const expr::Bindings& given) {
