@@ -73,10 +73,10 @@ struct BufferDecl {
   // The members are ordered by size so that the small ones share one 8-byte
   // word after the layout: a buffer table holds one entry per buffer, 120
   // bytes (the static_assert below); ordered by meaning, with `comm` after
-  // `donated`, it was 136. No order that keeps `comm` there gets below 128
-  // without narrowing a member's type (docs/performance.md, "The loaded
-  // program's heap"). Name the members past `donated` when initializing
-  // (`.multi_output = true`), in this order.
+  // `donated`, it was 136, and no order of these member types that keeps it
+  // there is smaller: 128 would need `stream` narrowed, 120 `Device::index`
+  // too (docs/performance.md, "The loaded program's heap"). Name the members
+  // past `donated` when initializing (`.multi_output = true`), in this order.
 
   /// The variable name in generated code (`buf0`, `arg0_1`).
   std::string name{};
@@ -104,8 +104,9 @@ struct BufferDecl {
   friend bool operator==(const BufferDecl&, const BufferDecl&) = default;
 };
 
-static_assert(sizeof(void*) != 8 || sizeof(BufferDecl) == 120,
-              "a BufferDecl is 120 bytes on 64-bit targets: keep the small members in one word after the layout");
+// 120 bytes with libstdc++'s 32-byte std::string on 64-bit targets.
+static_assert(sizeof(void*) != 8 || sizeof(BufferDecl) == sizeof(std::string) + sizeof(Layout) + 16,
+              "keep a BufferDecl's small members in one 8-byte word after the layout, and comm in the next");
 
 /// The tensor a pool's storage is created as, when not bytes. Inductor
 /// creates a pool whose size equals one of its blocks' as that block's
