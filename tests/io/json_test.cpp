@@ -1407,6 +1407,32 @@ TEST_CASE("io/json: a body longer than the sample estimate reads the same in eve
   CHECK(statistics(tables_after_body).lines_read_ahead < p.body.size());
 }
 
+TEST_CASE("io/json: tables read while parsing keep no capacity unused, and read the same in every member order") {
+  const Program p = long_program(1500);
+  REQUIRE(p.buffers.size() > 1200);  // read ahead into chunks of 16, 32, ..., 1024 entries
+  const std::string text = to_json(p);
+  const std::string expected = outcome(text);
+  REQUIRE(expected.rfind("loaded", 0) == 0);
+  CHECK(statistics(text).entries_read_ahead >= p.symbols.size() + p.buffers.size());
+  auto loaded = program_from_json(text);
+  REQUIRE(loaded.ok());
+  // Grown by doubling, the buffer table would have 2,048 entries of capacity.
+  CHECK(loaded.value().buffers.capacity() == p.buffers.size());
+  CHECK(to_json(loaded.value()) == text);
+  CHECK(outcome(reordered(boost::json::parse(text), MemberOrder::reversed, 0)) == expected);
+
+  // A table that stops being read ahead at an entry far into it: the entries
+  // before it were read ahead (some of them dropped from the chunk they were
+  // made in), the final pass reads the rest and reports the first problem.
+  boost::json::value doc = boost::json::parse(text);
+  boost::json::array& buffers = doc.at("program").at("buffers").as_array();
+  buffers[1100].as_object()["stream"] = "x";
+  buffers[1200].as_object()["aligned"] = 3;
+  const std::string bad = boost::json::serialize(doc);
+  CHECK(load_error(bad).rfind("$.program.buffers[1100].stream: ", 0) == 0);
+  CHECK(outcome(reordered(doc, MemberOrder::reversed, 0)) == outcome(bad));
+}
+
 TEST_CASE("io/json: escaped keys and strings in a long body load, and the body's estimate stays small") {
   // Every string of every line has escapes, so that the parser's position
   // is never seen in a string of the input.

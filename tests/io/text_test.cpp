@@ -133,9 +133,12 @@ Fixture make_every_kind() {
 
   p.buffers.push_back(ir::BufferDecl{"arg0_1", contiguous(ctx, {f.s0, f.s1}), ir::BufferRole::input, true});
   f.in0 = ir::BufferId{0};
-  p.buffers.push_back(ir::BufferDecl{"arg1_1", ir::Layout{{f.s0, ctx.integer(3)}, {ctx.integer(1), f.s0},
+  p.buffers.push_back(ir::BufferDecl{.name = "arg1_1",
+                                     .layout = ir::Layout{{f.s0, ctx.integer(3)}, {ctx.integer(1), f.s0},
                                                           f.s1 * 2 + 1, ir::DType::bfloat16, wrapir::cpu_device()},
-                                     ir::BufferRole::constant, false, std::nullopt, false, 2, false});
+                                     .role = ir::BufferRole::constant,
+                                     .aligned = false,
+                                     .stream = 2});
   f.in1 = ir::BufferId{1};
   p.buffers.push_back(ir::BufferDecl{"buf0", contiguous(ctx, {f.s0 * f.s1}), ir::BufferRole::intermediate});
   f.buf0 = ir::BufferId{2};
@@ -149,11 +152,15 @@ Fixture make_every_kind() {
   p.buffers.push_back(ir::BufferDecl{"workspace_0", contiguous(ctx, {ctx.integer(1024)}, ir::DType::uint8),
                                      ir::BufferRole::workspace});
   f.ws0 = ir::BufferId{5};
-  p.buffers.push_back(ir::BufferDecl{"buf3", contiguous(ctx, {f.s0}), ir::BufferRole::comm, false,
-                                     ir::CommBufferInfo{ir::CommBufferType::symm_mem, "group \"0\"\n"}});
+  p.buffers.push_back(ir::BufferDecl{.name = "buf3",
+                                     .layout = contiguous(ctx, {f.s0}),
+                                     .role = ir::BufferRole::comm,
+                                     .comm = ir::CommBufferInfo{ir::CommBufferType::symm_mem, "group \"0\"\n"}});
   f.comm0 = ir::BufferId{6};
-  p.buffers.push_back(ir::BufferDecl{"buf4", contiguous(ctx, {}), ir::BufferRole::intermediate, false, std::nullopt,
-                                     true});
+  p.buffers.push_back(ir::BufferDecl{.name = "buf4",
+                                     .layout = contiguous(ctx, {}),
+                                     .role = ir::BufferRole::intermediate,
+                                     .multi_output = true});
   f.multi0 = ir::BufferId{7};
   p.buffers.push_back(ir::BufferDecl{"buf5", contiguous(ctx, {f.s0}), ir::BufferRole::intermediate});
   f.pooled0 = ir::BufferId{8};

@@ -70,6 +70,14 @@ struct CommBufferInfo {
 
 /// An entry of the buffer table.
 struct BufferDecl {
+  // The members are ordered by size so that the small ones share one 8-byte
+  // word after the layout: a buffer table holds one entry per buffer, 120
+  // bytes (the static_assert below); ordered by meaning, with `comm` after
+  // `donated`, it was 136, and no order of these member types that keeps it
+  // there is smaller: 128 would need `stream` narrowed, 120 `Device::index`
+  // too (docs/performance.md, "The loaded program's heap"). Name the members
+  // past `donated` when initializing (`.multi_output = true`), in this order.
+
   /// The variable name in generated code (`buf0`, `arg0_1`).
   std::string name{};
   /// Shape, strides, storage offset, dtype and device. For a view
@@ -79,22 +87,26 @@ struct BufferDecl {
   /// For inputs: the caller gives up the buffer, so the program may free it
   /// (and reuse planners may reuse it).
   bool donated = false;
-  /// Present exactly for role `comm`.
-  OptionalBox<CommBufferInfo> comm{};  // boxed: rare, and a buffer table can be long
   /// The buffer holds a tuple, list or dict of results of an extern kernel
   /// (Inductor's MultiOutputLayout), not a tensor: only MultiOutput and
   /// UnbackedSymbolDefs read it; it is never allocated, reused, passed to a
   /// kernel or returned, and its layout is not used.
   bool multi_output = false;
-  /// The stream whose work produces the buffer; reuse never crosses
-  /// streams (part of Inductor's reuse key).
-  std::uint32_t stream = 0;
   /// False when the buffer's data may not be aligned as kernels assume
   /// (Inductor's unaligned_buffers); part of the reuse key.
   bool aligned = true;
+  /// The stream whose work produces the buffer; reuse never crosses
+  /// streams (part of Inductor's reuse key).
+  std::uint32_t stream = 0;
+  /// Present exactly for role `comm`.
+  OptionalBox<CommBufferInfo> comm{};  // boxed: rare, and a buffer table can be long
 
   friend bool operator==(const BufferDecl&, const BufferDecl&) = default;
 };
+
+// 120 bytes with libstdc++'s 32-byte std::string on 64-bit targets.
+static_assert(sizeof(void*) != 8 || sizeof(BufferDecl) == sizeof(std::string) + sizeof(Layout) + 16,
+              "keep a BufferDecl's small members in one 8-byte word after the layout, and comm in the next");
 
 /// The tensor a pool's storage is created as, when not bytes. Inductor
 /// creates a pool whose size equals one of its blocks' as that block's

@@ -90,7 +90,7 @@ class Decoder {
       if (ahead || program_ordinal != programs_read_ahead_) return nullptr;
       auto made = std::make_unique<ReadAhead>();
       made->scope.serial = ++scopes_;
-      made->scope.buffers = &made->buffers;
+      made->scope.buffers = &made->buffers.table();
       made->tables_begun[0] = true;
       ahead = made.get();
       read_ahead_.emplace(program_node, std::move(made));
@@ -138,6 +138,12 @@ class Decoder {
     // A table begins once (`tables_begun`), so the entries read are entries
     // of this array, never more than it has.
     const std::size_t left = count - std::min(count, ahead.entries_read[table_index]);
+    switch (table_index) {
+      case 0: ahead.symbols.finish(); break;
+      case 1: ahead.buffers.finish(); break;
+      case 2: ahead.kernels.finish(); break;
+      default: ahead.pools.finish();
+    }
     if (left == 0 && ahead.tables_read == table_index) {
       ahead.tables_read = table_index + 1;
       if (table_index == 0) ++programs_read_ahead_;  // every symbol made: the next program may make its own
@@ -270,10 +276,10 @@ class Decoder {
     std::array<std::size_t, line_tables.size()> first{};
     if (ahead) {
       first = ahead->entries_read;
-      out.symbols = std::move(ahead->symbols);
-      out.buffers = std::move(ahead->buffers);
-      out.kernels = std::move(ahead->kernels);
-      out.pools = std::move(ahead->pools);
+      out.symbols = ahead->symbols.take();
+      out.buffers = ahead->buffers.take();
+      out.kernels = ahead->kernels.take();
+      out.pools = ahead->pools.take();
     }
     std::size_t entries = scope.names.size() + (subgraphs ? subgraphs->size : 0);
     for (const Node* entries_left : tables) entries += entries_left ? entries_left->size : 0;
