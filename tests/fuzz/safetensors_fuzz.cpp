@@ -8,6 +8,7 @@
 // Invariants, checked on every input (a failure traps):
 //   * parsing never throws, crashes, hangs or allocates more than the input
 //     justifies, and a refusal is one line of text;
+//   * an accepted file's tensors own its data bytes exactly;
 //   * an accepted file writes back to bytes that parse to the same tensors
 //     (names, order, dtypes, shapes, bytes) and metadata, and writing those
 //     gives the same bytes again (the writer is canonical).
@@ -51,6 +52,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         fail("refusal is not one line", file.error().message);
       return 0;
     }
+    // Every data byte belongs to exactly one tensor (the reference
+    // implementation's rule: no overlap, no gap, nothing trailing).
+    std::uint64_t header = 0, owned = 0;
+    for (std::size_t i = 0; i < 8; ++i) header |= static_cast<std::uint64_t>(data[i]) << (8 * i);
+    for (const auto& [name, t] : file->tensors)
+      owned += static_cast<std::uint64_t>(t.numel() * wrapir::ir::itemsize(t.dtype));
+    if (owned != size - 8 - header) fail("an accepted file has data bytes no tensor owns");
     auto written = wrapir::io::to_safetensors(*file);
     if (!written) fail("an accepted file does not write", written.error().message);
     auto again = wrapir::io::parse_safetensors(std::as_bytes(std::span<const char>(written->data(), written->size())));

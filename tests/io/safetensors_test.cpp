@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,43 @@ TEST_CASE("safetensors: hostile files are refused with a reason") {
   refused(file_with(R"({"a":[[[[[[[[[[[[1]]]]]]]]]]]]})"), "not valid JSON");
   // Found by fuzz.safetensors: the writer refuses an empty name, so the reader must too.
   refused(file_with(R"({"":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", "abcd"), "empty name");
+}
+
+// Regressions (issue 14 audit): Boost.JSON keeps the last of two equal keys,
+// so a name given twice was read as its last tensor; and bytes no tensor
+// owns were ignored. The reference implementation refuses both.
+TEST_CASE("safetensors: a key given twice and bytes no tensor owns are refused") {
+  auto refused = [](const std::string& file, std::string_view reason) {
+    auto r = io::parse_safetensors(bytes_of(file));
+    REQUIRE_FALSE(r);
+    CHECK_MESSAGE(r.error().message.find(reason) != std::string::npos, r.error().message);
+  };
+  refused(file_with(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"I32","shape":[1],"data_offsets":[4,8]}})",
+                    "abcdefgh"),
+          "the header gives 'a' twice");
+  refused(file_with(R"({"__metadata__":{"k":"1","k":"2"}})"), "the header gives 'k' twice");
+  refused(file_with(R"({"__metadata__":{},"__metadata__":{}})"), "gives '__metadata__' twice");
+  refused(file_with(R"({"a":{"dtype":"F32","shape":[1],"dtype":"I32","data_offsets":[0,4]}})", "abcd"),
+          "gives 'dtype' twice");
+  refused(file_with(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", "abcdXYZ"),
+          "3 bytes after the last tensor's data belong to no tensor");
+  refused(file_with(R"({})", "x"), "1 bytes after the last tensor's data");
+  refused(file_with(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", "abcdefgh"),
+          "bytes 0 to 4 of the data belong to no tensor (before 'a')");
+  // What is still accepted: tensors in any order of the header, empty
+  // tensors anywhere, keys that differ only in case.
+  auto ok = io::parse_safetensors(bytes_of(file_with(
+      R"({"b":{"dtype":"U8","shape":[2],"data_offsets":[2,4]},"e":{"dtype":"F32","shape":[0],"data_offsets":[1,1]},)"
+      R"("B":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}})",
+      "abcd")));
+  REQUIRE_MESSAGE(ok, ok.error().message);
+  CHECK(ok->tensors.size() == 3);
+  // A key given twice in the metadata's own JSON text is the tool's to
+  // refuse (tools/wrapir/tensor_inputs.hpp); the finder serves both.
+  CHECK(io::safetensors_detail::duplicate_key(R"({"s0": 1, "s1": 2, "s0": 3})", 4) == std::optional<std::string>("s0"));
+  CHECK(io::safetensors_detail::duplicate_key(R"({"s0": {"x": 1}, "s1": {"x": 2}})", 4) == std::nullopt);
+  CHECK(io::safetensors_detail::duplicate_key(R"({"a": [{"x": 1, "x": 2}]})", 4) == std::optional<std::string>("x"));
+  CHECK(io::safetensors_detail::duplicate_key(R"({"a")", 4) == std::nullopt);  // invalid JSON: the parse says so
 }
 
 TEST_CASE("safetensors: files and the exporter's format") {

@@ -87,27 +87,9 @@ void parse_symbols(std::string_view text, run::AutotuneOptions& options) {
 void read_inputs(std::string_view path, const Arguments& a, const ir::Program& program, run::AutotuneOptions& options) {
   auto file = io::read_safetensors(std::string(path), {.max_bytes = max_input_bytes(a)});
   if (!file) throw Failure{one_line(file.error().message, 400)};
-  const auto scalars = scalars_of(*file, path);
-  std::vector<run::Tensor> tensors;
-  std::vector<std::int64_t> values;
-  for (const ir::ProgramInput& in : program.inputs) {
-    if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&in)) {
-      const std::string& name = program.buffer(*b).name;
-      const run::Tensor* t = file->find(name);
-      if (t == nullptr) throw Failure{one_line(path, 200) + " has no tensor '" + one_line(name, 60) + "' for input " + name};
-      tensors.push_back(*t);
-    } else {
-      const std::string_view name = boost::variant2::get<expr::Expr>(in).name();
-      const auto it = std::find_if(scalars.begin(), scalars.end(), [&](const auto& e) { return e.first == name; });
-      if (it != scalars.end()) values.push_back(it->second);
-      else if (values.size() < scalars.size()) values.push_back(scalars[values.size()].second);
-      else
-        throw Failure{one_line(path, 200) + " has no scalar '" + one_line(name, 60) +
-                      "' (nor a scalar at its position) in its metadata 'scalars'"};
-    }
-  }
-  options.inputs = std::move(tensors);
-  options.scalars = std::move(values);
+  ProgramInputs given = program_inputs(program, *file, path, max_input_bytes(a));
+  options.inputs = std::move(given.tensors);
+  options.scalars = std::move(given.scalars);
 }
 
 boost::json::value time_json(const std::optional<double>& ms) {

@@ -203,7 +203,6 @@ int cmd_run_cpp(std::vector<std::string_view> args) {
   const ir::Program program = load_verified_program(a);
   auto file = io::read_safetensors(std::string(*inputs_path), {.max_bytes = max_input_bytes(a)});
   if (!file) throw Failure{one_line(file.error().message, 400)};
-  const auto scalars = scalars_of(*file, *inputs_path);
 
   // A path without a slash would be searched for: make it explicit.
   std::string lib(*library);
@@ -256,25 +255,9 @@ int cmd_run_cpp(std::vector<std::string_view> args) {
   run::c_abi::CExternTable externs(registry);
   const wrapir_extern_table table = externs.table();
 
-  // Inputs are copied per run, as `wrapir run` does.
-  std::vector<const run::Tensor*> tensors;
-  std::vector<std::int64_t> values;
-  std::size_t scalar_index = 0;
-  for (const ir::ProgramInput& in : program.inputs) {
-    if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&in)) {
-      const std::string& name = program.buffer(*b).name;
-      const run::Tensor* t = file->find(name);
-      if (t == nullptr) throw Failure{one_line(*inputs_path, 200) + " has no tensor '" + one_line(name, 60) + "'"};
-      tensors.push_back(t);
-    } else {
-      const std::string_view name = boost::variant2::get<expr::Expr>(in).name();
-      const auto it = std::find_if(scalars.begin(), scalars.end(), [&](const auto& e) { return e.first == name; });
-      if (it != scalars.end()) values.push_back(it->second);
-      else if (scalar_index < scalars.size()) values.push_back(scalars[scalar_index].second);
-      else throw Failure{one_line(*inputs_path, 200) + " has no scalar '" + one_line(name, 60) + "'"};
-      ++scalar_index;
-    }
-  }
+  // Inputs are copied per run, as `wrapir run` does, laid out as declared.
+  const ProgramInputs given = program_inputs(program, *file, *inputs_path, max_input_bytes(a));
+  const std::vector<std::int64_t>& values = given.scalars;
   // An output may be a view of an input (the program borrows them): each
   // run's inputs live as long as the command.
   std::vector<std::vector<run::Value>> kept_inputs;
@@ -283,7 +266,7 @@ int cmd_run_cpp(std::vector<std::string_view> args) {
     std::size_t ti = 0, si = 0;
     for (const ir::ProgramInput& x : program.inputs) {
       if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&x)) {
-        const run::Tensor& t = *tensors[ti++];
+        const run::Tensor& t = given.tensors[ti++];
         const ir::Device want = program.buffer(*b).layout.device;
         if (backend && want.type == ir::DeviceType::cuda) {
           auto storage = backend->allocate(want, t.storage ? t.storage->nbytes : 0);
@@ -295,9 +278,7 @@ int cmd_run_cpp(std::vector<std::string_view> args) {
           in.push_back(run::Value{std::move(c)});
           continue;
         }
-        run::Tensor c = run::empty_cpu(t.sizes, t.dtype).value();
-        if (c.storage && c.storage->nbytes > 0) std::memcpy(c.data(), t.data(), static_cast<std::size_t>(c.storage->nbytes));
-        in.push_back(run::Value{std::move(c)});
+        in.push_back(run::Value{storage_copy(t)});
       } else {
         in.push_back(run::Value{values[si++]});
       }

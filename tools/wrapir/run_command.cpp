@@ -12,11 +12,13 @@
 // the end of its GPU work.
 //
 // The inputs are a safetensors file in the Inductor exporter's format: one
-// tensor per tensor input, named as the program names the input buffer, and
-// the scalar inputs in the metadata entry `scalars` (a JSON object of
-// names to integers: a scalar input takes the entry named as its symbol,
-// else the entry at its position among the scalar inputs — the exporter
-// names them after the graph's inputs, `arg0_1`). The outputs are written (with -o) as a
+// tensor per tensor input, named as the program names the input buffer,
+// stored dense and copied into the layout the program declares for the
+// input (its strides and storage offset at the symbols the inputs bind),
+// and the scalar inputs in the metadata entry `scalars` (a JSON object of
+// names to integers, bound by name — the symbol's, or the graph input's
+// `arg<i>_1` the exporter writes — or, when no entry is named so, by
+// position: tensor_inputs.hpp says the rule). The outputs are written (with -o) as a
 // safetensors file whose tensors are `out0`, `out1`, ... in output order,
 // as the exporter writes eager's outputs; scalar outputs go to the metadata
 // entry `scalars` under the same names. Without -o one line per output is
@@ -32,9 +34,9 @@
 //
 // `--graph` (with --device cuda) runs in CUDA Graph mode
 // (`ExecutorOptions::graph`, docs/runtime.md): the first call runs and
-// captures the program, the repeats replay the graph (their inputs are one
-// set of device tensors refilled from the file before each call, so that
-// the addresses stay and the graph replays); the outputs written
+// captures the program, the repeats replay the graph (their inputs are the
+// first call's device tensors refilled from the file before each call, so
+// that the addresses stay and the graph replays); the outputs written
 // are then the last repeat's (the replayed graph's), and a line
 // `graph: captured=... replayed=... updated=...` says what happened. A
 // program graph mode cannot capture is refused naming the line.
@@ -90,14 +92,11 @@ std::string describe(const run::Tensor& t) {
 struct Placement {
   std::shared_ptr<const run::DeviceBackend> device;  // null: the CPU
 
-  /// A fresh copy of `t` where the program wants input `b`.
+  /// A fresh copy of `t` (a host tensor laid out as the program declares
+  /// input `b`: tensor_inputs.hpp) where the program wants it: its whole
+  /// storage, so that strides and storage offset stay.
   run::Tensor place(const run::Tensor& t, const ir::BufferDecl& b) const {
-    if (!device || b.layout.device.type == ir::DeviceType::cpu) {
-      run::Tensor c = run::empty_cpu(t.sizes, t.dtype).value();
-      if (c.storage && c.storage->nbytes > 0)
-        std::memcpy(c.data(), t.data(), static_cast<std::size_t>(c.storage->nbytes));
-      return c;
-    }
+    if (!device || b.layout.device.type == ir::DeviceType::cpu) return storage_copy(t);
     auto storage = device->allocate(b.layout.device, t.storage ? t.storage->nbytes : 0);
     if (!storage) throw Failure{"run: " + one_line(storage.error().message, 400)};
     run::Tensor c{*storage, t.dtype, t.sizes, t.strides, t.offset};
@@ -113,7 +112,7 @@ struct Placement {
   void refill(const run::Tensor& placed, const run::Tensor& t) const {
     if (!placed.storage || placed.storage->nbytes == 0 || !t.storage) return;
     if (placed.device().type == ir::DeviceType::cpu) {
-      std::memcpy(placed.data(), t.data(), static_cast<std::size_t>(placed.storage->nbytes));
+      std::memcpy(placed.storage->data, t.storage->data, static_cast<std::size_t>(placed.storage->nbytes));
       return;
     }
     if (auto r = device->copy(placed.storage->data, placed.storage->device, t.storage->data, t.device(),
@@ -183,30 +182,10 @@ int cmd_run(const Arguments& a) {
   const ir::Program program = load_verified_program(a);
   auto file = io::read_safetensors(std::string(*inputs_path), {.max_bytes = max_input_bytes(a)});
   if (!file) throw Failure{one_line(file.error().message, 400)};
-  const auto scalars = scalars_of(*file, *inputs_path);
-
-  std::vector<run::Tensor> tensors;
-  std::vector<const ir::BufferDecl*> tensor_decls;
-  std::vector<std::int64_t> values;
-  for (const ir::ProgramInput& in : program.inputs) {
-    if (const ir::BufferId* b = boost::variant2::get_if<ir::BufferId>(&in)) {
-      const std::string& name = program.buffer(*b).name;
-      const run::Tensor* t = file->find(name);
-      if (t == nullptr)
-        throw Failure{one_line(*inputs_path, 200) + " has no tensor '" + one_line(name, 60) + "' for input " + name};
-      tensors.push_back(*t);
-      tensor_decls.push_back(&program.buffer(*b));
-    } else {
-      const std::string_view name = boost::variant2::get<expr::Expr>(in).name();
-      // By the symbol's name, else by position among the scalars.
-      const auto it = std::find_if(scalars.begin(), scalars.end(), [&](const auto& e) { return e.first == name; });
-      if (it != scalars.end()) values.push_back(it->second);
-      else if (values.size() < scalars.size()) values.push_back(scalars[values.size()].second);
-      else
-        throw Failure{one_line(*inputs_path, 200) + " has no scalar '" + one_line(name, 60) +
-                      "' (nor a scalar at its position) in its metadata 'scalars'"};
-    }
-  }
+  const ProgramInputs given = program_inputs(program, *file, *inputs_path, max_input_bytes(a));
+  const std::vector<run::Tensor>& tensors = given.tensors;
+  const std::vector<const ir::BufferDecl*>& tensor_decls = given.tensor_decls;
+  const std::vector<std::int64_t>& values = given.scalars;
 
   run::ExecutorOptions options;
   Placement placement;
@@ -246,16 +225,15 @@ int cmd_run(const Arguments& a) {
     std::vector<double> samples, done;
     samples.reserve(repeat);
     done.reserve(repeat);
-    std::vector<run::Tensor> kept;  // graph mode: one set of input tensors, refilled before each call
     for (std::size_t i = 0; i < repeat; ++i) {
       std::vector<run::Tensor> in;
       if (!graph) {
         in = fresh_inputs();
-      } else if (kept.empty()) {
-        in = kept = fresh_inputs();
       } else {
-        for (std::size_t k = 0; k < kept.size(); ++k) placement.refill(kept[k], tensors[k]);
-        in = kept;
+        // The first call's input tensors, refilled: the addresses the graph
+        // was captured with, so that it replays (new ones would update it).
+        for (std::size_t k = 0; k < first_inputs.size(); ++k) placement.refill(first_inputs[k], tensors[k]);
+        in = first_inputs;
       }
       placement.synchronize();  // each call starts with the device idle
       const auto start = std::chrono::steady_clock::now();

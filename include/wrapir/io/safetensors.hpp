@@ -15,7 +15,9 @@
 /// is parsed with a depth limit; every dtype must be known, every dimension
 /// non-negative, the element count and byte size free of overflow, every
 /// offset pair ordered, inside the data and exactly the tensor's size;
-/// names are unique. A refusal is one diagnostic saying what and where,
+/// the tensors cover the data exactly (no overlap, no byte that belongs to
+/// no tensor, nothing after the last); no object of the header gives a key
+/// twice (tensor names, metadata keys, fields). A refusal is one diagnostic saying what and where,
 /// never a crash or an allocation the file's size does not justify.
 ///
 /// Tensors are read into fresh 64-byte-aligned CPU storage (one per tensor,
@@ -28,6 +30,7 @@
 #include <wrapir/ir/names.hpp>
 #include <wrapir/run/tensor.hpp>
 
+#include <boost/json/basic_parser_impl.hpp>  // the parser template, for DuplicateKeyFinder
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
@@ -83,6 +86,67 @@ inline Result<std::int64_t> nonnegative_integer(const boost::json::value& v, con
   return Diagnostic{what + " is not a non-negative 64-bit integer"};
 }
 
+/// Finds an object key given twice in one object (at any depth) of the JSON
+/// `text`, which Boost.JSON's value parser would resolve silently (the last
+/// wins). Invalid JSON is not its business: it answers nullopt and leaves the
+/// diagnostic to the parse that follows.
+struct DuplicateKeyFinder {
+  static constexpr std::size_t max_array_size = static_cast<std::size_t>(-1);
+  static constexpr std::size_t max_object_size = static_cast<std::size_t>(-1);
+  static constexpr std::size_t max_string_size = static_cast<std::size_t>(-1);
+  static constexpr std::size_t max_key_size = static_cast<std::size_t>(-1);
+  using error_code = boost::system::error_code;
+  using string_view = boost::json::string_view;
+
+  std::vector<std::vector<std::string>> keys;  // per open container; arrays hold none
+  std::string key;
+  std::optional<std::string> duplicate;
+
+  bool on_document_begin(error_code&) { return true; }
+  bool on_document_end(error_code&) { return true; }
+  bool on_array_begin(error_code&) { return keys.emplace_back(), true; }
+  bool on_array_end(std::size_t, error_code&) { return keys.pop_back(), true; }
+  bool on_object_begin(error_code&) { return keys.emplace_back(), true; }
+  bool on_object_end(std::size_t, error_code&) {
+    std::vector<std::string>& k = keys.back();
+    std::sort(k.begin(), k.end());
+    if (const auto twice = std::adjacent_find(k.begin(), k.end()); twice != k.end()) {
+      duplicate = *twice;
+      return false;  // stops the parser: one is enough
+    }
+    keys.pop_back();
+    return true;
+  }
+  bool on_key_part(string_view s, std::size_t, error_code&) { return key.append(s.data(), s.size()), true; }
+  bool on_key(string_view s, std::size_t, error_code&) {
+    key.append(s.data(), s.size());
+    keys.back().push_back(std::move(key));
+    key.clear();
+    return true;
+  }
+  bool on_string_part(string_view, std::size_t, error_code&) { return true; }
+  bool on_string(string_view, std::size_t, error_code&) { return true; }
+  bool on_number_part(string_view, error_code&) { return true; }
+  bool on_int64(std::int64_t, string_view, error_code&) { return true; }
+  bool on_uint64(std::uint64_t, string_view, error_code&) { return true; }
+  bool on_double(double, string_view, error_code&) { return true; }
+  bool on_bool(bool, error_code&) { return true; }
+  bool on_null(error_code&) { return true; }
+  bool on_comment_part(string_view, error_code&) { return true; }
+  bool on_comment(string_view, error_code&) { return true; }
+};
+
+/// A key that `text` gives twice in one object, or nullopt (see
+/// `DuplicateKeyFinder`). `max_depth` as the parse that follows.
+[[nodiscard]] inline std::optional<std::string> duplicate_key(std::string_view text, std::size_t max_depth) {
+  boost::json::parse_options options;
+  options.max_depth = max_depth;
+  boost::json::basic_parser<DuplicateKeyFinder> parser(options);
+  boost::system::error_code ec;
+  parser.write_some(false, text.data(), text.size(), ec);
+  return parser.handler().duplicate;
+}
+
 }  // namespace safetensors_detail
 
 /// Parses a whole safetensors file held in memory.
@@ -102,6 +166,10 @@ inline Result<std::int64_t> nonnegative_integer(const boost::json::value& v, con
 
   boost::json::parse_options options;
   options.max_depth = 8;
+  // The reference implementation refuses a name given twice (which one
+  // would be meant?); Boost.JSON's value would keep the last silently.
+  if (const std::optional<std::string> twice = sd::duplicate_key(header, options.max_depth))
+    return Diagnostic{"the header gives " + sd::quoted(*twice) + " twice"};
   boost::system::error_code ec;
   const boost::json::value root = boost::json::parse(header, ec, {}, options);
   if (ec) return Diagnostic{"the header is not valid JSON: " + ec.message()};
@@ -129,7 +197,6 @@ inline Result<std::int64_t> nonnegative_integer(const boost::json::value& v, con
     // The writer refuses an empty name too: a file it could not write back is not accepted.
     if (name.empty()) return Diagnostic{"a tensor has an empty name"};
     const std::string who = "tensor " + sd::quoted(name);
-    if (file.find(name) != nullptr) return Diagnostic{who + " appears twice"};
     const boost::json::object* entry = value.if_object();
     if (entry == nullptr) return Diagnostic{who + " is not an object"};
     const boost::json::value* dtype_v = entry->if_contains("dtype");
@@ -173,12 +240,25 @@ inline Result<std::int64_t> nonnegative_integer(const boost::json::value& v, con
     placed.push_back(Placed{*begin, *end, name});
     file.tensors.emplace_back(name, *std::move(t));
   }
-  // The format forbids overlapping tensors (each owns its bytes).
+  // The format forbids overlapping tensors (each owns its bytes) and bytes
+  // no tensor owns: the data is exactly the tensors, back to back, as the
+  // reference implementation checks. Empty tensors own no bytes.
   std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) { return a.begin < b.begin; });
-  for (std::size_t i = 1; i < placed.size(); ++i)
-    if (placed[i].begin < placed[i - 1].end && placed[i].begin != placed[i].end && placed[i - 1].begin != placed[i - 1].end)
-      return Diagnostic{"tensors " + sd::quoted(placed[i - 1].name) + " and " + sd::quoted(placed[i].name) +
-                        " overlap in the data"};
+  std::int64_t covered = 0;
+  const Placed* previous = nullptr;
+  for (const Placed& p : placed) {
+    if (p.begin == p.end) continue;
+    if (p.begin < covered)
+      return Diagnostic{"tensors " + sd::quoted(previous->name) + " and " + sd::quoted(p.name) + " overlap in the data"};
+    if (p.begin > covered)
+      return Diagnostic{"bytes " + std::to_string(covered) + " to " + std::to_string(p.begin) +
+                        " of the data belong to no tensor (before " + sd::quoted(p.name) + ")"};
+    covered = p.end;
+    previous = &p;
+  }
+  if (static_cast<std::uint64_t>(covered) != data.size())
+    return Diagnostic{std::to_string(data.size() - static_cast<std::uint64_t>(covered)) +
+                      " bytes after the last tensor's data belong to no tensor"};
   return file;
 }
 

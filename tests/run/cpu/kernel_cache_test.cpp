@@ -295,6 +295,57 @@ TEST_CASE("cpu kernel cache: calls with the wrong argument count or a null argum
   CHECK(k->fn(nulls).error().message.find("null pointer") != std::string::npos);
 }
 
+// Regression (issue 14 audit): a kernel's failed TORCH_CHECK came out as
+// `kernel, /root/.cache/wrapir/cpu-kernels/build.EpPbRz/kernel.cpp:60, index
+// out of bounds`, naming a build directory removed after compiling.
+TEST_CASE("cpu kernel cache: what a kernel throws is a diagnostic at the line of its source") {
+  ScratchDir scratch;
+  cpu::KernelCache cache{scratch.path / "cache", plain_options()};
+  // The form of torch's header-only STD_TORCH_CHECK, which Inductor's kernels use.
+  const char* const checked = R"(#include <cstdint>
+#include <stdexcept>
+#include <string>
+extern "C" void kernel(const float* x, float* y, const float a, const std::int64_t n) {
+  if (n > 4) throw std::runtime_error(std::string(__func__) + ", " + __FILE__ + ":" + std::to_string(__LINE__) + ", index out of bounds: 0 <= tmp10 < 4L");
+  if (n < 0) throw 7;
+  for (std::int64_t i = 0; i < n; ++i) y[i] = a * x[i];
+}
+)";
+  auto k = cache.load("checked", checked, saxpy_signature());
+  REQUIRE_MESSAGE(k.has_value(), k.error().message);
+  std::vector<float> x(8, 1.0F), y(8, 0.0F);
+  void* xp = x.data();
+  void* yp = y.data();
+  float a = 2.0F;
+  std::int64_t n = 8;
+  std::vector<void*> args{&xp, &yp, &a, &n};
+  auto r = k->fn(args);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().message == "index out of bounds: 0 <= tmp10 < 4L (line 5 of the kernel's source)");
+  n = -1;
+  r = k->fn(args);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().message == "threw an exception that is not a std::exception");
+  n = 3;
+  CHECK(k->fn(args).has_value());
+  CHECK(y[2] == 2.0F);
+}
+
+TEST_CASE("cpu kernel cache: kernel_exception_text keeps what it cannot read") {
+  using cpu::detail::kernel_exception_text;
+  const std::string prefix = "/c/build.";
+  CHECK(kernel_exception_text("kernel, /c/build.AbC123/kernel.cpp:60, bad", prefix) == "bad (line 60 of the kernel's source)");
+  CHECK(kernel_exception_text("f, /usr/include/x.h:7, bad, really", prefix) == "bad, really (/usr/include/x.h:7)");
+  CHECK(kernel_exception_text("at /c/build.AbC123/kernel.cpp:60 and /c/build.AbC123/kernel.cpp:61", prefix) ==
+        "at kernel.cpp:60 and kernel.cpp:61");
+  CHECK(kernel_exception_text("/c/build.AbC123/other.cpp:1", prefix) == "/c/build.AbC123/other.cpp:1");
+  CHECK(kernel_exception_text("out of memory, sorry", prefix) == "out of memory, sorry");
+  CHECK(kernel_exception_text("a b, x.cpp:1, m", prefix) == "a b, x.cpp:1, m");
+  CHECK(kernel_exception_text("f, x.cpp:, m", prefix) == "f, x.cpp:, m");
+  CHECK(kernel_exception_text("f, x.cpp:1a, m", prefix) == "f, x.cpp:1a, m");
+  CHECK(kernel_exception_text("", prefix).empty());
+}
+
 TEST_CASE("cpu kernel cache: planted links, FIFOs and writable entries are refused") {
   ScratchDir scratch;
   const fs::path dir = scratch.path / "cache";

@@ -409,6 +409,8 @@ def _run_native(result: Result, exported: Exported, work: Path, size_scales: lis
         try:
             inputs = Inputs(exported, torch.Generator().manual_seed(1234 + scale), sizes)
             graph = inputs.for_module()
+            # Dense, as safetensors stores tensors: the tool lays each input out
+            # as the program declares it (strides, offset) before running.
             tensors = {n: v.detach().cpu().contiguous() for n, v in zip(names, graph) if isinstance(v, torch.Tensor)}
             scalars = {n: int(v) for n, v in zip(names, graph) if not isinstance(v, torch.Tensor)}
             save_file(tensors, str(work / f"{files}.inputs.safetensors"), metadata={"scalars": json.dumps(scalars)})

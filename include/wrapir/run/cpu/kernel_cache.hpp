@@ -68,6 +68,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <chrono>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -347,6 +348,39 @@ struct TrampolineArguments {
 }
 
 inline constexpr std::string_view deps_header = "wrapir-cpu-kernel-deps v1";
+
+/// What a compiled kernel threw, for a diagnostic (which the executor
+/// prefixes with the kernel's name). The kernel was compiled as
+/// `<cache>/build.XXXXXX/kernel.cpp`, a directory removed right after, so
+/// that path (`build_prefix` is `<cache>/build.`) becomes `kernel.cpp`; and
+/// torch's header-only checks (STD_TORCH_CHECK under STANDALONE_TORCH_HEADER,
+/// which Inductor's kernels are compiled with) throw `FUNCTION, FILE:LINE,
+/// MESSAGE`, which becomes `MESSAGE (line LINE of the kernel's source)` —
+/// the unit is the kernel's source with the trampoline after it, so its
+/// line numbers are the source's — or `MESSAGE (FILE:LINE)` for a header.
+[[nodiscard]] inline std::string kernel_exception_text(std::string what, std::string_view build_prefix) {
+  for (std::size_t at = 0; !build_prefix.empty() && (at = what.find(build_prefix, at)) != std::string::npos;) {
+    const std::size_t slash = what.find('/', at + build_prefix.size());
+    if (slash == std::string::npos || what.compare(slash + 1, 10, "kernel.cpp") != 0) {
+      at += build_prefix.size();
+      continue;
+    }
+    what.erase(at, slash + 1 - at);
+  }
+  const std::size_t first = what.find(", ");
+  if (first == std::string::npos || !is_identifier(std::string_view(what).substr(0, first))) return what;
+  const std::size_t second = what.find(", ", first + 2);
+  if (second == std::string::npos) return what;
+  const std::string_view place = std::string_view(what).substr(first + 2, second - first - 2);
+  const std::size_t colon = place.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == place.size() ||
+      !std::all_of(place.begin() + static_cast<std::ptrdiff_t>(colon) + 1, place.end(),
+                   [](char c) { return c >= '0' && c <= '9'; }))
+    return what;
+  const std::string_view file = place.substr(0, colon), line = place.substr(colon + 1);
+  return what.substr(second + 2) + (file == "kernel.cpp" ? " (line " + std::string(line) + " of the kernel's source)"
+                                                         : " (" + std::string(place) + ")");
+}
 
 /// The compiler's identity text: its resolved path and `--version`,
 /// memoised per (path, device, inode, size, mtime) for the process.
@@ -631,13 +665,21 @@ class KernelCache {
     using Entry = void (*)(void* const*);
     auto entry = reinterpret_cast<Entry>(::dlsym(handle, "wrapir_entry"));
     if (entry == nullptr) return refuse("it has no wrapir_entry");
-    CpuKernelFn fn = [entry, arity](std::span<void* const> args) -> Result<void> {
+    CpuKernelFn fn = [entry, arity, build_prefix = (directory_ / "build.").string()](
+                         std::span<void* const> args) -> Result<void> {
       if (args.size() != arity)
         return Diagnostic{"called with " + std::to_string(args.size()) + " arguments, expected " +
                           std::to_string(arity)};
       for (std::size_t i = 0; i < args.size(); ++i)
         if (args[i] == nullptr) return Diagnostic{"argument " + std::to_string(i) + " is a null pointer"};
-      entry(args.data());
+      // A kernel's failed check (TORCH_CHECK) throws through the trampoline.
+      try {
+        entry(args.data());
+      } catch (const std::exception& e) {
+        return Diagnostic{detail::kernel_exception_text(e.what(), build_prefix)};
+      } catch (...) {
+        return Diagnostic{"threw an exception that is not a std::exception"};
+      }
       return {};
     };
     return std::optional<CpuKernelFn>{std::move(fn)};
