@@ -79,7 +79,7 @@ constexpr std::string_view usage =
     "                  [--companion OUT.cu] FILE.json [-o OUT.cpp]\n"
     "       wrapir emit-cpp --print-flags\n"
     "       wrapir run-cpp FILE.json --library LIB.so --inputs IN.safetensors [--prefix P]\n"
-    "                  [--repeat N] [-o OUT.safetensors]\n"
+    "                  [--device cpu|cuda [--kernels DIR]] [--repeat N] [--no-verify] [-o OUT.safetensors]\n"
     "Symbols are positive integers; expr eval ignores bindings of symbols the\n"
     "expression lacks, so one set of bindings serves many expressions.\n"
     "FILE: JSON or the text form; a regular file (no directory, FIFO or device)\n"
