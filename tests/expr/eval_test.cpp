@@ -61,6 +61,41 @@ TEST_CASE_FIXTURE(Fixture, "eval: Bindings") {
   CHECK(satisfies(Assumption::integer, INT64_MIN));
 }
 
+// Past Bindings::indexed_from entries lookups go through an index (issue
+// 12: a scan per lookup made many bindings quadratic); the answers, the
+// order of entries() and copies must be those of the flat list.
+TEST_CASE_FIXTURE(Fixture, "eval: Bindings with many symbols, before and after the index") {
+  constexpr std::size_t count = 4 * Bindings::indexed_from + 3;
+  std::vector<Expr> symbols;
+  for (std::size_t i = 0; i < count; ++i) symbols.push_back(ctx.symbol("t" + std::to_string(i)));
+  Bindings bindings;
+  for (std::size_t i = 0; i < count; ++i) {
+    bindings.set(symbols[i], static_cast<std::int64_t>(i) + 1);
+    // Every symbol bound so far is found, the next one is not.
+    for (std::size_t j = 0; j <= i; ++j) REQUIRE(bindings.get(symbols[j]) == static_cast<std::int64_t>(j) + 1);
+    if (i + 1 < count) REQUIRE_FALSE(bindings.get(symbols[i + 1]).has_value());
+  }
+  CHECK_FALSE(bindings.get(s0).has_value());
+  bindings.set(symbols[0], 100).set(symbols[count - 1], 200);  // replaced in place, in and past the first entries
+  REQUIRE(bindings.entries().size() == count);
+  for (std::size_t i = 0; i < count; ++i) CHECK(bindings.entries()[i].first == symbols[i]);
+  CHECK(bindings.entries().front().second == 100);
+  CHECK(bindings.entries().back().second == 200);
+
+  Bindings copy = bindings;
+  copy.set(symbols[1], -1).set(s0, 9);
+  CHECK(copy.get(symbols[1]) == -1);
+  CHECK(copy.get(s0) == 9);
+  CHECK(bindings.get(symbols[1]) == 2);
+  CHECK_FALSE(bindings.get(s0).has_value());
+
+  Expr sum = symbols[0];
+  for (std::size_t i = 1; i < count; ++i) sum = R(Kind::add, {sum, symbols[i]});
+  std::int64_t expected = 100 + 200;
+  for (std::size_t i = 1; i + 1 < count; ++i) expected += static_cast<std::int64_t>(i) + 1;
+  CHECK(eval(sum, bindings) == expected);
+}
+
 TEST_CASE_FIXTURE(Fixture, "eval: leaves") {
   CHECK(eval(I(42), Bindings{}) == 42);
   CHECK(eval(I(INT64_MIN), Bindings{}) == INT64_MIN);

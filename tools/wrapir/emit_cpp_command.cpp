@@ -16,7 +16,7 @@
 //       or the bridge's venv), then the flags that link it (libtorch_cpu's
 //       Sleef math, as the CPU backend links kernels).
 //   wrapir run-cpp FILE --library LIB.so --inputs IN.safetensors [--prefix P]
-//                  [--device cpu|cuda] [--kernels DIR] [--repeat N] [-o OUT.safetensors]
+//                  [--device cpu|cuda] [--kernels DIR] [--repeat N] [--no-verify] [-o OUT.safetensors]
 //       loads LIB.so (an emitted unit compiled as a shared object), serves
 //       it the reference externs (run/cpu/externs.hpp) through the C table
 //       (run/c_abi_adapter.hpp), calls `P_run` with the inputs of IN (in the

@@ -79,7 +79,7 @@ constexpr std::string_view usage =
     "                  [--companion OUT.cu] FILE.json [-o OUT.cpp]\n"
     "       wrapir emit-cpp --print-flags\n"
     "       wrapir run-cpp FILE.json --library LIB.so --inputs IN.safetensors [--prefix P]\n"
-    "                  [--repeat N] [-o OUT.safetensors]\n"
+    "                  [--device cpu|cuda [--kernels DIR]] [--repeat N] [--no-verify] [-o OUT.safetensors]\n"
     "Symbols are positive integers; expr eval ignores bindings of symbols the\n"
     "expression lacks, so one set of bindings serves many expressions.\n"
     "FILE: JSON or the text form; a regular file (no directory, FIFO or device)\n"
@@ -97,7 +97,8 @@ using wrapir::cli::one_line;
 
 ex::Expr parse_or_fail(ex::Context& ctx, std::string_view text, std::string_view what) {
   auto r = ex::parse(ctx, text);
-  if (!r) throw Failure{"cannot parse " + std::string(what) + " '" + one_line(text, 80) + "': " + r.error().to_string()};
+  if (!r)
+    throw Failure{"cannot parse " + std::string(what) + " '" + one_line(text, 80) + "': " + one_line(r.error().to_string(), 400)};
   return *r;
 }
 
@@ -131,13 +132,13 @@ std::string cmd_eval(const std::vector<std::string_view>& args) {
     ex::Expr s = ctx.find_symbol(name);
     if (!s) s = ctx.symbol(name);
     if (!ex::satisfies(s.assumption(), value))
-      throw Failure{"symbol '" + std::string(name) + "' = " + std::to_string(value) + " breaks its assumption (" +
+      throw Failure{"symbol '" + one_line(name, 60) + "' = " + std::to_string(value) + " breaks its assumption (" +
                     std::string(ex::assumption_name(s.assumption())) + ")"};
     if (bindings.get(s)) throw Failure{"'" + one_line(name, 60) + "' is bound twice"};
     bindings.set(s, value);
   }
   auto r = ex::eval(e, bindings);
-  if (!r) throw Failure{"cannot evaluate: " + r.error().message};
+  if (!r) throw Failure{"cannot evaluate: " + one_line(r.error().message, 400)};
   return std::to_string(*r);
 }
 
@@ -174,7 +175,9 @@ std::string cmd_solve(const std::vector<std::string_view>& args) {
   if (!s || !ex::depends_on(e, s))
     throw Failure{"'" + one_line(unknown, 60) + "' does not occur in '" + one_line(rest[0], 80) + "'"};
   auto r = ex::solve(e, v, s);
-  if (!r) throw Failure{r.error().message};
+  // Capped as every message that may quote user text (issue 12: a 94 KB
+  // sum once made a 200 KB line; the solver now shortens what it quotes).
+  if (!r) throw Failure{one_line(r.error().message, 400)};
   std::string out = ex::print_python(r->value);
   // The condition goes in a Python comment: the line stays a valid expression.
   if (!r->unconditional()) out += "  # requires " + ex::print_python(r->condition);

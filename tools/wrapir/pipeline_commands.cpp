@@ -39,7 +39,9 @@
 
 #include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -158,6 +160,15 @@ int cmd_emit(const Arguments& a) {
   return 0;
 }
 
+/// Whether a planner's byte count saturated: the planners add bytes with
+/// saturation at INT64_MAX (pass/trace.hpp), so that value means "more than
+/// int64 holds", not a size.
+constexpr bool saturated(std::int64_t bytes) noexcept { return bytes == std::numeric_limits<std::int64_t>::max(); }
+
+/// A planner's byte count as `plan` prints it: "unknown" where it saturated,
+/// as `wrapir stats` says of a peak that overflowed.
+std::string bytes_figure(std::int64_t bytes) { return saturated(bytes) ? "unknown" : std::to_string(bytes); }
+
 int cmd_plan(const Arguments& a) {
   a.allow_only({"--strategy", "-o", "--timeline", "--pool-policy", "--no-spill", "--no-verify", "--max-input-bytes"});
   const auto strategy = a.value("--strategy");
@@ -205,13 +216,13 @@ int cmd_plan(const Arguments& a) {
 
   const pass::PlanStats& st = result.stats;
   char ratio[32] = "n/a";
-  if (st.lower_bound_bytes > 0)
+  if (st.lower_bound_bytes > 0 && !saturated(st.peak_bytes) && !saturated(st.lower_bound_bytes))
     std::snprintf(ratio, sizeof ratio, "%.4f", static_cast<double>(st.peak_bytes) / static_cast<double>(st.lower_bound_bytes));
   std::fprintf(stderr,
-               "strategy=%s peak_bytes=%lld lower_bound_bytes=%lld peak_over_bound=%s allocations=%zu reuses=%zu "
+               "strategy=%s peak_bytes=%s lower_bound_bytes=%s peak_over_bound=%s allocations=%zu reuses=%zu "
                "pools=%zu time_ms=%.3f\n",
-               std::string(*strategy).c_str(), static_cast<long long>(st.peak_bytes),
-               static_cast<long long>(st.lower_bound_bytes), ratio, st.allocations, st.reuses, st.pools, ms);
+               std::string(*strategy).c_str(), bytes_figure(st.peak_bytes).c_str(),
+               bytes_figure(st.lower_bound_bytes).c_str(), ratio, st.allocations, st.reuses, st.pools, ms);
   return 0;
 }
 

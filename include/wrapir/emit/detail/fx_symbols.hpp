@@ -14,6 +14,7 @@
 /// Inductor's programs: integers first, then symbols by name, then compound
 /// terms in wrapir's order (docs/emitters.md lists where this may differ).
 
+#include <wrapir/detail/hash.hpp>
 #include <wrapir/emit/detail/fx_graph.hpp>
 #include <wrapir/expr/expr.hpp>
 #include <wrapir/expr/int_math.hpp>
@@ -260,7 +261,7 @@ class SymbolNodes {
 
   struct PairHash {
     std::size_t operator()(const std::pair<const expr::Node*, std::int64_t>& p) const noexcept {
-      return std::hash<const void*>{}(p.first) ^ (std::hash<std::int64_t>{}(p.second) * 0x9e3779b97f4a7c15ULL);
+      return wrapir::detail::hash_mix(std::hash<const void*>{}(p.first), std::hash<std::int64_t>{}(p.second));
     }
   };
 

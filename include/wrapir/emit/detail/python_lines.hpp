@@ -7,6 +7,7 @@
 #include <wrapir/emit/detail/python_function.hpp>
 #include <wrapir/ir/names.hpp>
 #include <wrapir/ir/view_extent.hpp>
+#include <wrapir/run/detail/stable_hash.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -164,11 +165,10 @@ inline void FunctionEmitter::render(const ir::CommBufferAllocate& l) {
   append_literal(b.comm->group, "a communication group name");
   out_ += ", alloc_id=";
   // Deterministic (unlike Inductor's random id) so that every rank and
-  // every run of the emitter agree on it.
-  std::uint64_t h = 14695981039346656037ULL;
-  for (std::string_view part : {std::string_view(program_.name), std::string_view("."), std::string_view(b.name)})
-    for (char c : part) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-  append_integer(out_, h);
+  // every run of the emitter agree on it: wrapir's one stable hash, FNV-1a
+  // of "PROGRAM.BUFFER".
+  using wrapir::run::detail::fnv1a_64;
+  append_integer(out_, fnv1a_64(b.name, fnv1a_64(".", fnv1a_64(program_.name))));
   out_ += ")\n";
 }
 

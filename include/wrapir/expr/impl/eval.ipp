@@ -12,13 +12,17 @@
 namespace wrapir::expr {
 
 WRAPIR_DECL Bindings& Bindings::set(Expr symbol, std::int64_t value) {
-  for (auto& [s, v] : values_) {
-    if (s == symbol) {
-      v = value;
-      return *this;
-    }
+  if (const std::size_t at = position(symbol); at != values_.size()) {
+    values_[at].second = value;
+    return *this;
   }
   values_.emplace_back(symbol, value);
+  if (values_.size() == indexed_from) {
+    index_.reserve(2 * indexed_from);
+    for (std::size_t i = 0; i < values_.size(); ++i) index_.emplace(values_[i].first.node(), i);
+  } else if (values_.size() > indexed_from) {
+    index_.emplace(symbol.node(), values_.size() - 1);
+  }
   return *this;
 }
 
