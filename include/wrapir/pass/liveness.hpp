@@ -489,7 +489,7 @@ inline void prefetch_layout(const ir::Layout& l) noexcept {
     const BufferLifetime& b = l.lifetimes[i];
     Result<std::int64_t> bytes = hints.buffer_bytes(p, b.buffer);
     if (!bytes)
-      return Diagnostic{"line " + std::to_string(b.first_line) + ": buffer " + p.buffer(b.buffer).name + ": " +
+      return Diagnostic{"buffer " + p.buffer(b.buffer).name + ": " +
                         bytes.error().message};
     spans.push_back(LiveSpan{b.first_line, b.last_line + 1, bytes.value(), device_key(p.buffer(b.buffer).layout.device),
                              b.is_output});

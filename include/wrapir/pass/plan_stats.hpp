@@ -274,7 +274,7 @@ template <class Span>
     } else {
       Result<std::int64_t> at_hints = hints.buffer_bytes(p, b.buffer);
       if (!at_hints)
-        return Diagnostic{"line " + std::to_string(b.first_line) + ": buffer " + p.buffer(b.buffer).name + ": " +
+        return Diagnostic{"buffer " + p.buffer(b.buffer).name + ": " +
                           at_hints.error().message};
       bytes = at_hints.value();
       device = device_key(p.buffer(b.buffer).layout.device);

@@ -273,7 +273,7 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
       const BufferLifetime& l = liveness.lifetimes[i];
       Result<std::int64_t> bytes = hints.buffer_bytes(p, l.buffer);
       if (!bytes)
-        return Diagnostic{"line " + std::to_string(l.first_line) + ": buffer " + p.buffer(l.buffer).name + ": " +
+        return Diagnostic{"buffer " + p.buffer(l.buffer).name + ": " +
                           bytes.error().message};
       blocks.push_back(ArenaBlock{bytes.value(), static_cast<std::uint32_t>(l.first_line),
                                   static_cast<std::uint32_t>(l.last_line + 1), device_key(p.buffer(l.buffer).layout.device),
