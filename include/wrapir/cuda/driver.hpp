@@ -219,17 +219,26 @@ inline LoadedDriver load_driver() {
 
 }  // namespace detail
 
+namespace detail {
+/// The outcome of loading the driver, once per process (thread-safe).
+[[nodiscard]] inline const LoadedDriver& loaded_once() {
+  static const LoadedDriver loaded = load_driver();
+  return loaded;
+}
+}  // namespace detail
+
 /// The driver, loaded and initialised on first use (thread-safe; the outcome,
 /// success or failure, is kept for the life of the process).
 [[nodiscard]] inline Result<const Driver*> driver() {
-  static const detail::LoadedDriver loaded = detail::load_driver();
+  const detail::LoadedDriver& loaded = detail::loaded_once();
   if (!loaded.error.empty()) return Diagnostic{loaded.error};
   return &loaded.table;
 }
 
 /// The driver for code that already holds a live CUDA object (a context, a
-/// module, a stream), which proves `driver()` succeeded.
-[[nodiscard]] inline const Driver& loaded_driver() noexcept { return *driver().value(); }
+/// module, a stream), which proves `driver()` succeeded: the table itself,
+/// with no result to build (every launch reads it).
+[[nodiscard]] inline const Driver& loaded_driver() noexcept { return detail::loaded_once().table; }
 
 /// `what` failed with `code`: "cuMemAlloc(1048576 bytes): CUDA_ERROR_OUT_OF_MEMORY: out of memory".
 [[nodiscard]] inline Diagnostic driver_error(std::string_view what, CUresult code) {

@@ -145,7 +145,8 @@ class TritonKernel {
     if (args.size() > max_packed_arguments)
       return Diagnostic{"Triton kernel '" + metadata_.name + "': " + std::to_string(args.size()) +
                         " arguments, more than " + std::to_string(max_packed_arguments)};
-    if (auto s = check_arguments(args.size()); !s) return s;
+    if (!arguments_fit(args.size())) [[unlikely]]
+      if (auto s = check_arguments(args.size()); !s) return s;
     std::array<CUdeviceptr, 2> scratch{0, 0};
     // Most kernels ask for no scratch: nothing to size per launch.
     if (metadata_.global_scratch_bytes != 0 || metadata_.profile_scratch_bytes != 0)
@@ -164,6 +165,18 @@ class TritonKernel {
 
  private:
   TritonKernel() = default;
+
+  /// `check_arguments` without its diagnostics: whether `given` arguments
+  /// fit (every launch asks; only a launch that does not fit builds the
+  /// message).
+  [[nodiscard]] bool arguments_fit(std::size_t given) const noexcept {
+    std::size_t hidden = static_cast<std::size_t>(metadata_.hidden_parameters);
+    if (parameter_count_) {
+      if (*parameter_count_ < given || *parameter_count_ - given > 2) return false;
+      hidden = *parameter_count_ - given;
+    }
+    return !(hidden < 1 && metadata_.global_scratch_bytes > 0) && !(hidden < 2 && metadata_.profile_scratch_bytes > 0);
+  }
 
   /// `given` arguments plus the hidden scratch pointers must be the
   /// kernel's parameters (where the driver reports them).

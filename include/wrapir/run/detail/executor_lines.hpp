@@ -16,6 +16,7 @@
 
 #include <boost/variant2/variant.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -63,29 +64,32 @@ class Frame {
         p_(*g.program),
         own_(state != nullptr ? nullptr : std::make_unique<FrameState>()),
         st_(state != nullptr ? *state : *own_),
-        buffers_(st_.buffers),
-        live_(st_.live),
-        values_(st_.values),
-        bound_(st_.bound),
-        pools_(st_.pools),
-        slots_(st_.slots),
-        params_(st_.params),
-        arg_tensors_(st_.arg_tensors),
-        scopes_(st_.scopes),
         memory_(memory) {
-    buffers_.resize(p_.buffers.size());
-    // A recycled state's `live` is all 0 (`scrub`); a fresh one is empty.
-    if (live_.size() != p_.buffers.size()) live_.assign(p_.buffers.size(), 0);
-    st_.static_dims.resize(p_.buffers.size(), 0);  // a recycled state's stay: its tensors keep their dimensions
-    values_.resize(g.slot_symbols.size());  // read only where `bound_` says so
-    bound_.assign(g.slot_symbols.size(), 0);
-    pools_.resize(p_.pools.size());
-    if (slots_.size() < g.max_args) {
-      slots_.resize(g.max_args);
-      params_.resize(g.max_args);
-      arg_tensors_.resize(g.max_args);
+    if (st_.shaped_for == &g_) [[likely]] {
+      // A recycled state sized for this graph by its last call: its tables
+      // have their sizes, `live` is all 0 (`scrub`), and only the symbols'
+      // bound flags and the scope stack start again.
+      std::fill(st_.bound.begin(), st_.bound.end(), std::uint8_t{0});
+      st_.scopes.clear();
+      return;
     }
-    scopes_.clear();
+    st_.buffers.resize(p_.buffers.size());
+    // A recycled state's `live` is all 0 (`scrub`); a fresh one is empty.
+    if (st_.live.size() != p_.buffers.size()) st_.live.assign(p_.buffers.size(), 0);
+    st_.static_dims.resize(p_.buffers.size(), 0);  // a recycled state's stay: its tensors keep their dimensions
+    st_.values.resize(g.slot_symbols.size());  // read only where `st_.bound` says so
+    st_.bound.assign(g.slot_symbols.size(), 0);
+    st_.pools.resize(p_.pools.size());
+    if (st_.slots.size() < g.max_args) {
+      st_.slots.resize(g.max_args);
+      st_.params.resize(g.max_args);
+      st_.arg_tensors.resize(g.max_args);
+      // Each parameter points at its slot for good (a launch writes the
+      // slots only).
+      for (std::size_t i = 0; i < st_.slots.size(); ++i) st_.params[i] = &st_.slots[i];
+    }
+    st_.scopes.clear();
+    st_.shaped_for = &g_;
   }
 
   /// Binds the top level's inputs straight from the caller's spans (no
@@ -97,12 +101,19 @@ class Frame {
   void bind_inputs(std::span<const Value> inputs);
   template <class Inputs>
   void bind(const Inputs& inputs);
+  /// The top level's tensor inputs when every one is planned
+  /// (`Graph::inputs_planned`, so input i is `tensors[i]`): each matching
+  /// input whose buffer's tensor holds the static dimensions already (a
+  /// call before bound it) is borrowed by writing its storage pointer,
+  /// dtype and offset. False at the first that does not match: `bind`'s
+  /// general loop then binds them all again, naming what is wrong.
+  bool bind_planned(std::span<const Tensor> tensors);
   void run_body();
   std::vector<Value> outputs();
   /// The value of symbol slot `slot` once bound (graph mode's key).
   [[nodiscard]] std::int64_t slot_value(std::uint32_t slot) const {
-    if (!bound_.at(slot)) unbound(slot);
-    return values_[slot];
+    if (!st_.bound.at(slot)) unbound(slot);
+    return st_.values[slot];
   }
 
   // ---- memory ------------------------------------------------------------
@@ -118,7 +129,7 @@ class Frame {
     const BufferPlan& plan = buffer_plan(l.new_buffer);
     std::shared_ptr<Storage> storage;
     if (l.delete_old) {
-      storage = std::move(boost::variant2::get_if<Tensor>(&buffers_[l.old_buffer.index].value)->storage);
+      storage = std::move(boost::variant2::get_if<Tensor>(&st_.buffers[l.old_buffer.index].value)->storage);
       release(l.old_buffer);
     } else {
       storage = old.storage;
@@ -128,14 +139,14 @@ class Frame {
     t.dtype = plan.dtype;
     lay_out(l.new_buffer, t);
     if (plan.known && t.storage && plan.bytes <= t.storage->nbytes) [[likely]] {
-      live_[l.new_buffer.index] = 1;
+      st_.live[l.new_buffer.index] = 1;
       return;
     }
     if (Result<void> r = fits(t); !r) {
       t.storage.reset();
       fail(name(l.new_buffer) + " cannot take the storage of " + name(l.old_buffer) + ": " + r.error().message);
     }
-    live_[l.new_buffer.index] = 1;
+    st_.live[l.new_buffer.index] = 1;
   }
   void operator()(const ir::Free& l) { release(l.buffer); }
   void operator()(const ir::Null&) {}
@@ -143,11 +154,11 @@ class Frame {
     const ir::PoolDecl& pool = p_.pool(l.pool);
     const std::int64_t bytes = eval(pool.size_bytes);
     if (bytes < 0) fail("pool " + ir::quote_for_diagnostic(pool.name) + " has negative size " + std::to_string(bytes));
-    pools_[l.pool.index] = allocate_tensor(pool.device, {bytes}, {1}, 0, ir::DType::uint8).storage;
+    st_.pools[l.pool.index] = allocate_tensor(pool.device, {bytes}, {1}, 0, ir::DType::uint8).storage;
   }
   void operator()(const ir::AllocFromPool& l) {
     const ir::PoolDecl& pool = p_.pool(l.pool);
-    const std::shared_ptr<Storage>& storage = pools_.at(l.pool.index);
+    const std::shared_ptr<Storage>& storage = st_.pools.at(l.pool.index);
     if (!storage) fail("pool " + ir::quote_for_diagnostic(pool.name) + " is not live");
     const std::int64_t offset = eval(l.offset_bytes);
     if (offset < 0 || offset > storage->nbytes)
@@ -166,7 +177,7 @@ class Frame {
   }
   void operator()(const ir::DeallocFromPool& l) {
     release(l.buffer);
-    if (l.releases_pool) pools_.at(l.pool.index).reset();
+    if (l.releases_pool) st_.pools.at(l.pool.index).reset();
   }
   // A single process has no peers: a comm buffer is plain memory here.
   void operator()(const ir::CommBufferAllocate& l) { define(l.buffer, allocate(l.buffer)); }
@@ -199,9 +210,9 @@ class Frame {
     t.storage = std::move(storage);
     t.dtype = dtype;
     lay_out(l.view, t);  // offset in elements of the base's dtype
-    live_[l.view.index] = 0;
+    st_.live[l.view.index] = 0;
     if (dtype == base_dtype && plan.known && t.storage && plan.bytes <= t.storage->nbytes) [[likely]] {
-      live_[l.view.index] = 1;  // measured when prepared: it fits
+      st_.live[l.view.index] = 1;  // measured when prepared: it fits
       return;
     }
     if (dtype != base_dtype) {
@@ -212,7 +223,7 @@ class Frame {
       t.offset = bytes / ir::itemsize(dtype);
     }
     if (Result<void> r = fits(t); !r) fail("view " + name(l.view) + " of " + name(l.base) + ": " + r.error().message);
-    live_[l.view.index] = 1;
+    st_.live[l.view.index] = 1;
   }
 
   // ---- kernels -----------------------------------------------------------
@@ -224,7 +235,7 @@ class Frame {
   }
   void launch(const ir::KernelCall& l) {
     if (const FastLaunch& fast = g_.launches[line_]; fast.usable) [[likely]]
-      if (launch_fast(l, fast)) return;
+      if (launch_fast(l.kernel, fast)) return;
     const ir::KernelDecl& k = p_.kernel(l.kernel);
     const CpuKernelFn& fn = g_.kernels.at(l.kernel.index);
     if (!fn) fail("kernel " + ir::quote_for_diagnostic(k.name) + " is called but was never defined");
@@ -233,7 +244,7 @@ class Frame {
            " arguments, the call passes " + std::to_string(l.args.size()));
     for (std::size_t i = 0; i < l.args.size(); ++i) (void)pack(i, l.args[i], k.signature[i].type);
     const std::size_t count = pack_call_grid(g_.launches[line_], l.args.size());
-    if (Result<void> r = fn(std::span<void* const>(params_.data(), count)); !r)
+    if (Result<void> r = fn(std::span<void* const>(st_.params.data(), count)); !r)
       fail("kernel " + ir::quote_for_diagnostic(k.name) + ": " + r.error().message);
     drop_views(l.args);
   }
@@ -254,7 +265,7 @@ class Frame {
         type = ir::ParamType{true, decl(l.args[i].get_if<ir::BufferArg>()->buffer).layout.dtype};
       }
       const Tensor* t = pack(i, l.args[i], type);
-      packed[i].param = params_[i];
+      packed[i].param = st_.params[i];
       if (t != nullptr) {
         packed[i].tensor = t;
         if (d.wants_shapes()) shapes.push_back(t->sizes);
@@ -287,7 +298,10 @@ class Frame {
   }
   void extern_out(const ir::ExternKernelOut& l) {
     const std::array<std::pair<std::string_view, const ir::BufferArg*>, 1> out{{{"out", &l.out}}};
-    ExternScratch& s = extern_arguments(l.args, l.kwargs, out);
+    // The result is discarded, so no argument's storage can outlive the
+    // call through it: the lists borrow the buffers' storages (no
+    // reference count), as they do the caller's inputs.
+    ExternScratch& s = extern_arguments(l.args, l.kwargs, out, Ownership::borrowed);
     (void)call_extern(l.kernel, s);
   }
   void operator()(const ir::ExternKernelMultiOut& l) {
@@ -361,7 +375,7 @@ class Frame {
   }
 
   // ---- control -----------------------------------------------------------
-  void operator()(const ir::EnterSubgraph&) { scopes_.push_back(static_cast<std::uint8_t>(Scope::subgraph)); }
+  void operator()(const ir::EnterSubgraph&) { st_.scopes.push_back(static_cast<std::uint8_t>(Scope::subgraph)); }
   void operator()(const ir::ExitSubgraph&) { exit_scope(Scope::subgraph, "ExitSubgraph"); }
   void operator()(const ir::Conditional& l) {
     bool taken = false;
@@ -405,9 +419,9 @@ class Frame {
     }
     bind_outputs(l.outputs, carried, "the loop");
   }
-  void operator()(const ir::EnterDeviceContext&) { scopes_.push_back(static_cast<std::uint8_t>(Scope::device)); }
+  void operator()(const ir::EnterDeviceContext&) { st_.scopes.push_back(static_cast<std::uint8_t>(Scope::device)); }
   void operator()(const ir::ExitDeviceContext&) { exit_scope(Scope::device, "ExitDeviceContext"); }
-  void operator()(const ir::EnterStreamContext&) { scopes_.push_back(static_cast<std::uint8_t>(Scope::stream)); }
+  void operator()(const ir::EnterStreamContext&) { st_.scopes.push_back(static_cast<std::uint8_t>(Scope::stream)); }
   void operator()(const ir::ExitStreamContext&) { exit_scope(Scope::stream, "ExitStreamContext"); }
   void operator()(const ir::GetRawStream&) {}  // one stream per backend
 
@@ -423,8 +437,8 @@ class Frame {
   enum class Scope : std::uint8_t { subgraph, device, stream };
 
   void exit_scope(Scope kind, const char* what) {
-    if (scopes_.empty() || scopes_.back() != static_cast<std::uint8_t>(kind)) fail(std::string(what) + " closes no matching scope");
-    scopes_.pop_back();
+    if (st_.scopes.empty() || st_.scopes.back() != static_cast<std::uint8_t>(kind)) fail(std::string(what) + " closes no matching scope");
+    st_.scopes.pop_back();
   }
 
   [[nodiscard]] const DeviceBackend* backend() const noexcept { return prep_.options.device.get(); }
@@ -498,10 +512,10 @@ class Frame {
     if (const Tensor* t = v.get_if<Tensor>()) {
       assign(slot_tensor(b), *t);
     } else {
-      buffers_[b.index] = std::move(v);
+      st_.buffers[b.index] = std::move(v);
       st_.static_dims[b.index] = 0;
     }
-    live_[b.index] = 1;
+    st_.live[b.index] = 1;
   }
   /// `from` copied into `to`, reusing `to`'s vectors' memory.
   /// `from` into `to` with a borrowed storage: a pointer that owns
@@ -558,7 +572,7 @@ class Frame {
   /// for `lay_out`, which says what it writes.
   Tensor& own_tensor(ir::BufferId b) {
     (void)buffer_plan(b);
-    Value& v = buffers_[b.index];
+    Value& v = st_.buffers[b.index];
     if (Tensor* t = boost::variant2::get_if<Tensor>(&v.value)) [[likely]]
       return *t;
     st_.static_dims[b.index] = 0;
@@ -566,16 +580,76 @@ class Frame {
   }
   void release(ir::BufferId b) {
     (void)decl(b);
-    if (!live_[b.index]) fail(name(b) + " is freed but is not live");
+    if (!st_.live[b.index]) fail(name(b) + " is freed but is not live");
     // The storage goes (its memory back to the allocator); the tensor's
     // vectors stay for the next definition.
-    if (Tensor* t = boost::variant2::get_if<Tensor>(&buffers_[b.index].value)) {
+    if (Tensor* t = boost::variant2::get_if<Tensor>(&st_.buffers[b.index].value)) {
       keep_or_drop(std::move(t->storage));
     } else {
-      buffers_[b.index] = Value{};
+      st_.buffers[b.index] = Value{};
       st_.static_dims[b.index] = 0;
     }
-    live_[b.index] = 0;
+    st_.live[b.index] = 0;
+  }
+  /// `Free` (or an unreused `FreeIfNotReused`) of buffer `b` as a step: a
+  /// live tensor drops its storage (a borrowed input's is a pointer clear:
+  /// no reference count). False when `release` must run instead, to name
+  /// what is wrong.
+  bool free_step(std::uint32_t b) {
+    if (!st_.live[b]) [[unlikely]]
+      return false;
+    Tensor* t = boost::variant2::get_if<Tensor>(&st_.buffers[b].value);
+    if (t == nullptr) [[unlikely]]
+      return false;
+    keep_or_drop(std::move(t->storage));
+    st_.live[b] = 0;
+    return true;
+  }
+  /// `Allocate` of a static device buffer (`Step::Kind::allocate`) whose
+  /// tensor holds its static dimensions already (`static_dims`): only the
+  /// storage, dtype and offset to write, the storage a spare of its size or
+  /// the backend's. False (nothing done) when `allocate_in_place` must run.
+  bool allocate_step(std::uint32_t b) {
+    Tensor* t = boost::variant2::get_if<Tensor>(&st_.buffers[b].value);
+    if (t == nullptr || !st_.static_dims[b] || memory_ != nullptr) [[unlikely]]
+      return false;
+    const BufferPlan& plan = g_.buffer_plans[b];
+    t->storage.reset();
+    st_.live[b] = 0;
+    t->dtype = plan.dtype;
+    t->offset = plan.offset;
+    if (std::shared_ptr<Storage> kept = take_spare(plan.device.type, plan.bytes)) {
+      t->storage = std::move(kept);
+    } else {
+      Result<std::shared_ptr<Storage>> storage = backend()->allocate(plan.device, plan.bytes);
+      if (!storage) [[unlikely]]
+        fail("cannot allocate " + name(ir::BufferId{b}) + ": " + storage.error().message);
+      t->storage = *std::move(storage);
+    }
+    st_.live[b] = 1;
+    return true;
+  }
+  /// `Reuse` with `delete_old` of a static buffer as a step: the old
+  /// buffer's storage moves to the new one when it holds the new layout's
+  /// measured bytes and the new buffer's tensor holds its static dimensions.
+  /// False (nothing done) when the visit must run, to check and name.
+  bool reuse_step(std::uint32_t old_buffer, std::uint32_t new_buffer) {
+    if (!st_.live[old_buffer]) [[unlikely]]
+      return false;
+    Tensor* old = boost::variant2::get_if<Tensor>(&st_.buffers[old_buffer].value);
+    Tensor* t = boost::variant2::get_if<Tensor>(&st_.buffers[new_buffer].value);
+    if (old == nullptr || t == nullptr || !st_.static_dims[new_buffer]) [[unlikely]]
+      return false;
+    const BufferPlan& plan = g_.buffer_plans[new_buffer];
+    if (!old->storage || plan.bytes > old->storage->nbytes) [[unlikely]]
+      return false;
+    std::shared_ptr<Storage> storage = std::move(old->storage);
+    st_.live[old_buffer] = 0;
+    t->storage = std::move(storage);
+    t->dtype = plan.dtype;
+    t->offset = plan.offset;
+    st_.live[new_buffer] = 1;
+    return true;
   }
   /// A freed storage: kept for this call's next device Allocate of its size
   /// when this frame held the only reference (no view, alias or extern
@@ -606,21 +680,21 @@ class Frame {
   }
   [[nodiscard]] const Value& value(ir::BufferId b) const {
     (void)decl(b);
-    if (!live_[b.index]) fail(name(b) + " is used but is not live (never defined, or already freed)");
-    return buffers_[b.index];
+    if (!st_.live[b.index]) fail(name(b) + " is used but is not live (never defined, or already freed)");
+    return st_.buffers[b.index];
   }
   /// `b`'s tensor when it is live and a tensor, else null (`outputs`
   /// then takes the general path, which names what is wrong).
   [[nodiscard]] Tensor* movable_output(ir::BufferId b) {
-    if (!p_.contains(b) || !live_[b.index]) return nullptr;
-    return boost::variant2::get_if<Tensor>(&buffers_[b.index].value);
+    if (!p_.contains(b) || !st_.live[b.index]) return nullptr;
+    return boost::variant2::get_if<Tensor>(&st_.buffers[b.index].value);
   }
   /// The checks in line, their messages out of line (`tensor_of_failed`):
   /// small enough to inline into the memory lines and argument lists that
   /// call it for every buffer they touch.
   [[nodiscard]] const Tensor& tensor(ir::BufferId b) const {
-    if (p_.contains(b) && live_[b.index]) [[likely]]
-      if (const Tensor* t = boost::variant2::get_if<Tensor>(&buffers_[b.index].value)) [[likely]]
+    if (p_.contains(b) && st_.live[b.index]) [[likely]]
+      if (const Tensor* t = boost::variant2::get_if<Tensor>(&st_.buffers[b.index].value)) [[likely]]
         return *t;
     tensor_of_failed(b);
   }
@@ -707,7 +781,7 @@ class Frame {
     const BufferPlan& plan = buffer_plan(b);
     Tensor& t = own_tensor(b);
     t.storage.reset();
-    live_[b.index] = 0;
+    st_.live[b.index] = 0;
     t.dtype = plan.dtype;
     lay_out(b, t);
     try {
@@ -733,7 +807,7 @@ class Frame {
     } catch (wrapir::detail::Failure& f) {
       fail("cannot allocate " + name(b) + ": " + f.diagnostic.message);
     }
-    live_[b.index] = 1;
+    st_.live[b.index] = 1;
   }
   [[nodiscard]] Tensor allocate(ir::BufferId b) const {
     EvaluatedLayout lay = layout(b);
@@ -788,8 +862,8 @@ class Frame {
     if (!expr::satisfies(s.assumption(), v))
       fail("symbol " + ir::quote_for_diagnostic(s.name()) + " would be " + std::to_string(v) + ", which breaks its assumption (" +
            std::string(expr::assumption_name(s.assumption())) + ")");
-    values_[it->second] = v;
-    bound_[it->second] = 1;
+    st_.values[it->second] = v;
+    st_.bound[it->second] = 1;
   }
 
   /// An integer is read in line (most layouts and views of a static
@@ -806,8 +880,8 @@ class Frame {
     if (it == g_.compiled.end()) return eval_tree(e);
     const Evaluable& ev = it->second;
     if (ev.how == Evaluable::How::slot) {
-      if (!bound_[ev.slot]) unbound(ev.slot);
-      return values_[ev.slot];
+      if (!st_.bound[ev.slot]) unbound(ev.slot);
+      return st_.values[ev.slot];
     }
     if (ev.how == Evaluable::How::tree) return eval_tree(e);
     constexpr std::size_t small = 16;
@@ -819,8 +893,8 @@ class Frame {
       gathered = large.data();
     }
     for (std::size_t i = 0; i < ev.slots.size(); ++i) {
-      if (!bound_[ev.slots[i]]) unbound(ev.slots[i]);
-      gathered[i] = values_[ev.slots[i]];
+      if (!st_.bound[ev.slots[i]]) unbound(ev.slots[i]);
+      gathered[i] = st_.values[ev.slots[i]];
     }
     const std::span<const std::int64_t> values(gathered, ev.slots.size());
     std::int64_t out = 0;
@@ -836,7 +910,7 @@ class Frame {
   [[nodiscard]] std::int64_t eval_tree(expr::Expr e) const {
     expr::Bindings b;
     for (std::size_t i = 0; i < g_.slot_symbols.size(); ++i)
-      if (bound_[i]) b.set(g_.slot_symbols[i], values_[i]);
+      if (st_.bound[i]) b.set(g_.slot_symbols[i], st_.values[i]);
     Result<std::int64_t> r = expr::eval(e, b);
     if (!r) fail(r.error().message);
     return *r;
@@ -846,34 +920,33 @@ class Frame {
   /// the call, so that a Free later releases the memory.
   void drop_views(const std::vector<ir::Arg>& args) {
     for (std::size_t i = 0; i < args.size(); ++i)
-      if (const ir::BufferArg* b = args[i].get_if<ir::BufferArg>(); b && b->view) arg_tensors_[i].storage.reset();
+      if (const ir::BufferArg* b = args[i].get_if<ir::BufferArg>(); b && b->view) st_.arg_tensors[i].storage.reset();
   }
 
   /// The tensor a buffer argument passes: the buffer's own (no copy) or,
   /// for a view, the view made in argument `i`'s scratch.
   const Tensor& argument_tensor(std::size_t i, const ir::BufferArg& b) {
     if (!b.view) return tensor(b.buffer);
-    resolve_into(arg_tensors_[i], b);
-    return arg_tensors_[i];
+    resolve_into(st_.arg_tensors[i], b);
+    return st_.arg_tensors[i];
   }
 
   /// A kernel call whose arguments were resolved when prepared: packs them
   /// without lookups and calls the kernel. False (nothing done) when the
   /// general path must run instead, to give its diagnostic.
-  bool launch_fast(const ir::KernelCall& l, const FastLaunch& fast) {
+  bool launch_fast(ir::KernelId kernel, const FastLaunch& fast) {
     WRAPIR_PHASE_MARK(line_dispatch);
-    const CpuKernelFn& fn = g_.kernels[l.kernel.index];
+    const CpuKernelFn& fn = g_.kernels[kernel.index];
     if (!fn) return false;
     const std::size_t n = fast.args.size();
     for (std::size_t i = 0; i < n; ++i) {
       const FastArg& a = fast.args[i];
-      ArgSlot& slot = slots_[i];
-      params_[i] = &slot;
+      ArgSlot& slot = st_.slots[i];  // st_.params[i] points at it (the frame's constructor)
       switch (a.kind) {
         case FastArg::Kind::buffer: {
-          if (!live_[a.index]) [[unlikely]]
+          if (!st_.live[a.index]) [[unlikely]]
             return false;
-          const Tensor* t = buffers_[a.index].get_if<Tensor>();
+          const Tensor* t = st_.buffers[a.index].get_if<Tensor>();
           if (t == nullptr) [[unlikely]]
             return false;
           store(slot, t->data());
@@ -881,14 +954,14 @@ class Frame {
         }
         case FastArg::Kind::constant: slot = a.value; break;
         case FastArg::Kind::slot_i64:
-          if (!bound_[a.index]) [[unlikely]]
+          if (!st_.bound[a.index]) [[unlikely]]
             return false;
-          store(slot, values_[a.index]);
+          store(slot, st_.values[a.index]);
           break;
         case FastArg::Kind::slot_i32: {
-          if (!bound_[a.index]) [[unlikely]]
+          if (!st_.bound[a.index]) [[unlikely]]
             return false;
-          const std::int64_t v = values_[a.index];
+          const std::int64_t v = st_.values[a.index];
           if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) [[unlikely]]
             return false;
           store(slot, static_cast<std::int32_t>(v));
@@ -901,8 +974,8 @@ class Frame {
     }
     const std::size_t count = pack_call_grid(fast, n);
     WRAPIR_PHASE_MARK(pack);
-    if (Result<void> r = fn(std::span<void* const>(params_.data(), count)); !r)
-      fail("kernel " + ir::quote_for_diagnostic(p_.kernel(l.kernel).name) + ": " + r.error().message);
+    if (Result<void> r = fn(std::span<void* const>(st_.params.data(), count)); !r)
+      fail("kernel " + ir::quote_for_diagnostic(p_.kernel(kernel).name) + ": " + r.error().message);
     return true;
   }
 
@@ -912,8 +985,8 @@ class Frame {
     if (!launch.grid[0]) [[likely]]
       return n;
     for (std::size_t d = 0; d < call_grid_arguments; ++d) {
-      ArgSlot& slot = slots_[n + d];
-      params_[n + d] = &slot;
+      ArgSlot& slot = st_.slots[n + d];
+      st_.params[n + d] = &slot;
       store(slot, eval(launch.grid[d]));
     }
     return n + call_grid_arguments;
@@ -924,8 +997,8 @@ class Frame {
   /// built only on failure: this runs for every argument of every launch.
   const Tensor* pack(std::size_t i, const ir::Arg& a, ir::ParamType type) {
     auto what = [i] { return "argument " + std::to_string(i); };
-    ArgSlot& slot = slots_[i];
-    params_[i] = &slot;
+    ArgSlot& slot = st_.slots[i];
+    st_.params[i] = &slot;
     if (const ir::BufferArg* b = a.get_if<ir::BufferArg>()) {
       if (!type.pointer) fail(what() + " is a buffer but the parameter is a scalar " + ir::to_string(type));
       const Tensor& t = argument_tensor(i, *b);
@@ -988,10 +1061,19 @@ class Frame {
 
   /// The frame's kept argument lists for this extern line, assigned from
   /// `args`, `kwargs` and the output buffers `outs` (name, buffer).
+  /// How an extern line's kept lists hold their tensors' storages:
+  /// `borrowed` (a pointer that owns nothing) only for a line whose result
+  /// is discarded (ExternKernelOut): the frame's buffers hold the storages
+  /// for the whole call and the lists are dropped right after it.
+  enum class Ownership : std::uint8_t { shared, borrowed };
   ExternScratch& extern_arguments(const std::vector<ir::Arg>& args, const std::vector<ir::NamedArg>& kwargs,
-                                  std::span<const std::pair<std::string_view, const ir::BufferArg*>> outs) {
+                                  std::span<const std::pair<std::string_view, const ir::BufferArg*>> outs,
+                                  Ownership ownership = Ownership::shared) {
     if (st_.externs.size() < p_.body.size()) st_.externs.resize(p_.body.size());
     ExternScratch& s = st_.externs[line_];
+    if (s.patched && patch_extern(s, ownership)) [[likely]]
+      return s;
+    s.patched = false;
     if (!s.built || s.args.size() != args.size() || s.kwargs.size() != kwargs.size() + outs.size()) {
       s.args.assign(args.size(), Value{});
       s.kwargs.clear();
@@ -1004,9 +1086,10 @@ class Frame {
     const std::vector<StaticLayout>& views = g_.extern_views[line_];
     const StaticLayout* view = views.empty() ? nullptr : views.data();  // by position, when any is static
     std::size_t at = 0;
-    for (std::size_t i = 0; i < args.size(); ++i, ++at) value_into(s.args[i], args[i], s.dims[at], view, at);
+    for (std::size_t i = 0; i < args.size(); ++i, ++at)
+      value_into(s.args[i], args[i], s.dims[at], view, at, ownership);
     for (std::size_t i = 0; i < kwargs.size(); ++i, ++at)
-      value_into(s.kwargs[i].value, kwargs[i].value, s.dims[at], view, at);
+      value_into(s.kwargs[i].value, kwargs[i].value, s.dims[at], view, at, ownership);
     for (std::size_t i = 0; i < outs.size(); ++i, ++at) {
       Value& v = s.kwargs[kwargs.size() + i].value;
       Tensor* t = boost::variant2::get_if<Tensor>(&v.value);
@@ -1014,13 +1097,82 @@ class Frame {
         t = &v.value.template emplace<Tensor>();
         s.dims[at] = ExternScratch::Dims::unknown;
       }
-      argument_into(*t, *outs[i].second, s.dims[at], view != nullptr ? &view[at] : nullptr);
+      argument_into(*t, *outs[i].second, s.dims[at], view != nullptr ? &view[at] : nullptr, ownership);
     }
+    plan_patches(s, args, kwargs, outs, view);
     return s;
+  }
+  /// Whether an argument is the same value on every call (its kept value
+  /// then stays as the first call wrote it).
+  [[nodiscard]] static bool constant_argument(const ir::Arg& a) {
+    if (const expr::Expr* e = a.get_if<expr::Expr>()) return *e && e->is_integer();
+    return a.holds<ir::None>() || a.holds<std::int64_t>() || a.holds<double>() || a.holds<bool>() ||
+           a.holds<std::string>() || a.holds<ir::Device>() || a.holds<ir::DType>();
+  }
+  /// The patch records of a line's kept lists just built (`ExternScratch::Patch`),
+  /// when every position qualifies; else the next call takes the general path again.
+  void plan_patches(ExternScratch& s, const std::vector<ir::Arg>& args, const std::vector<ir::NamedArg>& kwargs,
+                    std::span<const std::pair<std::string_view, const ir::BufferArg*>> outs, const StaticLayout* views) {
+    using Dims = ExternScratch::Dims;
+    s.patches.clear();
+    std::size_t at = 0;
+    auto add = [&](Value& v, const ir::BufferArg& b) {
+      Tensor* t = boost::variant2::get_if<Tensor>(&v.value);
+      if (t == nullptr) return false;
+      if (s.dims[at] == Dims::base_static && !b.view) {
+        s.patches.push_back(ExternScratch::Patch{t, nullptr, b.buffer.index, ir::DType::float32});
+        return true;
+      }
+      if (s.dims[at] == Dims::view_static && b.view && views != nullptr && views[at].known) {
+        s.patches.push_back(ExternScratch::Patch{t, &views[at], b.buffer.index, buffer_plan(b.buffer).dtype});
+        return true;
+      }
+      return false;
+    };
+    auto position = [&](Value& v, const ir::Arg& a) {
+      const ir::BufferArg* b = a.get_if<ir::BufferArg>();
+      return b != nullptr ? add(v, *b) : constant_argument(a);
+    };
+    for (std::size_t i = 0; i < args.size(); ++i, ++at)
+      if (!position(s.args[i], args[i])) return;
+    for (std::size_t i = 0; i < kwargs.size(); ++i, ++at)
+      if (!position(s.kwargs[i].value, kwargs[i].value)) return;
+    for (std::size_t i = 0; i < outs.size(); ++i, ++at)
+      if (!add(s.kwargs[kwargs.size() + i].value, *outs[i].second)) return;
+    s.patched = true;
+  }
+  /// A later call's lists from the patch records: each tensor takes its
+  /// buffer's storage (shared or borrowed), dtype and offset. False (some
+  /// written, which the general path then rewrites) when a buffer is not
+  /// live, not a tensor, no longer holds its static dimensions or a view
+  /// would reach past its storage: the general path checks and names.
+  bool patch_extern(ExternScratch& s, Ownership ownership) {
+    for (const ExternScratch::Patch& p : s.patches) {
+      if (!st_.live[p.buffer]) [[unlikely]]
+        return false;
+      const Tensor* base = boost::variant2::get_if<Tensor>(&st_.buffers[p.buffer].value);
+      if (base == nullptr) [[unlikely]]
+        return false;
+      Tensor& t = *p.tensor;
+      if (p.view == nullptr) {
+        if (!st_.static_dims[p.buffer]) [[unlikely]]
+          return false;
+        t.offset = base->offset;
+      } else {
+        if (base->dtype != p.view_dtype || !base->storage || p.view->bytes > base->storage->nbytes) [[unlikely]]
+          return false;
+        t.offset = p.view->offset;
+      }
+      if (ownership == Ownership::borrowed) t.storage = std::shared_ptr<Storage>(std::shared_ptr<Storage>{}, base->storage.get());
+      else t.storage = base->storage;
+      t.dtype = base->dtype;
+    }
+    return true;
   }
   /// `value_into` for position `at` of an extern line's kept lists: a
   /// tensor copies only what changed (`argument_into`).
-  void value_into(Value& to, const ir::Arg& a, ExternScratch::Dims& dims, const StaticLayout* views, std::size_t at) {
+  void value_into(Value& to, const ir::Arg& a, ExternScratch::Dims& dims, const StaticLayout* views, std::size_t at,
+                  Ownership ownership) {
     const ir::BufferArg* b = a.get_if<ir::BufferArg>();
     if (b == nullptr) return value_into(to, a);
     Tensor* t = boost::variant2::get_if<Tensor>(&to.value);
@@ -1028,20 +1180,27 @@ class Frame {
       t = &to.value.template emplace<Tensor>();
       dims = ExternScratch::Dims::unknown;
     }
-    argument_into(*t, *b, dims, views != nullptr ? &views[at] : nullptr);
+    argument_into(*t, *b, dims, views != nullptr ? &views[at] : nullptr, ownership);
   }
   /// `resolve_into` for a kept tensor that remembers what its sizes and
   /// strides hold (`dims`): a buffer whose tensor holds its static layout
   /// (`FrameState::static_dims`), or a view measured when prepared
   /// (`view`, known), is not copied again; only the storage, dtype and
   /// offset are. Anything else is `resolve_into`, which checks and names.
-  void argument_into(Tensor& t, const ir::BufferArg& a, ExternScratch::Dims& dims, const StaticLayout* view) {
+  /// `ownership`: whether the kept tensor shares or borrows the storage on
+  /// these shortcuts (the general path shares).
+  void argument_into(Tensor& t, const ir::BufferArg& a, ExternScratch::Dims& dims, const StaticLayout* view,
+                     Ownership ownership) {
     using Dims = ExternScratch::Dims;
+    auto take_storage = [ownership](Tensor& to, const std::shared_ptr<Storage>& from) {
+      if (ownership == Ownership::borrowed) to.storage = std::shared_ptr<Storage>(std::shared_ptr<Storage>{}, from.get());
+      else to.storage = from;
+    };
     if (!a.view) {
       const Tensor& base = tensor(a.buffer);
       const bool base_static = st_.static_dims[a.buffer.index] != 0;
       if (base_static && dims == Dims::base_static) [[likely]] {
-        t.storage = base.storage;
+        take_storage(t, base.storage);
         t.dtype = base.dtype;
         t.offset = base.offset;
         return;
@@ -1055,7 +1214,7 @@ class Frame {
       const Tensor& base = tensor(a.buffer);
       if (base.dtype == buffer_plan(a.buffer).dtype && base.storage && view->bytes <= base.storage->nbytes) [[likely]] {
         // Measured in the base's declared dtype when prepared: it fits.
-        t.storage = base.storage;
+        take_storage(t, base.storage);
         t.dtype = base.dtype;
         if (dims != Dims::view_static) {
           dims = Dims::unknown;
@@ -1136,16 +1295,7 @@ class Frame {
   const Graph& g_;
   const ir::Program& p_;
   std::unique_ptr<FrameState> own_;  // null when the state is recycled
-  FrameState& st_;
-  std::vector<Value>& buffers_;
-  std::vector<std::uint8_t>& live_;
-  std::vector<std::int64_t>& values_;
-  std::vector<std::uint8_t>& bound_;
-  std::vector<std::shared_ptr<Storage>>& pools_;
-  std::vector<ArgSlot>& slots_;
-  std::vector<void*>& params_;
-  std::vector<Tensor>& arg_tensors_;
-  std::vector<std::uint8_t>& scopes_;
+  FrameState& st_;  // its tables are the frame's (`st_.buffers`, `st_.live`, ...): no reference to each to set per call
   std::size_t line_ = 0;
   GraphMemory* memory_ = nullptr;
 };
@@ -1189,6 +1339,33 @@ struct SpanInputs {
 
 inline void Frame::bind_inputs(std::span<const Value> inputs) { bind(ValueInputs{inputs}); }
 
+inline bool Frame::bind_planned(std::span<const Tensor> tensors) {
+  if (tensors.size() != g_.input_plans.size()) [[unlikely]]
+    return false;
+  const InputPlan* plan = g_.input_plans.data();
+  for (const Tensor& t : tensors) {
+    Storage* const storage = t.storage.get();
+    const std::uint32_t b = plan->buffer;
+    if (storage == nullptr || storage->device.type != plan->device || t.dtype != plan->dtype || t.offset != 0 ||
+        plan->bytes_at_zero <= 0 || plan->bytes_at_zero > storage->nbytes) [[unlikely]]
+      return false;
+    if (t.sizes.size() != plan->rank || t.strides.size() != plan->rank) [[unlikely]]
+      return false;
+    for (std::size_t d = 0; d < plan->rank; ++d)
+      if (t.sizes[d] != plan->dims[d] || t.strides[d] != plan->dims[plan->rank + d]) [[unlikely]]
+        return false;
+    Tensor* slot = boost::variant2::get_if<Tensor>(&st_.buffers[b].value);
+    if (slot == nullptr || !st_.static_dims[b]) [[unlikely]]
+      return false;
+    slot->storage = std::shared_ptr<Storage>(std::shared_ptr<Storage>{}, storage);  // borrowed: owns nothing
+    slot->dtype = t.dtype;
+    slot->offset = 0;
+    st_.live[b] = 1;
+    ++plan;
+  }
+  return true;
+}
+
 inline void Frame::bind_top_inputs(std::span<const Tensor> tensors, std::span<const std::int64_t> scalars,
                                    std::span<const std::uint32_t> index) {
   bind(SpanInputs{tensors, scalars, index, &p_});
@@ -1201,9 +1378,13 @@ inline void Frame::bind(const Inputs& inputs) {
   // exact[i]: input i has its static layout's dimensions exactly, so the
   // layout check below has nothing left to compare.
   std::vector<std::uint8_t>& exact = st_.exact_inputs;
-  exact.resize(inputs.size());
+  // Every input planned and matching: bound in one tight loop, nothing
+  // left for the loop below or the layout check.
+  bool planned = false;
+  if constexpr (Inputs::borrows) planned = g_.inputs_planned && bind_planned(inputs.tensors);
+  if (!planned) exact.resize(inputs.size());
   bool all_exact = true;  // then the check below has nothing to visit
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
+  for (std::size_t i = 0; !planned && i < inputs.size(); ++i) {
     exact[i] = 0;
     auto who = [i] { return "input " + std::to_string(i); };
     if (const InputPlan& plan = g_.input_plans[i]; plan.fast) [[likely]] {
@@ -1216,7 +1397,7 @@ inline void Frame::bind(const Inputs& inputs) {
       if (t != nullptr && t->storage && t->storage->device.type == plan.device && t->dtype == plan.dtype &&
           t->offset == 0 && plan.bytes_at_zero > 0 && plan.same_dims(g_.layouts[plan.buffer], t->sizes, t->strides) &&
           plan.bytes_at_zero <= t->storage->nbytes) [[likely]] {
-        Value& v = buffers_[plan.buffer];
+        Value& v = st_.buffers[plan.buffer];
         Tensor* slot = boost::variant2::get_if<Tensor>(&v.value);
         std::uint8_t& in_place = st_.static_dims[plan.buffer];
         if (slot != nullptr && in_place) [[likely]] {
@@ -1227,7 +1408,7 @@ inline void Frame::bind(const Inputs& inputs) {
           bind_tensor<Inputs>(slot != nullptr ? *slot : v.value.template emplace<Tensor>(), *t);
           in_place = 1;
         }
-        live_[plan.buffer] = 1;
+        st_.live[plan.buffer] = 1;
         exact[i] = 1;
         continue;
       }
@@ -1264,7 +1445,7 @@ inline void Frame::bind(const Inputs& inputs) {
         fail(who() + " (" + name(*b) + ") reaches " + std::to_string(*reach) + " bytes past a storage of " +
              std::to_string(t->storage ? t->storage->nbytes : 0));
       bind_tensor<Inputs>(slot_tensor(*b), *t);
-      live_[b->index] = 1;
+      st_.live[b->index] = 1;
     } else {
       const expr::Expr s = boost::variant2::get<expr::Expr>(p_.inputs[i]);
       const std::int64_t* v = inputs.scalar(i);
@@ -1272,6 +1453,10 @@ inline void Frame::bind(const Inputs& inputs) {
       set_symbol(s, *v);
     }
   }
+  // A program of planned inputs alone, no symbol read from them and no
+  // constant: nothing below to do.
+  if (planned && g_.nothing_after_planned) [[likely]]
+    return;
   for (const ShapeBinding& sb : g_.shape_bindings) {
     // A single size or stride step is the common case: read directly.
     const Tensor* t = inputs.tensor(sb.input);
@@ -1287,10 +1472,10 @@ inline void Frame::bind(const Inputs& inputs) {
   }
   for (const Solver& s : g_.solvers) {
     const std::string what = "symbol " + ir::quote_for_diagnostic(s.symbol.name());
-    values_[s.observed_slot] = integer_of(follow_path(inputs.value(s.input), ir::KeyPath{s.step}, what.c_str()), what.c_str());
-    bound_[s.observed_slot] = 1;
+    st_.values[s.observed_slot] = integer_of(follow_path(inputs.value(s.input), ir::KeyPath{s.step}, what.c_str()), what.c_str());
+    st_.bound[s.observed_slot] = 1;
     if (eval(s.condition) == 0)
-      fail(what + ": input " + std::to_string(s.input) + " has " + std::to_string(values_[s.observed_slot]) +
+      fail(what + ": input " + std::to_string(s.input) + " has " + std::to_string(st_.values[s.observed_slot]) +
            " where the program expects " + expr::print_python(s.dimension) + ", which no integer value solves");
     set_symbol(s.symbol, eval(s.value));
   }
@@ -1299,7 +1484,7 @@ inline void Frame::bind(const Inputs& inputs) {
       if (!prep_.constants[b].storage)
         fail("constant " + ir::quote_for_diagnostic(p_.buffers[b].name) + " was not given (ExecutorOptions::constants)");
       assign(slot_tensor(ir::BufferId{b}), prep_.constants[b]);
-      live_[b] = 1;
+      st_.live[b] = 1;
     }
   if (prep_.options.check_inputs && !all_exact)
     for (std::size_t i = 0; i < inputs.size(); ++i)
@@ -1346,43 +1531,61 @@ inline phase_clock::Phase line_phase(const ir::Line& line) noexcept {
 #endif
 
 inline void Frame::run_body() {
-  for (const std::uint32_t step : g_.steps) {  // the lines that do work, in order
-    line_ = step;
-    const ir::Line& line = p_.body[line_];
+  for (const Step& step : g_.steps) {  // the lines that do work, in order
+    line_ = step.line;
     try {
-      std::visit(*this, line);
+      // The hot line kinds dispatch on the step's byte and read its record
+      // (no visit, no read of the line); each falls back to the visit.
+      switch (step.kind) {
+        case Step::Kind::allocate:
+          if (!allocate_step(step.operand)) std::visit(*this, p_.body[line_]);
+          break;
+        case Step::Kind::free:
+          if (!free_step(step.operand)) std::visit(*this, p_.body[line_]);
+          break;
+        case Step::Kind::launch:
+          if (prep_.debug != nullptr || !launch_fast(ir::KernelId{step.operand}, g_.launches[line_]))
+            std::visit(*this, p_.body[line_]);
+          break;
+        case Step::Kind::reuse:
+          if (!reuse_step(step.old, step.operand)) std::visit(*this, p_.body[line_]);
+          break;
+        case Step::Kind::visit: std::visit(*this, p_.body[line_]); break;
+      }
 #if WRAPIR_EXECUTOR_PHASE_CLOCK
-      phase_clock::mark(line_phase(line));
+      phase_clock::mark(line_phase(p_.body[line_]));
 #endif
     } catch (wrapir::detail::Failure& f) {
-      fail(g_.prefix + line_label(line, line_) + ": " + f.diagnostic.message);
+      fail(g_.prefix + line_label(p_.body[line_], line_) + ": " + f.diagnostic.message);
     } catch (const std::bad_alloc&) {
-      fail(g_.prefix + line_label(line, line_) + ": out of memory");
+      fail(g_.prefix + line_label(p_.body[line_], line_) + ": out of memory");
     } catch (const std::exception& e) {
-      fail(g_.prefix + line_label(line, line_) + ": " + e.what());
+      fail(g_.prefix + line_label(p_.body[line_], line_) + ": " + e.what());
     }
   }
-  if (!scopes_.empty()) fail(g_.prefix + "the body ends inside " + std::to_string(scopes_.size()) + " open scope(s)");
+  if (!st_.scopes.empty()) fail(g_.prefix + "the body ends inside " + std::to_string(st_.scopes.size()) + " open scope(s)");
 }
 
 inline std::vector<Value> Frame::outputs() {
-  std::vector<Value> out;
-  out.reserve(p_.outputs.size());
+  std::vector<Value> out(p_.outputs.size());  // each None until written
   for (std::size_t i = 0; i < p_.outputs.size(); ++i) {
     try {
       const ir::ProgramOutput& o = p_.outputs[i];
       if (const ir::BufferArg* b = boost::variant2::get_if<ir::BufferArg>(&o)) {
         if (Tensor* t = g_.output_moves[i] ? movable_output(b->buffer) : nullptr) {
           // The frame's last use of the buffer: its storage moves out (its
-          // size and stride vectors stay for the next call).
-          out.push_back(Value{Tensor{std::move(t->storage), t->dtype, t->sizes, t->strides, t->offset}});
-          live_[b->buffer.index] = 0;
+          // size and stride vectors stay for the next call), the result's
+          // tensor built where it lies.
+          out[i].value.template emplace<Tensor>(
+              Tensor{std::move(t->storage), t->dtype, std::vector<std::int64_t>(t->sizes.begin(), t->sizes.end()),
+                     std::vector<std::int64_t>(t->strides.begin(), t->strides.end()), t->offset});
+          st_.live[b->buffer.index] = 0;
         } else {
-          out.push_back(Value{resolve(*b)});
+          out[i] = Value{resolve(*b)};
         }
+      } else if (const expr::Expr* e = boost::variant2::get_if<expr::Expr>(&o)) {
+        out[i] = Value{eval(*e)};
       }
-      else if (const expr::Expr* e = boost::variant2::get_if<expr::Expr>(&o)) out.push_back(Value{eval(*e)});
-      else out.push_back(Value{});
     } catch (wrapir::detail::Failure& f) {
       fail(g_.prefix + "output " + std::to_string(i) + ": " + f.diagnostic.message);
     }

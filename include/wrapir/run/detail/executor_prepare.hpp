@@ -187,6 +187,25 @@ struct InputPlan {
   }
 };
 
+/// One line a call visits (`Graph::steps`), with what the hot line kinds
+/// need beside it, so that the line loop dispatches on a byte and reads a
+/// few compact records instead of visiting the program's line variant. A
+/// step's handler takes the general path (the visit, which gives the
+/// diagnostics) whenever its shortcut does not apply.
+struct Step {
+  enum class Kind : std::uint8_t {
+    visit,     // any line: std::visit of the line
+    allocate,  // Allocate of a static device buffer (`operand`: the buffer)
+    free,      // Free, or FreeIfNotReused that was not reused (`operand`: the buffer)
+    launch,    // KernelCall with a usable FastLaunch (`operand`: the kernel)
+    reuse,     // Reuse with delete_old of a static buffer (`operand`: the new buffer, `old`: the old one)
+  };
+  Kind kind = Kind::visit;
+  std::uint32_t line = 0;
+  std::uint32_t operand = 0;
+  std::uint32_t old = 0;
+};
+
 struct Graph {
   const ir::Program* program = nullptr;
   std::string prefix;  // "" for the top level, "name: " for a subgraph
@@ -210,12 +229,21 @@ struct Graph {
   /// buffer's dtype; not `known` for any other position.
   std::vector<std::vector<StaticLayout>> extern_views;
   std::vector<InputPlan> input_plans;        // by program input
+  /// Every input is a tensor input of a static layout whose dimensions are
+  /// inline (`InputPlan::fast` and `inlined`): the top level then binds in
+  /// one tight loop over the caller's span (`Frame::bind_planned`).
+  bool inputs_planned = false;
+  /// ... and binding has nothing more to do after them: no symbol read from
+  /// an input's shape or solved from it, no constant buffer.
+  bool nothing_after_planned = false;
   std::vector<std::uint32_t> constant_buffers;  // the buffers of role constant, ascending
   /// The lines a call visits, ascending: every line but those whose work
   /// was all done when prepared (comments, Null, kernel and multi-kernel
-  /// definitions, GetRawStream). An exported program has one of those for
-  /// about every working line, each a visit per call for nothing.
-  std::vector<std::uint32_t> steps;
+  /// definitions, GetRawStream, a FreeIfNotReused that was reused). An
+  /// exported program has one of those for about every working line, each
+  /// a visit per call for nothing. The memory lines and launches carry what
+  /// they need (`Step`).
+  std::vector<Step> steps;
   /// By program output: the output is a plain buffer (no view)
   /// that no other output names, so the end of a call may move its storage
   /// out of the frame instead of copying it (no reference count to touch,
@@ -363,6 +391,20 @@ struct ExternScratch {
   /// that a call copies them only when they change.
   enum class Dims : std::uint8_t { unknown, base_static, view_static };
   std::vector<Dims> dims;
+  /// Once a call has built the lists and every position is a constant or a
+  /// tensor whose dimensions stay (`Dims` not unknown), a later call only
+  /// patches each tensor's storage, dtype and offset from its buffer
+  /// (`Frame::patch_extern`): one compact record per tensor position, no
+  /// visit of the line's arguments. `patched` says the records are valid;
+  /// the general path rebuilds them.
+  struct Patch {
+    Tensor* tensor = nullptr;               // in `args` or `kwargs`
+    const StaticLayout* view = nullptr;     // null: the buffer's own tensor (base_static)
+    std::uint32_t buffer = 0;
+    ir::DType view_dtype = ir::DType::float32;  // a view's base's declared dtype
+  };
+  std::vector<Patch> patches;
+  bool patched = false;
 };
 
 /// The per-call state of a frame (run/detail/executor_lines.hpp). The
@@ -419,6 +461,9 @@ struct FrameState {
   /// so `scrub` visits those alone. A call that failed half way is scrubbed
   /// whole.
   bool completed = false;
+  /// The graph whose tables this state is sized for (the frame then skips
+  /// resizing them); null for a fresh state.
+  const void* shaped_for = nullptr;
 
   /// Drops every storage the last call left (outputs handed out, inputs,
   /// failures half way), keeping the vectors' memory.
@@ -592,9 +637,14 @@ class GraphPreparer {
       }
     }
     g.steps.clear();
-    for (std::size_t i = 0; i < p.body.size(); ++i)
-      if (!std::visit([]<class L>(const L&) { return prepared_only<L>; }, p.body[i]))
-        g.steps.push_back(static_cast<std::uint32_t>(i));
+    for (std::size_t i = 0; i < p.body.size(); ++i) {
+      if (std::visit([]<class L>(const L&) { return prepared_only<L>; }, p.body[i])) continue;
+      if (const auto* f = std::get_if<ir::FreeIfNotReused>(&p.body[i]); f != nullptr && f->reused) continue;
+      g.steps.push_back(step_of(g, p, i));
+    }
+    g.inputs_planned = std::all_of(g.input_plans.begin(), g.input_plans.end(),
+                                   [](const InputPlan& plan) { return plan.fast && plan.inlined; });
+    g.nothing_after_planned = g.inputs_planned && g.shape_bindings.empty() && g.solvers.empty() && g.constant_buffers.empty();
     g.output_moves.assign(p.outputs.size(), 0);
     for (std::size_t i = 0; i < p.outputs.size(); ++i) {
       const ir::BufferArg* b = boost::variant2::get_if<ir::BufferArg>(&p.outputs[i]);
@@ -608,6 +658,31 @@ class GraphPreparer {
   }
 
  private:
+  /// Line `i`'s step: a memory line or launch that can take its shortcut
+  /// says so; anything else is visited.
+  static Step step_of(const Graph& g, const ir::Program& p, std::size_t i) {
+    const auto line = static_cast<std::uint32_t>(i);
+    auto buffer_step = [&](Step::Kind kind, ir::BufferId b) {
+      if (!p.contains(b)) return Step{Step::Kind::visit, line, 0};
+      return Step{kind, line, b.index};
+    };
+    if (const auto* a = std::get_if<ir::Allocate>(&p.body[i])) {
+      if (!p.contains(a->buffer)) return Step{Step::Kind::visit, line, 0};
+      const BufferPlan& plan = g.buffer_plans[a->buffer.index];
+      const bool shortcut = plan.known && plan.on_backend && plan.device.type != ir::DeviceType::cpu;
+      return shortcut ? buffer_step(Step::Kind::allocate, a->buffer) : Step{Step::Kind::visit, line, 0};
+    }
+    if (const auto* f = std::get_if<ir::Free>(&p.body[i])) return buffer_step(Step::Kind::free, f->buffer);
+    if (const auto* f = std::get_if<ir::FreeIfNotReused>(&p.body[i])) return buffer_step(Step::Kind::free, f->buffer);
+    if (const auto* k = std::get_if<ir::KernelCall>(&p.body[i]); k != nullptr && g.launches[i].usable)
+      return Step{Step::Kind::launch, line, k->kernel.index};
+    if (const auto* r = std::get_if<ir::Reuse>(&p.body[i]);
+        r != nullptr && r->delete_old && p.contains(r->old_buffer) && p.contains(r->new_buffer) &&
+        g.buffer_plans[r->new_buffer.index].known)
+      return Step{Step::Kind::reuse, line, r->new_buffer.index, r->old_buffer.index};
+    return Step{Step::Kind::visit, line, 0};
+  }
+
   static std::uint32_t slot(Graph& g, expr::Expr s) {
     const auto [it, inserted] = g.slot_of.try_emplace(s, static_cast<std::uint32_t>(g.slot_symbols.size()));
     if (inserted) g.slot_symbols.push_back(s);
