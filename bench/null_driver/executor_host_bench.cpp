@@ -256,14 +256,17 @@ struct Setup {
 };
 
 /// kernels.json naming the test export's two cubins under the programs'
-/// kernel names (the null driver loads any bytes).
+/// kernel names (the null driver loads any bytes); the files are copied
+/// beside it, as the provider reads only paths inside its directory.
 fs::path write_kernels_json() {
   const fs::path data = fs::path(WRAPIR_SOURCE_DIR) / "tests/cuda/data/mlp_layernorm_gelu/kernels";
   const fs::path dir = fs::temp_directory_path() / "wrapir_executor_host_bench";
-  fs::create_directories(dir);
+  fs::create_directories(dir / "kernels");
+  for (const auto& file : fs::directory_iterator(data))
+    fs::copy_file(file.path(), dir / "kernels" / file.path().filename(), fs::copy_options::overwrite_existing);
   auto entry = [&](const char* name, const char* real, int block, int warps, int shared) {
-    return std::string("{\"name\": \"") + name + "\", \"language\": \"triton\", \"cubin\": \"" + (data / (std::string(real) + ".cubin")).string() +
-           "\", \"metadata\": \"" + (data / (std::string(real) + ".json")).string() + "\", \"symbol\": \"" + real +
+    return std::string("{\"name\": \"") + name + "\", \"language\": \"triton\", \"cubin\": \"kernels/" + real +
+           ".cubin\", \"metadata\": \"kernels/" + real + ".json\", \"symbol\": \"" + real +
            "\", \"constants\": {\"XBLOCK\": " + std::to_string(block) + "}, \"num_warps\": " + std::to_string(warps) +
            ", \"shared_memory_bytes\": " + std::to_string(shared) + ", \"grid_type\": \"Grid1D\"}";
   };
