@@ -14,69 +14,26 @@
 
 #include <wrapir/io/json.hpp>
 
-#include <malloc.h>
+#include "counting_heap.hpp"
 
 #include <cstddef>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
-#include <new>
-#include <span>
 #include <string>
 #include <variant>
 #include <vector>
 
-// The replaced operators pair malloc with free; g++ cannot see that through
-// inlined library code and warns.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
-namespace {
-long live_bytes = 0;
-long live_blocks = 0;
-long counted(void* p) { return static_cast<long>(malloc_usable_size(p)) + 8; }
-}  // namespace
-
-void* operator new(std::size_t n) {
-  void* p = std::malloc(n != 0 ? n : 1);
-  if (p == nullptr) throw std::bad_alloc{};
-  live_bytes += counted(p);
-  ++live_blocks;
-  return p;
-}
-void operator delete(void* p) noexcept {
-  if (p == nullptr) return;
-  live_bytes -= counted(p);
-  --live_blocks;
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
-
 int main(int argc, char** argv) {
+  using counting_heap::live_blocks;
+  using counting_heap::live_bytes;
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s PROGRAM.json\n", argv[0]);
     return 2;
   }
-  std::FILE* file = std::fopen(argv[1], "rb");
-  if (file == nullptr || std::fseek(file, 0, SEEK_END) != 0) {
-    std::fprintf(stderr, "cannot open %s\n", argv[1]);
-    return 1;
-  }
-  const std::size_t bytes = static_cast<std::size_t>(std::ftell(file));
-  const auto read_at = [file](std::size_t offset, std::span<char> out) -> wrapir::Result<std::size_t> {
-    if (std::fseek(file, static_cast<long>(offset), SEEK_SET) != 0) return wrapir::Diagnostic{"seek failed"};
-    return std::fread(out.data(), 1, out.size(), file);
-  };
   const long before = live_bytes;
   const long blocks_before = live_blocks;
-  auto loaded = wrapir::io::program_from_json(bytes, read_at, {});
-  std::fclose(file);
-  if (!loaded) {
-    std::fprintf(stderr, "load: %s\n", loaded.error().message.c_str());
-    return 1;
-  }
-  wrapir::Program& p = loaded.value();
+  wrapir::Program loaded = counting_heap::load_or_exit(argv[1]);
+  wrapir::Program& p = loaded;
   const double lines = static_cast<double>(p.body.size());
   std::printf("body %zu lines (capacity %zu, sizeof(Line) %zu); buffers %zu (capacity %zu, sizeof(BufferDecl) %zu); "
               "kernels %zu (capacity %zu); symbols %zu (capacity %zu)\n",
