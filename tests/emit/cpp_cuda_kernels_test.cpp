@@ -171,6 +171,18 @@ TEST_CASE("emit/cpp cuda kernels: PTX and cubin binaries are embedded from the f
   REQUIRE_FALSE(none.has_value());
   CHECK(contains(none.error().message, "kernel 'add_kernel'"));
   CHECK(contains(none.error().message, "none.ptx"));
+  // Only regular files inside the directory are embedded: not an absolute
+  // path, not one climbing out, not a symbolic link at the file (each would
+  // copy another file, /etc/passwd here, into the unit).
+  for (const char* outside : {"/etc/passwd", "../../../../etc/passwd", "kernels/../../x.ptx"}) {
+    auto refused = wrapir::cpp::binary_kernel_images(wrapir_test::cuda_kernels_program(ir::KernelLanguage::ptx, outside), dir);
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(contains(refused.error().message, "is not a relative path inside"));
+  }
+  fs::create_symlink("/etc/passwd", dir / "kernels/link.ptx");
+  auto linked = wrapir::cpp::binary_kernel_images(wrapir_test::cuda_kernels_program(ir::KernelLanguage::ptx, "kernels/link.ptx"), dir);
+  REQUIRE_FALSE(linked.has_value());
+  CHECK(contains(linked.error().message, "symbolic link"));
   fs::remove_all(dir);
 }
 

@@ -22,6 +22,7 @@
 /// disagrees with kernels.json (symbol, warps, shared memory) means files of
 /// two exports were mixed and is a diagnostic, as is `num_ctas` other than 1.
 
+#include <wrapir/detail/safe_file.hpp>
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/emit/cpp.hpp>
 #include <wrapir/emit/detail/rename_identifier.hpp>
@@ -36,9 +37,7 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -46,16 +45,13 @@ namespace wrapir::cpp {
 
 namespace cuda_export_detail {
 
+// An export's files and the binaries a program names are read only as
+// regular files inside the directory given, never through a symbolic link
+// at the file, with a size cap and without blocking on a FIFO
+// (detail/safe_file.hpp): a program or kernels.json must not make the
+// emitter copy other files into the unit it writes.
 inline Result<std::string> read_text(const std::filesystem::path& path, std::uintmax_t max_bytes) {
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec) return Diagnostic{path.string() + ": " + ec.message()};
-  if (size > max_bytes) return Diagnostic{path.string() + ": more than " + std::to_string(max_bytes) + " bytes"};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Diagnostic{path.string() + ": cannot be opened"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return wrapir::detail::read_regular_file(path, {.max_bytes = max_bytes, .follow_symlinks = false, .limit_hint = {}});
 }
 
 inline Result<boost::json::object> parse_object(const std::string& text, const std::string& where) {
@@ -192,10 +188,12 @@ inline bool is_inside(const std::string& path) {
 }
 
 /// The bytes of every PTX and cubin kernel `program` (and its subgraphs)
-/// defines, read from the files their definitions name (relative to
-/// `directory`, or absolute), as `CppOptions::cuda_kernels` entries that
-/// embed them in the unit (name, path, entry, image; launch sizes come from
-/// the definitions' metadata).
+/// defines, read from the files their definitions name (relative paths
+/// inside `directory`: an absolute path, a `..`, a symbolic link at the
+/// file or anything but a regular file is refused, so a program cannot
+/// have other files copied into the unit), as `CppOptions::cuda_kernels`
+/// entries that embed them in the unit (name, path, entry, image; launch
+/// sizes come from the definitions' metadata).
 [[nodiscard]] inline Result<std::vector<CudaKernelLaunch>> binary_kernel_images(const ir::Program& program,
                                                                                 const std::filesystem::path& directory) {
   std::vector<CudaKernelLaunch> out;
@@ -219,9 +217,11 @@ inline bool is_inside(const std::string& path) {
                             binary->path + "': one name, one image"};
         continue;
       }
-      const std::filesystem::path file = std::filesystem::path(binary->path).is_absolute()
-                                             ? std::filesystem::path(binary->path)
-                                             : directory / binary->path;
+      if (!cuda_export_detail::is_inside(binary->path))
+        return Diagnostic{"kernel '" + k.name + "': its file " + wrapir::detail::quoted_path(binary->path) +
+                          " is not a relative path inside " + wrapir::detail::quoted_path(directory) +
+                          " (absolute, or with '..'): only files under the kernel directory are embedded"};
+      const std::filesystem::path file = directory / binary->path;
       auto image = cuda_export_detail::read_text(file, std::uintmax_t{256} << 20);
       if (!image) return Diagnostic{"kernel '" + k.name + "': " + image.error().message};
       if (image->empty()) return Diagnostic{"kernel '" + k.name + "': " + file.string() + " is empty"};
