@@ -17,10 +17,13 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -450,6 +453,56 @@ TEST_CASE("executor: multi-kernels choose once and launch the choice") {
   auto r = bench->run(std::vector<run::Tensor>{make({3}, {1, 2, 3})});
   REQUIRE_MESSAGE(r, r.error().message);
   CHECK(read(tensor_of((*r)[0])) == std::vector<float>{2, 4, 6});
+}
+
+TEST_CASE("executor: a multi-kernel's stored choice is keyed by what its candidates are, not their names") {
+  // A changed candidate under the same name must be benchmarked again, not
+  // handed the choice stored for the old one (a stale choice of a slow
+  // kernel made calls ~500 times slower in an audit).
+  const auto program = [](const char* add_source) {
+    ir::Program p{"multi"};
+    ir::Builder b{p, cpu};
+    auto x = b.input("x", {b.ctx().integer(3)}, ir::DType::float32);
+    auto k0 = b.kernel("add", ir::KernelLanguage::cpp, ir::SourceText{add_source}, "a: *fp32, b: *fp32, out: *fp32, n: i64");
+    auto k1 = b.kernel("add_too", ir::KernelLanguage::cpp, ir::SourceText{"// the other"},
+                       "a: *fp32, b: *fp32, out: *fp32, n: i64");
+    auto out = b.empty({b.ctx().integer(3)}, ir::DType::float32);
+    b.call_multi(b.multi_kernel({k0, k1}), {x, x, out, 3});
+    b.output(out);
+    return p;
+  };
+  std::string pattern = (std::filesystem::temp_directory_path() / "wrapir_choice_identity_XXXXXX").string();
+  REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+  const std::filesystem::path dir = pattern;
+  run::ExecutorOptions o = options();
+  auto reg = kernels();
+  REQUIRE(reg->add("add_too", run::cpu_kernel([](const float* a, const float* c, float* out, std::int64_t n) {
+                     for (std::int64_t i = 0; i < n; ++i) out[i] = a[i] + c[i];
+                   })));
+  o.kernels = reg;
+  o.multi_kernel.cache_enabled = true;
+  o.multi_kernel.cache_directory = dir;
+  o.multi_kernel.warmup = 1;
+  o.multi_kernel.repetitions = 1;
+  const auto entries = [&dir] {
+    std::size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) n += e.path().extension() == ".choice";
+    return n;
+  };
+  const auto run_once = [&](const ir::Program& p) {
+    auto exe = run::Executor::prepare(p, o);
+    REQUIRE_MESSAGE(exe, exe.error().message);
+    auto r = exe->run(std::vector<run::Tensor>{make({3}, {1, 2, 3})});
+    REQUIRE_MESSAGE(r, r.error().message);
+    CHECK(read(tensor_of((*r)[0])) == std::vector<float>{2, 4, 6});
+  };
+  run_once(program("// add, first version"));
+  CHECK(entries() == 1);
+  run_once(program("// add, first version"));  // the same kernels: the stored choice
+  CHECK(entries() == 1);
+  run_once(program("// add, second version"));  // same names, another kernel: its own key
+  CHECK(entries() == 2);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("executor: workspaces, device contexts, pools by hand") {

@@ -12,6 +12,8 @@
 #include <wrapir/ir/program.hpp>
 #include <wrapir/ir/verify.hpp>
 #include <wrapir/run/detail/executor_values.hpp>
+#include <wrapir/run/detail/stable_hash.hpp>
+#include <wrapir/run/detail/text.hpp>
 #include <wrapir/run/executor.hpp>
 #include <wrapir/run/grid.hpp>
 #include <wrapir/run/multi_kernel.hpp>
@@ -806,6 +808,17 @@ class GraphPreparer {
            std::string(ir::kernel_language_name(decl.language)) + "; asked " + kernels_.describe() +
            "): register it in a KernelRegistry or add a provider that compiles it");
     g.kernels[l.kernel.index] = *std::move(fn);
+    // What makes the kernel, for the multi-kernel choice cache's key: a
+    // changed kernel under the same name is benchmarked again, never
+    // handed another kernel's stored choice.
+    std::vector<std::string>& identities = kernel_identities_[g.program];
+    identities.resize(p.kernels.size());
+    run::detail::StableHasher h;
+    h.add_u64(static_cast<std::uint64_t>(decl.language)).add_string(source);
+    if (request.binary != nullptr) h.add_string(request.binary->path).add_string(request.binary->entry);
+    for (const ir::KernelParam& param : decl.signature)
+      h.add_string(param.name).add_u64(param.type.pointer ? 1 : 0).add_u64(static_cast<std::uint64_t>(param.type.dtype));
+    identities[l.kernel.index] = decl.name + "#" + run::detail::hex16(h.digest());
   }
 
   /// The launch's arguments resolved, or none usable (a view, a
@@ -929,6 +942,8 @@ class GraphPreparer {
       fns->push_back(g.kernels[k.index]);
       Candidate cand;
       cand.name = p.kernel(k).name;
+      if (const auto ids = kernel_identities_.find(g.program); ids != kernel_identities_.end() && k.index < ids->second.size())
+        cand.identity = ids->second[k.index];
       if (c < l.arg_index.size()) cand.args = l.arg_index[c];
       else cand.args = {ir::ArgSlice{0, static_cast<std::int64_t>(*arg_count)}};
       if (c < l.shape_keys.size() && l.shape_keys[c]) {
@@ -1046,6 +1061,9 @@ class GraphPreparer {
   const CpuKernelProvider& kernels_;
   const ExternRegistry& externs_;
   Dispatchers& dispatchers_;
+  /// Per graph, each defined kernel's identity (its name and a stable hash
+  /// of its language, source or binary and signature).
+  std::unordered_map<const ir::Program*, std::vector<std::string>> kernel_identities_;
 };
 
 }  // namespace wrapir::run::executor_detail
