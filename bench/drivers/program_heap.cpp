@@ -32,8 +32,7 @@ int main(int argc, char** argv) {
   }
   const long before = live_bytes;
   const long blocks_before = live_blocks;
-  wrapir::Program loaded = counting_heap::load_or_exit(argv[1]);
-  wrapir::Program& p = loaded;
+  wrapir::Program p = counting_heap::load_or_exit(argv[1]);
   const double lines = static_cast<double>(p.body.size());
   std::printf("body %zu lines (capacity %zu, sizeof(Line) %zu); buffers %zu (capacity %zu, sizeof(BufferDecl) %zu); "
               "kernels %zu (capacity %zu); symbols %zu (capacity %zu)\n",
