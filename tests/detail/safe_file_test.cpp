@@ -106,6 +106,25 @@ TEST_CASE("safe file: escaped paths stay on one line and keep legible UTF-8") {
   for (const char c : shown) CHECK((static_cast<unsigned char>(c) >= 0x20 && c != 0x7f));
 }
 
+TEST_CASE("safe file: a relative path stays under its directory, or is refused with why") {
+  const std::filesystem::path dir = "/srv/export";
+  auto ok = wrapir::detail::path_under(dir, "kernels/k.cubin", "the cubin", "the export directory");
+  REQUIRE(ok.has_value());
+  CHECK(*ok == dir / "kernels/k.cubin");
+  CHECK(wrapir::detail::path_under(dir, "a/./b..c/..d", "x").has_value());  // dots in names are names
+  auto refused = [&](std::string_view path) {
+    auto r = wrapir::detail::path_under(dir, path, "the cubin", "the export directory");
+    REQUIRE_FALSE(r.has_value());
+    return r.error().message;
+  };
+  CHECK(refused("") == "the cubin is empty");
+  CHECK(refused("/etc/passwd") == "the cubin '/etc/passwd' is absolute; it must be relative to the export directory '/srv/export'");
+  CHECK(refused("../x") == "the cubin '../x' leaves the export directory '/srv/export' ('..')");
+  CHECK(refused("a/../../x").find("leaves") != std::string::npos);
+  CHECK(refused("a/..").find("leaves") != std::string::npos);  // even back to the directory itself
+  CHECK(refused("k\n.cubin/../..").find("'k\\x0a.cubin/../..'") != std::string::npos);  // escaped on one line
+}
+
 TEST_CASE("safe file: reading a regular file, an empty one, and a missing one") {
   TempDir dir;
   put(dir.path / "f", "hello\n");

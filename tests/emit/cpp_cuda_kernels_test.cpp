@@ -177,7 +177,8 @@ TEST_CASE("emit/cpp cuda kernels: PTX and cubin binaries are embedded from the f
   for (const char* outside : {"/etc/passwd", "../../../../etc/passwd", "kernels/../../x.ptx"}) {
     auto refused = wrapir::cpp::binary_kernel_images(wrapir_test::cuda_kernels_program(ir::KernelLanguage::ptx, outside), dir);
     REQUIRE_FALSE(refused.has_value());
-    CHECK(contains(refused.error().message, "is not a relative path inside"));
+    CHECK(contains(refused.error().message, "only files under the kernel directory are embedded"));
+    CHECK((contains(refused.error().message, "is absolute") || contains(refused.error().message, "leaves the kernel directory")));
   }
   fs::create_symlink("/etc/passwd", dir / "kernels/link.ptx");
   auto linked = wrapir::cpp::binary_kernel_images(wrapir_test::cuda_kernels_program(ir::KernelLanguage::ptx, "kernels/link.ptx"), dir);

@@ -224,7 +224,10 @@ TEST_CASE("emit/cpp cuda: a bad export is a diagnostic naming the file and why")
   CHECK(contains(error(), "symbol 'other'"));
   std::ofstream(dir / "kernels.json") << "{\"kernels\": [{\"name\": \"k\", \"cubin\": \"../k.cubin\", \"metadata\": "
                                          "\"kernels/k.json\", \"grid_type\": \"Grid1D\"}]}";
-  CHECK(contains(error(), "relative paths inside the export directory"));
+  CHECK(contains(error(), "its file '../k.cubin' leaves the export directory"));
+  std::ofstream(dir / "kernels.json") << "{\"kernels\": [{\"name\": \"k\", \"cubin\": \"kernels/k.cubin\", \"metadata\": "
+                                         "\"/etc/k.json\", \"grid_type\": \"Grid1D\"}]}";
+  CHECK(contains(error(), "its file '/etc/k.json' is absolute; it must be relative to the export directory"));
   std::ofstream(dir / "kernels.json") << "{\"kernels\": 3}";
   CHECK(contains(error(), "no 'kernels' array"));
   fs::remove_all(dir);

@@ -21,6 +21,10 @@
 /// - `check_private_directory` makes (mode 0700) or accepts a directory only
 ///   when it is a real directory owned by this user that neither group nor
 ///   others can write: for a cache kept in a shared place such as /tmp.
+/// - `path_under` joins a relative path (from a program or a kernel list)
+///   to a directory, refusing an empty or absolute one and one that climbs
+///   out with `..`: what the emitters and the run-time providers both need
+///   before they read a file a program names.
 /// - `escaped_path` shows a path on one line: control characters, bytes
 ///   that are not UTF-8 and Unicode bidirectional controls become `\xHH`.
 ///
@@ -77,6 +81,27 @@ namespace wrapir::detail {
 
 /// The text of `errno` value `error` ("No such file or directory").
 [[nodiscard]] inline std::string errno_text(int error) { return std::generic_category().message(error); }
+
+/// `relative` (`what`, e.g. "the kernel file's path") joined to
+/// `directory` (`where`, e.g. "the kernel directory"), or why it would not
+/// name something under it: empty,
+/// absolute, or climbing out with `..`. Lexical only: a symbolic link
+/// below `directory` is the reader's to refuse (`follow_symlinks`).
+[[nodiscard]] inline Result<std::filesystem::path> path_under(const std::filesystem::path& directory,
+                                                               std::string_view relative, std::string_view what,
+                                                               std::string_view where = "the directory") {
+  if (relative.empty()) return Diagnostic{std::string(what) + " is empty"};
+  const std::filesystem::path path(relative);
+  const std::string shown = "'" + escaped_path(relative) + "'";
+  if (path.is_absolute() || path.has_root_name() || path.has_root_directory())
+    return Diagnostic{std::string(what) + " " + shown + " is absolute; it must be relative to " + std::string(where) + " " +
+                      quoted_path(directory)};
+  for (const std::filesystem::path& part : path)
+    if (part == "..")
+      return Diagnostic{std::string(what) + " " + shown + " leaves " + std::string(where) + " " + quoted_path(directory) +
+                        " ('..')"};
+  return directory / path;
+}
 
 struct ReadOptions {
   /// A larger file is refused before it is read.

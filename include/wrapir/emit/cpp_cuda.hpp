@@ -79,14 +79,6 @@ inline Result<std::optional<std::int64_t>> integer(const boost::json::object& o,
   return std::optional<std::int64_t>{x};
 }
 
-/// A path from kernels.json: relative, without `..`, so that it stays
-/// inside the export directory.
-inline bool is_inside(const std::string& path) {
-  if (path.empty() || path.front() == '/') return false;
-  for (const auto& part : std::filesystem::path(path))
-    if (part == "..") return false;
-  return true;
-}
 
 }  // namespace cuda_export_detail
 
@@ -121,8 +113,9 @@ inline bool is_inside(const std::string& path) {
     k.cubin = string_of("cubin");
     const std::string metadata = string_of("metadata");
     if (k.cubin.empty()) continue;  // the exporter found none; a call of it is refused by the emitter
-    if (!d::is_inside(k.cubin) || !d::is_inside(metadata))
-      return Diagnostic{who + ": the cubin and metadata must be relative paths inside the export directory"};
+    for (std::string_view file : {std::string_view(k.cubin), std::string_view(metadata)})
+      if (auto inside = wrapir::detail::path_under(directory, file, "its file", "the export directory"); !inside)
+        return Diagnostic{who + ": " + inside.error().message};
     const std::string grid = string_of("grid_type");
     bool known = false;
     for (std::size_t g = 0; g < ir::grid_type_count; ++g)
@@ -217,11 +210,11 @@ inline bool is_inside(const std::string& path) {
                             binary->path + "': one name, one image"};
         continue;
       }
-      if (!cuda_export_detail::is_inside(binary->path))
-        return Diagnostic{"kernel '" + k.name + "': its file " + wrapir::detail::quoted_path(binary->path) +
-                          " is not a relative path inside " + wrapir::detail::quoted_path(directory) +
-                          " (absolute, or with '..'): only files under the kernel directory are embedded"};
-      const std::filesystem::path file = directory / binary->path;
+      auto inside = wrapir::detail::path_under(directory, binary->path, "its file", "the kernel directory");
+      if (!inside)
+        return Diagnostic{"kernel '" + k.name + "': " + inside.error().message +
+                          ": only files under the kernel directory are embedded"};
+      const std::filesystem::path& file = *inside;
       auto image = cuda_export_detail::read_text(file, std::uintmax_t{256} << 20);
       if (!image) return Diagnostic{"kernel '" + k.name + "': " + image.error().message};
       if (image->empty()) return Diagnostic{"kernel '" + k.name + "': " + file.string() + " is empty"};

@@ -25,21 +25,10 @@ inline constexpr std::uint64_t max_kernel_binary_bytes = std::uint64_t{256} << 2
 
 /// `path` (a `BinaryRef`'s, or a kernels.json entry's) resolved against
 /// `directory`, or why it is refused: empty, absolute, or climbing out
-/// with `..` (as emit/cpp_cuda.hpp confines kernels.json's paths to the
-/// export directory).
+/// with `..` (`detail::path_under`, which emit/cpp_cuda.hpp uses too).
 [[nodiscard]] inline Result<std::filesystem::path> kernel_file_path(const std::filesystem::path& directory,
                                                                     std::string_view path) {
-  if (path.empty()) return Diagnostic{"the kernel file's path is empty"};
-  const std::filesystem::path relative(path);
-  if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory())
-    return Diagnostic{"the kernel file's path " + ir::quote_for_diagnostic(path) +
-                      " is absolute; it must be relative to the kernel directory " +
-                      wrapir::detail::quoted_path(directory)};
-  for (const std::filesystem::path& part : relative)
-    if (part == "..")
-      return Diagnostic{"the kernel file's path " + ir::quote_for_diagnostic(path) + " leaves the kernel directory " +
-                        wrapir::detail::quoted_path(directory) + " ('..')"};
-  return directory / relative;
+  return wrapir::detail::path_under(directory, path, "the kernel file's path", "the kernel directory");
 }
 
 /// The bytes of the kernel file at `path` (resolved by `kernel_file_path`,
