@@ -74,7 +74,8 @@ inline void hash_definition(StableHasher& h, const KernelRequest& request) {
 /// files it was loaded from, in order (a PTX or cubin file; Triton's cubin,
 /// its metadata and its launch configuration). A file recompiled under the
 /// same path gets a new identity. The hash reads each byte once (FNV-1a,
-/// about 1 ms per MB; docs/performance.md has the figure).
+/// about 1.5 ms per MB, 25 µs for a typical 16 KB Triton cubin;
+/// docs/performance.md, "Kernel identities").
 [[nodiscard]] inline std::string loaded_kernel_identity(const KernelRequest& request,
                                                         std::span<const std::string_view> contents) {
   detail::StableHasher h;
