@@ -80,3 +80,5 @@ TEST_CASE("binary kernels: a PTX file rebuilt under the same path gets a new ide
   REQUIRE(*rebuilt);
   CHECK(rebuilt->identity != first->identity);
 }
+
+int main(int argc, char** argv) { return wrapir_test::run_gpu_tests(argc, argv); }
