@@ -98,8 +98,8 @@ class BinaryKernelProvider final : public KernelProvider {
       return Diagnostic{wrapir::detail::quoted_path(*path) + " is a " +
                         (kind == drv::detail::ImageKind::cubin ? "cubin" : "fatbin") +
                         ", but the kernel's language is ptx"};
-    // Named in the multi-kernel choice cache by the bytes loaded, not the
-    // path: a binary recompiled in place is benchmarked again.
+    // Named in the multi-kernel choice cache by the bytes loaded, not only
+    // the path: a binary recompiled in place is benchmarked again.
     const std::string_view loaded(image->data(), image->size());
     std::string identity = loaded_kernel_identity(request, std::span(&loaded, 1));
     if (!backend_) return Diagnostic{"no CUDA backend to load its " + language + " on"};
