@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace {
@@ -94,8 +95,42 @@ void BM_prepare(benchmark::State& state) {
   }
 }
 
+/// `kernels` distinct kernel definitions (each a 2 KB source, as Inductor's
+/// C++ kernels are a few KB), each launched once, all provided by one
+/// registered callable: prepare's cost per kernel definition, which names
+/// every kernel for the multi-kernel choice cache (run/kernel_identity.hpp).
+ir::Program many_kernels(std::int64_t kernels) {
+  ir::Program p{"many_kernels"};
+  ir::Builder b{p, wrapir::cpu_device()};
+  auto n = b.size_symbol("s0", 1);
+  auto x = b.input("x", {n}, ir::DType::float32);
+  const std::string body(2048, ' ');
+  for (std::int64_t i = 0; i < kernels; ++i) {
+    auto k = b.kernel("add_one_" + std::to_string(i), ir::KernelLanguage::cpp,
+                      ir::SourceText{"// kernel " + std::to_string(i) + body}, "x: *fp32, n: i64");
+    b.call(k, {x, n});
+  }
+  b.output(x);
+  return p;
+}
+
+void BM_prepare_kernels(benchmark::State& state) {
+  const ir::Program p = many_kernels(state.range(0));
+  auto kernels = std::make_shared<run::KernelRegistry>();
+  for (std::int64_t i = 0; i < state.range(0); ++i)
+    (void)kernels->add("add_one_" + std::to_string(i), run::cpu_kernel(&add_one));
+  for (auto _ : state) {
+    auto exe = run::Executor::prepare(p, {.kernels = kernels, .verify = false});
+    benchmark::DoNotOptimize(exe);
+  }
+  state.counters["per_kernel_ns"] =
+      benchmark::Counter(static_cast<double>(state.range(0)) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 }  // namespace
 
 BENCHMARK(BM_executor_run)->Arg(1)->Arg(16)->Arg(128);
 BENCHMARK(BM_direct_calls)->Arg(1)->Arg(16)->Arg(128);
 BENCHMARK(BM_prepare)->Arg(128);
+BENCHMARK(BM_prepare_kernels)->Arg(1000);

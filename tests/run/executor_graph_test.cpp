@@ -118,10 +118,10 @@ class DeferringProvider final : public run::KernelProvider {
  public:
   DeferringProvider(std::shared_ptr<run::KernelRegistry> inner, std::shared_ptr<CapturingBackend> backend)
       : inner_(std::move(inner)), backend_(std::move(backend)) {}
-  [[nodiscard]] wrapir::Result<run::KernelFn> provide(const run::KernelRequest& request) const override {
-    auto fn = inner_->provide(request);
-    if (!fn || !*fn) return fn;
-    return run::KernelFn{[fn = *fn, b = backend_](std::span<void* const> args) -> wrapir::Result<void> {
+  [[nodiscard]] wrapir::Result<run::ProvidedKernel> provide(const run::KernelRequest& request) const override {
+    auto provided = inner_->provide(request);
+    if (!provided || !*provided) return provided;
+    run::KernelFn deferring = [fn = provided->fn, b = backend_](std::span<void* const> args) -> wrapir::Result<void> {
       if (!b->capturing) return fn(args);
       std::vector<std::uint64_t> values(args.size());
       for (std::size_t i = 0; i < args.size(); ++i) std::memcpy(&values[i], args[i], sizeof(std::uint64_t));
@@ -131,7 +131,8 @@ class DeferringProvider final : public run::KernelProvider {
         (void)fn(params);
       });
       return {};
-    }};
+    };
+    return run::ProvidedKernel{std::move(deferring), provided->identity};
   }
   [[nodiscard]] std::string describe() const override { return "deferring registry"; }
 

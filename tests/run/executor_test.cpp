@@ -9,6 +9,7 @@
 #include <wrapir/pass/pools.hpp>
 #include <wrapir/pass/reuse.hpp>
 #include <wrapir/run/executor.hpp>
+#include <wrapir/run/kernel_identity.hpp>
 
 #include <doctest/doctest.h>
 
@@ -502,6 +503,74 @@ TEST_CASE("executor: a multi-kernel's stored choice is keyed by what its candida
   CHECK(entries() == 1);
   run_once(program("// add, second version"));  // same names, another kernel: its own key
   CHECK(entries() == 2);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("executor: a provider's kernel identity names the multi-kernel candidate, else its definition does") {
+  // A provider knows what it built (a compiled kernel's headers and flags,
+  // a binary's bytes; run/cpu/backend_test.cpp has the compiled case): its
+  // identity names the candidate in the choice cache. A registered
+  // callable's identity is its name and version, so a new version is
+  // benchmarked again under unchanged definitions.
+  ir::Program p{"multi"};
+  ir::Builder b{p, cpu};
+  auto x = b.input("x", {b.ctx().integer(3)}, ir::DType::float32);
+  auto k0 = add_kernel(b);
+  auto k1 = b.kernel("add_too", ir::KernelLanguage::cpp, ir::SourceText{"// the other"},
+                     "a: *fp32, b: *fp32, out: *fp32, n: i64");
+  auto out = b.empty({b.ctx().integer(3)}, ir::DType::float32);
+  b.call_multi(b.multi_kernel({k0, k1}), {x, x, out, 3});
+  b.output(out);
+
+  std::string pattern = (std::filesystem::temp_directory_path() / "wrapir_provider_identity_XXXXXX").string();
+  REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+  const std::filesystem::path dir = pattern;
+  const auto add_too = [](std::string version) {
+    run::TypedCpuKernel k = run::cpu_kernel([](const float* a, const float* c, float* o, std::int64_t n) {
+      for (std::int64_t i = 0; i < n; ++i) o[i] = a[i] + c[i];
+    });
+    k.identity = std::move(version);
+    return k;
+  };
+  struct Seen {
+    std::vector<std::string> identities;
+    run::ChoiceSource source = run::ChoiceSource::forced;
+  };
+  const auto run_with = [&](std::string version) {
+    auto registry = kernels();
+    REQUIRE(registry->add("add_too", add_too(std::move(version))));
+    run::ExecutorOptions o = options();
+    o.kernels = std::make_shared<run::ProviderChain>(std::vector<run::CpuKernelProviderPtr>{registry});
+    o.multi_kernel.cache_enabled = true;
+    o.multi_kernel.cache_directory = dir;
+    o.multi_kernel.warmup = 1;
+    o.multi_kernel.repetitions = 1;
+    Seen seen;
+    o.multi_kernel.on_choice = [&seen](const run::MultiKernelPlan& plan, const run::SelectionReport& report) {
+      for (const run::Candidate& c : plan.candidates()) seen.identities.push_back(c.identity);
+      seen.source = report.source;
+    };
+    auto exe = run::Executor::prepare(p, o);
+    REQUIRE_MESSAGE(exe, exe.error().message);
+    auto r = exe->run(std::vector<run::Tensor>{make({3}, {1, 2, 3})});
+    REQUIRE_MESSAGE(r, r.error().message);
+    CHECK(read(tensor_of((*r)[0])) == std::vector<float>{2, 4, 6});
+    return seen;
+  };
+
+  const Seen v1 = run_with("1");
+  REQUIRE(v1.identities.size() == 2);
+  // No identity registered for "add": its definition names it.
+  const ir::KernelDecl& add = p.kernel(k0);
+  const ir::KernelMetadata no_metadata;
+  CHECK(v1.identities[0] ==
+        run::definition_identity(run::KernelRequest{add.name, add.language, "// add", add.signature, &no_metadata}));
+  CHECK(v1.identities[1] == "add_too@1");
+  CHECK(v1.source == run::ChoiceSource::benchmark);
+  CHECK(run_with("1").source == run::ChoiceSource::cache);
+  const Seen v2 = run_with("2");
+  CHECK(v2.identities[1] == "add_too@2");
+  CHECK(v2.source == run::ChoiceSource::benchmark);
   std::filesystem::remove_all(dir);
 }
 

@@ -7,7 +7,10 @@
 /// directly).
 ///
 /// A cache entry is one self-validating line of text, in a file named by the
-/// entry's key:
+/// entry's key (`multi_kernel_choice_key` in run/multi_kernel.hpp: a hash of
+/// the candidates' identities, size hints and argument slices, so a
+/// candidate built differently — another compiler, flag or header — is
+/// another key):
 ///
 /// ```
 /// <directory>/f0d7f0c6720e6fbe.v1.choice:

@@ -4,10 +4,11 @@
 /// that turn a program's kernel definition into a `CpuKernelFn`.
 ///
 /// * `CpuKernelProvider` is the interface: given a kernel's name, language,
-///   source text and signature, return its function, a diagnostic (the
-///   kernel is the provider's but cannot be made: a compile error, a
-///   signature mismatch), or "not mine" (an empty function), so that the
-///   next provider of a chain is asked.
+///   source text and signature, return a `ProvidedKernel` (its function
+///   and, when the provider knows it, the identity of what it built), a
+///   diagnostic (the kernel is the provider's but cannot be made: a compile
+///   error, a signature mismatch), or "not mine" (an empty `ProvidedKernel`),
+///   so that the next provider of a chain is asked.
 /// * `KernelRegistry` is a provider of plain C++ callables registered by
 ///   name. `cpu_kernel(callable)` wraps a callable whose parameters are
 ///   element pointers (`const float*`, `float*`) and scalars (`int64_t`,
@@ -71,13 +72,33 @@ struct KernelRequest {
 /// How many arguments the call's grid adds (see `launches_over_call_grid`).
 inline constexpr std::size_t call_grid_arguments = 3;
 
-/// Makes CPU kernels. `provide` returns the kernel's function, an empty
-/// function when the kernel is not this provider's (the next one is
-/// asked), or a diagnostic when it is but cannot be made.
+/// What a provider hands back for one kernel.
+struct ProvidedKernel {
+  /// The kernel's function; empty: the kernel is not this provider's.
+  CpuKernelFn fn{};
+  /// What the function *is*, as only the provider can tell: the kernel
+  /// cache's identity of a compiled kernel (source, every header it
+  /// includes, compiler, flags), a hash of a loaded binary's bytes. It
+  /// names the kernel in the multi-kernel choice cache
+  /// (`Candidate::identity`), so a kernel built differently under the same
+  /// name is benchmarked again rather than handed a choice measured with
+  /// another build. Empty: the executor names the kernel by a hash of its
+  /// definition (`run/kernel_identity.hpp`), which misses what the
+  /// definition does not say (a changed header, compiler or file).
+  std::string identity{};
+
+  /// Whether the provider gave a kernel (false: "not mine").
+  explicit operator bool() const noexcept { return static_cast<bool>(fn); }
+};
+
+/// Makes CPU kernels. `provide` returns the kernel (its function and, when
+/// known, its identity), an empty `ProvidedKernel` when the kernel is not
+/// this provider's (the next one is asked), or a diagnostic when it is but
+/// cannot be made.
 class CpuKernelProvider {
  public:
   virtual ~CpuKernelProvider() = default;
-  [[nodiscard]] virtual Result<CpuKernelFn> provide(const KernelRequest& request) const = 0;
+  [[nodiscard]] virtual Result<ProvidedKernel> provide(const KernelRequest& request) const = 0;
   /// For diagnostics: `kernel registry`, `C++ compiler`.
   [[nodiscard]] virtual std::string describe() const = 0;
 };
@@ -172,6 +193,11 @@ Result<void> call_unpacked(const F& f, std::span<void* const> args, std::index_s
 struct TypedCpuKernel {
   CpuKernelFn fn{};
   std::optional<std::vector<ir::ParamType>> params{};
+  /// What the callable is, for the multi-kernel choice cache: a version to
+  /// change when the callable's code changes (`"2"`); a `KernelRegistry`
+  /// gives `<name>@<version>` as the `ProvidedKernel::identity`. Empty: the
+  /// program's definition names the kernel.
+  std::string identity{};
 };
 
 /// Wraps a callable whose parameters are element pointers and scalars (see
@@ -188,7 +214,7 @@ template <class F>
                           std::to_string(args.size())};
       return detail::call_unpacked<F, A...>(f, args, std::index_sequence_for<A...>{});
     };
-    return TypedCpuKernel{std::move(fn), std::move(params)};
+    return TypedCpuKernel{std::move(fn), std::move(params), {}};
   }(std::type_identity<typename Sig::params>{});
 }
 
@@ -208,7 +234,10 @@ template <class F>
 }
 
 /// Plain C++ kernels by name (any language: the program's source is
-/// ignored; the registered function is the kernel).
+/// ignored; the registered function is the kernel). A kernel registered
+/// with a `TypedCpuKernel::identity` (a version) is identified as
+/// `<name>@<version>`; without one the executor names it by the program's
+/// definition, which does not change when the callable does.
 class KernelRegistry final : public CpuKernelProvider {
  public:
   /// Registers `kernel` under `name`; a second registration of one name is
@@ -221,14 +250,15 @@ class KernelRegistry final : public CpuKernelProvider {
     return {};
   }
   /// Registers an untyped function (its arguments are not checked).
-  Result<void> add(std::string name, CpuKernelFn fn) { return add(std::move(name), TypedCpuKernel{std::move(fn), {}}); }
+  Result<void> add(std::string name, CpuKernelFn fn) { return add(std::move(name), TypedCpuKernel{std::move(fn), {}, {}}); }
 
-  [[nodiscard]] Result<CpuKernelFn> provide(const KernelRequest& request) const override {
+  [[nodiscard]] Result<ProvidedKernel> provide(const KernelRequest& request) const override {
     const auto it = kernels_.find(request.name);
-    if (it == kernels_.end()) return CpuKernelFn{};
+    if (it == kernels_.end()) return ProvidedKernel{};
     if (it->second.params)
       if (Result<void> ok = check_kernel_params(*it->second.params, request.signature); !ok) return ok.error();
-    return it->second.fn;
+    const std::string& version = it->second.identity;
+    return ProvidedKernel{it->second.fn, version.empty() ? std::string{} : it->first + "@" + version};
   }
   [[nodiscard]] std::string describe() const override { return "kernel registry"; }
   [[nodiscard]] std::size_t size() const noexcept { return kernels_.size(); }
@@ -245,13 +275,13 @@ class ProviderChain final : public CpuKernelProvider {
   void add(CpuKernelProviderPtr p) {
     if (p) providers_.push_back(std::move(p));
   }
-  [[nodiscard]] Result<CpuKernelFn> provide(const KernelRequest& request) const override {
+  [[nodiscard]] Result<ProvidedKernel> provide(const KernelRequest& request) const override {
     for (const CpuKernelProviderPtr& p : providers_) {
-      Result<CpuKernelFn> r = p->provide(request);
+      Result<ProvidedKernel> r = p->provide(request);
       if (!r) return Diagnostic{p->describe() + ": " + r.error().message};
       if (*r) return r;
     }
-    return CpuKernelFn{};
+    return ProvidedKernel{};
   }
   [[nodiscard]] std::string describe() const override {
     std::string s = "providers [";

@@ -110,7 +110,9 @@ struct Candidate {
   std::string name;
   /// What makes the kernel itself: its cache key or a hash of its source.
   /// Part of the cache key, so that a changed kernel is benchmarked again.
-  /// Empty means `name`.
+  /// The executor fills it with the provider's `ProvidedKernel::identity`
+  /// (a compiled kernel's cache identity, a loaded binary's bytes), else a
+  /// hash of the definition (run/kernel_identity.hpp). Empty means `name`.
   std::string identity{};
   /// Which positions of the combined argument list it receives, in order
   /// (Inductor's `arg_index[i]`).

@@ -281,13 +281,15 @@ TEST_CASE("CUDA C++ kernels: compiled by nvcc, cached by identity") {
   REQUIRE_MESSAGE(other_arch, other_arch.error().message);
   CHECK(other_arch->identity != first->identity);
 
-  // The function provide returns checks its argument count before calling.
+  // The function provide returns checks its argument count before calling;
+  // the cache's identity names the kernel in the multi-kernel choice cache.
   const run::KernelRequest request{"cuda_scale", ir::KernelLanguage::cuda, scale_source, scale_signature, nullptr};
   auto fn = p.provide(request);
   REQUIRE_MESSAGE(fn, fn.error().message);
   REQUIRE(*fn);
+  CHECK(fn->identity == first->identity.hex());
   void* one = nullptr;
-  auto r = (*fn)(std::span<void* const>(&one, 1));
+  auto r = fn->fn(std::span<void* const>(&one, 1));
   REQUIRE_FALSE(r);
   CHECK(contains(r.error().message, "called with 1 arguments, expected 4"));
 }

@@ -27,16 +27,20 @@
 namespace wrapir::run::cpu {
 
 /// The executor's provider for C++ `KernelDefinition`s: compiles each
-/// through `cache` (compiled once, cached on disk by kernel identity).
-/// Kernels in other languages are not its own (the next provider is asked).
+/// through `cache` (compiled once, cached on disk by kernel identity) and
+/// gives that identity (`KernelIdentity::hex()`) as the kernel's, so the
+/// multi-kernel choice cache keys a choice by the compiler, flags and
+/// headers the kernel was built with. Kernels in other languages are not
+/// its own (the next provider is asked).
 class CompiledCppProvider final : public CpuKernelProvider {
  public:
   explicit CompiledCppProvider(std::shared_ptr<KernelCache> cache) : cache_(std::move(cache)) {}
 
-  [[nodiscard]] Result<CpuKernelFn> provide(const KernelRequest& request) const override {
-    if (request.language != ir::KernelLanguage::cpp || request.source.empty()) return CpuKernelFn{};
-    const std::vector<ir::KernelParam> signature(request.signature.begin(), request.signature.end());
-    return cache_->provide(request.name, request.language, request.source, signature);
+  [[nodiscard]] Result<ProvidedKernel> provide(const KernelRequest& request) const override {
+    if (request.language != ir::KernelLanguage::cpp || request.source.empty()) return ProvidedKernel{};
+    auto kernel = cache_->load(request.name, request.source, request.signature);
+    if (!kernel) return std::move(kernel).error();
+    return ProvidedKernel{std::move(kernel->fn), kernel->identity.hex()};
   }
   [[nodiscard]] std::string describe() const override {
     return "C++ compiler (kernel cache " + cache_->directory().string() + ")";
@@ -52,8 +56,8 @@ class CompiledCppProvider final : public CpuKernelProvider {
 class UnavailableCppProvider final : public CpuKernelProvider {
  public:
   explicit UnavailableCppProvider(std::string why) : why_(std::move(why)) {}
-  [[nodiscard]] Result<CpuKernelFn> provide(const KernelRequest& request) const override {
-    if (request.language != ir::KernelLanguage::cpp || request.source.empty()) return CpuKernelFn{};
+  [[nodiscard]] Result<ProvidedKernel> provide(const KernelRequest& request) const override {
+    if (request.language != ir::KernelLanguage::cpp || request.source.empty()) return ProvidedKernel{};
     return Diagnostic{"C++ kernel " + ir::quote_for_diagnostic(request.name) + ": " + why_};
   }
   [[nodiscard]] std::string describe() const override { return "C++ compiler (unavailable)"; }

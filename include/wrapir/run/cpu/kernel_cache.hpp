@@ -22,7 +22,10 @@
 /// each file's content. Changing the source, a flag, the compiler or any
 /// included header (the torch prefix header, a system header) changes the
 /// identity. Its hex form names the kernel in the multi-kernel choice cache
-/// (`run::Candidate::identity`).
+/// too: `CompiledCppProvider` (run/cpu/backend.hpp) gives it with each
+/// kernel (`run::ProvidedKernel::identity`), and the executor makes it the
+/// candidate's `run::Candidate::identity`, so a choice measured with one
+/// build is never replayed for another.
 ///
 /// **Cache layout** (one private directory, mode 0700, owned by this user):
 ///
@@ -445,7 +448,9 @@ class KernelCache {
     return r;
   }
 
-  /// The provider the executor asks for each C++ `KernelDefinition`.
+  /// `load`'s function, after checking that the kernel is C++ (the
+  /// executor's provider, `CompiledCppProvider`, uses `load` for the
+  /// identity too).
   [[nodiscard]] Result<CpuKernelFn> provide(std::string_view name, ir::KernelLanguage language, std::string_view source,
                                             const std::vector<ir::KernelParam>& signature) {
     if (language != ir::KernelLanguage::cpp)

@@ -26,6 +26,10 @@
 /// (as Inductor's launchers return early); a negative one or one beyond
 /// CUDA's limits is a diagnostic.
 ///
+/// The kernel's identity (run/kernel_identity.hpp: what names it in the
+/// multi-kernel choice cache) is a hash of its definition and the file's
+/// bytes, so a binary recompiled under the same path is benchmarked again.
+///
 /// Every refusal names why; the executor adds the line and the kernel.
 /// Kernels of other languages are "not mine". Nothing here needs a GPU until
 /// a module is loaded, so the checks above run (and are tested) without one.
@@ -38,6 +42,7 @@
 #include <wrapir/run/cuda/backend.hpp>
 #include <wrapir/run/cuda/kernel_files.hpp>
 #include <wrapir/run/executor_kernels.hpp>
+#include <wrapir/run/kernel_identity.hpp>
 
 #include <array>
 #include <cstddef>
@@ -48,6 +53,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace wrapir::run::cuda {
@@ -64,8 +71,8 @@ class BinaryKernelProvider final : public KernelProvider {
   BinaryKernelProvider(std::filesystem::path directory, std::shared_ptr<const CudaBackend> backend)
       : directory_(std::move(directory)), backend_(std::move(backend)) {}
 
-  [[nodiscard]] Result<KernelFn> provide(const KernelRequest& request) const override {
-    if (!launches_over_call_grid(request.language)) return KernelFn{};
+  [[nodiscard]] Result<ProvidedKernel> provide(const KernelRequest& request) const override {
+    if (!launches_over_call_grid(request.language)) return ProvidedKernel{};
     const bool cubin = request.language == ir::KernelLanguage::cubin;
     const std::string language = cubin ? "cubin" : "PTX";
     if (request.binary == nullptr)
@@ -91,6 +98,10 @@ class BinaryKernelProvider final : public KernelProvider {
       return Diagnostic{wrapir::detail::quoted_path(*path) + " is a " +
                         (kind == drv::detail::ImageKind::cubin ? "cubin" : "fatbin") +
                         ", but the kernel's language is ptx"};
+    // Named in the multi-kernel choice cache by the bytes loaded, not only
+    // the path: a binary recompiled in place is benchmarked again.
+    const std::string_view loaded(image->data(), image->size());
+    std::string identity = loaded_kernel_identity(request, std::span(&loaded, 1));
     if (!backend_) return Diagnostic{"no CUDA backend to load its " + language + " on"};
     auto launcher = std::make_shared<Launcher>();
     launcher->backend = backend_;
@@ -102,7 +113,8 @@ class BinaryKernelProvider final : public KernelProvider {
     if (shared > 48 * 1024)
       if (auto s = launcher->function.set_max_dynamic_shared(static_cast<int>(shared)); !s) return s.error();
     launcher->arity = request.signature.size();
-    return KernelFn{[launcher](std::span<void* const> args) { return (*launcher)(args); }};
+    return ProvidedKernel{KernelFn{[launcher](std::span<void* const> args) { return (*launcher)(args); }},
+                          std::move(identity)};
   }
 
   [[nodiscard]] std::string describe() const override {

@@ -29,9 +29,11 @@
 /// **Identity and cache** are the C++ kernel cache's: a SHA-256 of nvcc's
 /// resolved path and `--version`, every flag (the target architecture
 /// among them), the entry, the whole translation unit and every header nvcc
-/// read (`-MD`); objects written atomically in a private directory
-/// (`$WRAPIR_CUDA_KERNEL_CACHE`, else `$XDG_CACHE_HOME/wrapir/cuda-kernels`,
-/// else `~/.cache/wrapir/cuda-kernels`). A compile failure is a diagnostic
+/// read (`-MD`), which also names the kernel in the multi-kernel choice
+/// cache (`ProvidedKernel::identity`); objects written atomically in a
+/// private directory (`$WRAPIR_CUDA_KERNEL_CACHE`, else
+/// `$XDG_CACHE_HOME/wrapir/cuda-kernels`, else
+/// `~/.cache/wrapir/cuda-kernels`). A compile failure is a diagnostic
 /// with nvcc's message (the executor adds the line and the kernel).
 ///
 /// **nvcc** is `$WRAPIR_NVCC` when set (it must then be an executable file:
@@ -191,13 +193,15 @@ class CudaCppKernelProvider final : public KernelProvider {
     return cache.load(name, source, signature);
   }
 
-  [[nodiscard]] Result<KernelFn> provide(const KernelRequest& request) const override {
-    if (request.language != ir::KernelLanguage::cuda) return KernelFn{};
+  /// The kernel's function and, as its identity (the multi-kernel choice
+  /// cache's name for it), the kernel cache's.
+  [[nodiscard]] Result<ProvidedKernel> provide(const KernelRequest& request) const override {
+    if (request.language != ir::KernelLanguage::cuda) return ProvidedKernel{};
     if (request.binary != nullptr) return Diagnostic{"a CUDA C++ kernel is defined by source text, not a binary"};
     auto kernel = compile(request.name, request.source, request.signature);
     if (!kernel) return std::move(kernel).error();
     CUstream stream = backend_ ? backend_->stream() : nullptr;
-    return KernelFn{[entry = std::move(kernel->fn), arity = request.signature.size(),
+    return ProvidedKernel{KernelFn{[entry = std::move(kernel->fn), arity = request.signature.size(),
                      stream](std::span<void* const> args) -> Result<void> {
       if (args.size() != arity)
         return Diagnostic{"called with " + std::to_string(args.size()) + " arguments, expected " +
@@ -220,7 +224,7 @@ class CudaCppKernelProvider final : public KernelProvider {
       if (Result<void> r = entry(packed); !r) return r;
       if (status != 0) return Diagnostic{"the CUDA C++ kernel returned " + std::to_string(status) + " (0 is success)"};
       return {};
-    }};
+    }}, kernel->identity.hex()};
   }
 
   [[nodiscard]] std::string describe() const override {

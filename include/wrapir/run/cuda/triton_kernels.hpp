@@ -14,6 +14,9 @@
 /// loaded, the function looked up and, where the driver reports it (12.4+),
 /// its parameter count checked against the program's signature plus
 /// Triton's scratch pointers. Every refusal names the kernel and says why.
+/// The kernel's identity (run/kernel_identity.hpp: its name in the
+/// multi-kernel choice cache) hashes the cubin's and the metadata's bytes
+/// and the entry's launch configuration, not their paths.
 ///
 /// Per launch: the numel arguments (`xnumel`, `ynumel`, `r0_numel`, ... by
 /// the signature's names) are read from the packed arguments, the grid is
@@ -30,6 +33,7 @@
 #include <wrapir/run/cuda/kernel_files.hpp>
 #include <wrapir/run/executor_kernels.hpp>
 #include <wrapir/run/grid.hpp>
+#include <wrapir/run/kernel_identity.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
@@ -46,6 +50,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -72,6 +77,20 @@ inline std::optional<ir::GridType> grid_type_named(std::string_view name) {
   for (std::size_t i = 0; i < ir::grid_type_count; ++i)
     if (ir::grid_type_names[i] == name) return static_cast<ir::GridType>(i);
   return std::nullopt;
+}
+
+/// The identity of a Triton kernel (run/kernel_identity.hpp): its
+/// definition, the bytes of its cubin and metadata, and the launch
+/// configuration kernels.json gives, so a re-export with another cubin or
+/// block size is benchmarked again.
+inline std::string loaded_identity(const KernelRequest& request, const TritonKernelEntry& e, std::string_view metadata,
+                                   std::string_view cubin) {
+  std::string config = e.symbol + "\ngrid " +
+                       (e.grid_type ? std::string(ir::grid_type_names[static_cast<std::size_t>(*e.grid_type)]) : "-");
+  for (const auto& [name, value] : e.constants) config += "\nconstant " + name + " " + std::to_string(value);
+  for (const auto& [name, value] : e.launch_constants) config += "\nlaunch " + name + " " + std::to_string(value);
+  const std::array<std::string_view, 3> contents{cubin, metadata, config};
+  return loaded_kernel_identity(request, contents);
 }
 
 }  // namespace triton_detail
@@ -158,8 +177,8 @@ class TritonKernelProvider final : public KernelProvider {
     for (TritonKernelEntry& e : entries) entries_.emplace(e.name, std::move(e));
   }
 
-  [[nodiscard]] Result<KernelFn> provide(const KernelRequest& request) const override {
-    if (request.language != ir::KernelLanguage::triton) return KernelFn{};
+  [[nodiscard]] Result<ProvidedKernel> provide(const KernelRequest& request) const override {
+    if (request.language != ir::KernelLanguage::triton) return ProvidedKernel{};
     const auto it = entries_.find(request.name);
     if (it == entries_.end())
       return Diagnostic{"kernels.json in " + directory_.string() + " has no entry for it"};
@@ -169,8 +188,9 @@ class TritonKernelProvider final : public KernelProvider {
     if (!e.grid_type) return Diagnostic{"kernels.json gives it no grid_type"};
     std::lock_guard lock(mutex_);
     auto launcher = std::make_shared<Launcher>();
-    if (auto r = launcher->load(*this, e, request.signature); !r) return r.error();
-    return KernelFn{[launcher](std::span<void* const> args) { return (*launcher)(args); }};
+    if (auto r = launcher->load(*this, e, request); !r) return r.error();
+    return ProvidedKernel{KernelFn{[launcher](std::span<void* const> args) { return (*launcher)(args); }},
+                          std::move(launcher->identity)};
   }
 
   [[nodiscard]] std::string describe() const override { return "Triton cubins of " + directory_.string(); }
@@ -183,6 +203,9 @@ class TritonKernelProvider final : public KernelProvider {
     std::optional<drv::Module> module;
     std::optional<drv::TritonKernel> kernel;
     ir::GridType grid = ir::GridType::grid_1d;
+    /// What names the kernel in the multi-kernel choice cache (`load`
+    /// sets it, `provide` hands it on).
+    std::string identity;
     std::vector<std::string> names;  // owns the NamedInt names below
     std::vector<NamedInt> block;
     struct Numel {
@@ -237,8 +260,8 @@ class TritonKernelProvider final : public KernelProvider {
       m.dims = dims;
     }
 
-    Result<void> load(const TritonKernelProvider& p, const TritonKernelEntry& e,
-                      std::span<const ir::KernelParam> signature) {
+    Result<void> load(const TritonKernelProvider& p, const TritonKernelEntry& e, const KernelRequest& request) {
+      const std::span<const ir::KernelParam> signature = request.signature;
       auto meta_path = kernel_file_path(p.directory_, e.metadata);
       if (!meta_path) return Diagnostic{"its metadata: " + meta_path.error().message};
       auto meta_text = read_kernel_file(*meta_path, std::uint64_t{16} << 20);
@@ -260,6 +283,7 @@ class TritonKernelProvider final : public KernelProvider {
       if (!cubin_path) return Diagnostic{"its cubin: " + cubin_path.error().message};
       auto cubin = read_kernel_file(*cubin_path, max_kernel_binary_bytes);
       if (!cubin) return cubin.error();
+      identity = triton_detail::loaded_identity(request, e, *meta_text, *cubin);
       backend = p.backend_;
       if (!backend) return Diagnostic{"no CUDA backend to load its cubin on"};
       stream = backend->stream();

@@ -12,10 +12,9 @@
 #include <wrapir/ir/program.hpp>
 #include <wrapir/ir/verify.hpp>
 #include <wrapir/run/detail/executor_values.hpp>
-#include <wrapir/run/detail/stable_hash.hpp>
-#include <wrapir/run/detail/text.hpp>
 #include <wrapir/run/executor.hpp>
 #include <wrapir/run/grid.hpp>
+#include <wrapir/run/kernel_identity.hpp>
 #include <wrapir/run/multi_kernel.hpp>
 
 #include <boost/variant2/variant.hpp>
@@ -801,24 +800,23 @@ class GraphPreparer {
     if (const ir::SourceText* s = boost::variant2::get_if<ir::SourceText>(&l.source)) source = s->text;
     KernelRequest request{decl.name, decl.language, source, decl.signature, &*l.metadata,
                           boost::variant2::get_if<ir::BinaryRef>(&l.source)};
-    Result<CpuKernelFn> fn = kernels_.provide(request);
-    if (!fn) fail("kernel " + ir::quote_for_diagnostic(decl.name) + ": " + fn.error().message);
-    if (!*fn)
+    Result<ProvidedKernel> provided = kernels_.provide(request);
+    if (!provided) fail("kernel " + ir::quote_for_diagnostic(decl.name) + ": " + provided.error().message);
+    if (!*provided)
       fail("no kernel provider has kernel " + ir::quote_for_diagnostic(decl.name) + " (language " +
            std::string(ir::kernel_language_name(decl.language)) + "; asked " + kernels_.describe() +
            "): register it in a KernelRegistry or add a provider that compiles it");
-    g.kernels[l.kernel.index] = *std::move(fn);
-    // What makes the kernel, for the multi-kernel choice cache's key: a
-    // changed kernel under the same name is benchmarked again, never
-    // handed another kernel's stored choice.
+    g.kernels[l.kernel.index] = std::move(provided->fn);
+    // What the kernel is, for the multi-kernel choice cache's key
+    // (run/kernel_identity.hpp): the provider's identity (a compiled
+    // kernel's cache identity covers its headers, compiler and flags; a
+    // loaded binary's, its bytes), else its definition's hash. A kernel
+    // built differently under the same name is benchmarked again, never
+    // handed another build's stored choice.
     std::vector<std::string>& identities = kernel_identities_[g.program];
     identities.resize(p.kernels.size());
-    run::detail::StableHasher h;
-    h.add_u64(static_cast<std::uint64_t>(decl.language)).add_string(source);
-    if (request.binary != nullptr) h.add_string(request.binary->path).add_string(request.binary->entry);
-    for (const ir::KernelParam& param : decl.signature)
-      h.add_string(param.name).add_u64(param.type.pointer ? 1 : 0).add_u64(static_cast<std::uint64_t>(param.type.dtype));
-    identities[l.kernel.index] = decl.name + "#" + run::detail::hex16(h.digest());
+    identities[l.kernel.index] =
+        provided->identity.empty() ? definition_identity(request) : std::move(provided->identity);
   }
 
   /// The launch's arguments resolved, or none usable (a view, a
