@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// The CUDA backend of `run::Executor` (docs/runtime.md, "CUDA backend"):
-/// device memory, copies and fills on one stream of one device, through
+/// device memory, copies and fills on the streams of one device, through
 /// wrapir/cuda (the driver loaded at run time, so a binary with this
 /// backend still starts without a GPU; `CudaBackend::create` then answers
 /// with the driver's reason).
@@ -34,15 +34,17 @@
 /// bytes; cached bytes are capped (`Options::max_cached_bytes`) and freed
 /// when an allocation fails, before it is retried once.
 ///
-/// Thread safety: the allocator locks; launches, copies and fills go to one
-/// stream in the order threads make them, so sharing one backend between
-/// threads that run executors at once is safe only for programs that do not
-/// depend on each other's results.
+/// Thread safety: the allocator locks; launches, copies and fills go to
+/// stream 0 (or the thread's side stream) in the order threads make them,
+/// so sharing one backend between threads that run executors at once is
+/// safe only for programs that do not depend on each other's results.
 ///
 /// Graph mode (`ExecutorOptions::graph`, docs/runtime.md): `begin_capture`
-/// puts the backend's stream in capture mode (`cuStreamBeginCapture`,
-/// thread-local: this thread may make no call a replay would not repeat,
-/// such as `cuMemAlloc`, while other threads may), `end_capture` ends it and
+/// puts stream 0 in capture mode (`cuStreamBeginCapture`; side streams
+/// forked from it join the capture, and the executor joins them back before
+/// `end_capture`; thread-local: this thread may make no call a replay would
+/// not repeat, such as `cuMemAlloc`, while other threads may), `end_capture`
+/// ends it and
 /// instantiates the graph (`cuda::GraphExec`), and `DeviceGraph::update`
 /// is `cuGraphExecUpdate` (a new instantiation where the driver lacks it or
 /// refuses the update). The executor never allocates from this backend
@@ -103,7 +105,10 @@ struct StreamSource {
   CUstream base = nullptr;
   [[nodiscard]] CUstream current() const noexcept {
     const backend_detail::CurrentStream& c = backend_detail::current_stream;
-    return c.owner == owner && owner != nullptr ? c.stream : base;
+    // No null test needed: an override's owner is a backend's state, and
+    // with none `c` is {null, null}, which a source without a backend
+    // (owner and base null) answers alike.
+    return c.owner == owner ? c.stream : base;
   }
 };
 

@@ -484,10 +484,15 @@ class Frame {
       default: break;
     }
   }
-  /// After a failure: the thread's work goes to this frame's base again.
+  /// After a failure: the thread's work goes to this frame's base again,
+  /// and the device drains, as the joins a failed call skipped would have
+  /// ordered the memory it gives back (its spare storages, its buffers)
+  /// after the side streams' work.
   void reset_stream() noexcept {
-    if (stream_ != base_stream_ && backend() != nullptr) (void)backend()->use_stream(base_stream_);
+    if (backend() == nullptr) return;
+    if (stream_ != base_stream_) (void)backend()->use_stream(base_stream_);
     stream_ = base_stream_;
+    (void)backend()->synchronize();
   }
 
   // ---- debug printer (ExecutorOptions::debug; executor_debug.hpp) ----------

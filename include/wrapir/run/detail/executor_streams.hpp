@@ -16,7 +16,8 @@
 ///   k's event) before it runs when one of the two writes a buffer the
 ///   other names, or one sharing its storage (views, reuses, multi-output
 ///   elements, pool regions: one alias class; defining and freeing count as
-///   writing), or when it allocates (Allocate, a pool, a
+///   writing; an extern's result is in the class of every buffer the call
+///   is passed, as it may be a view of one), or when it allocates (Allocate, a pool, a
 ///   workspace, an extern's result) and the region freed memory (Free, a
 ///   pool released): the caching allocator, and the frame's spare storages,
 ///   hand a block freed on one stream to the next allocation, which must
@@ -49,6 +50,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -153,72 +155,81 @@ StreamPlan plan_streams(const ir::Program& p, std::uint32_t max_streams, Label&&
   const auto buffers = static_cast<std::uint32_t>(p.buffers.size());
   AliasClasses classes(p.buffers.size() + p.pools.size());
   auto known = [&](ir::BufferId b) { return b.index < buffers; };
-  for (const ir::Line& line : p.body)
-    ir::for_each_effect(line, ir::effect::Handlers{
-                                  [&](const ir::effect::Reused& e) {
-                                    if (known(e.old_buffer) && known(e.new_buffer))
-                                      classes.unite(e.new_buffer.index, e.old_buffer.index);
-                                  },
-                                  [&](const ir::effect::Aliased& e) {
-                                    if (known(e.view) && known(e.base)) classes.unite(e.view.index, e.base.index);
-                                  },
-                                  [&](const ir::effect::Selected& e) {
-                                    if (known(e.element) && known(e.tuple)) classes.unite(e.element.index, e.tuple.index);
-                                  },
-                                  [&](const ir::effect::Carved& e) {
-                                    if (known(e.buffer) && e.pool.index < p.pools.size())
-                                      classes.unite(e.buffer.index, buffers + e.pool.index);
-                                  },
-                                  [](const auto&) {},
-                              });
+  auto unite = [&](ir::BufferId a, ir::BufferId b) {
+    if (known(a) && known(b)) classes.unite(a.index, b.index);
+  };
+  const auto aliases = ir::effect::Handlers{
+      [&](const ir::effect::Reused& e) { unite(e.new_buffer, e.old_buffer); },
+      [&](const ir::effect::Aliased& e) { unite(e.view, e.base); },
+      [&](const ir::effect::Selected& e) { unite(e.element, e.tuple); },
+      [&](const ir::effect::Carved& e) {
+        if (known(e.buffer) && e.pool.index < p.pools.size()) classes.unite(e.buffer.index, buffers + e.pool.index);
+      },
+      [](const auto&) {},
+  };
+  for (const ir::Line& line : p.body) {
+    // An extern's result may be a view of an argument (the IR cannot say):
+    // one class for the result and every buffer the call is passed.
+    if (std::holds_alternative<ir::ExternKernelAlloc>(line) || std::holds_alternative<ir::ExternKernelMultiOut>(line)) {
+      std::optional<ir::BufferId> first;
+      ir::for_each_buffer_named(line, [&](ir::BufferId b) {
+        if (first) unite(b, *first);
+        else first = b;
+      });
+    }
+    ir::for_each_effect(line, aliases);
+  }
 
   auto touch_of = [&](const ir::Line& line) {
     Touch t;
-    auto write = [&](ir::BufferId b) {
-      if (known(b)) t.writes.push_back(classes.find(b.index));
-    };
     auto read = [&](ir::BufferId b) {
       if (known(b)) t.reads.push_back(classes.find(b.index));
     };
+    auto write = [&](ir::BufferId b) {
+      if (known(b)) t.writes.push_back(classes.find(b.index));
+    };
+    auto pool = [&](ir::PoolId id) {
+      if (id.index < p.pools.size()) t.writes.push_back(classes.find(buffers + id.index));
+    };
+    // Defining, freeing and passing to a callee that may write count as
+    // writing; `read` and `read_result` accesses as reading.
     ir::for_each_effect(line, ir::effect::Handlers{
-                                  [&](const ir::effect::Accessed& e) {
-                                    if (e.access == ir::Access::read || e.access == ir::Access::read_result) read(e.buffer);
-                                    else write(e.buffer);
-                                  },
-                                  [&](const ir::effect::Allocated& e) { write(e.buffer); },
-                                  [&](const ir::effect::Released& e) { write(e.buffer); },
-                                  [&](const ir::effect::Reused& e) {
-                                    write(e.old_buffer);
-                                    write(e.new_buffer);
-                                  },
-                                  [&](const ir::effect::Aliased& e) {
-                                    read(e.base);
-                                    write(e.view);
-                                  },
-                                  [&](const ir::effect::Selected& e) {
-                                    read(e.tuple);
-                                    write(e.element);
-                                  },
-                                  [&](const ir::effect::Carved& e) { write(e.buffer); },
-                                  [](const auto&) {},
-                              });
-    ir::for_each_effect(line, ir::effect::Handlers{
-                                  [&](const ir::effect::Allocated&) { t.allocates = true; },
-                                  [&](const ir::effect::Released& e) { t.frees = t.frees || !e.offered; },
-                                  [&](const ir::effect::PoolCreated& e) {
-                                    t.allocates = true;
-                                    if (e.pool.index < p.pools.size()) t.writes.push_back(classes.find(buffers + e.pool.index));
-                                  },
-                                  [&](const ir::effect::PoolReturned& e) {
-                                    t.frees = t.frees || e.releases_pool;
-                                    if (e.pool.index < p.pools.size()) t.writes.push_back(classes.find(buffers + e.pool.index));
-                                  },
-                                  [&](const ir::effect::SubgraphCalled&) {
-                                    t.allocates = t.frees = true;
-                                    t.everything = true;
-                                  },
-                                  [](const auto&) {},
-                              });
+        [&](const ir::effect::Accessed& e) {
+          if (e.access == ir::Access::read || e.access == ir::Access::read_result) read(e.buffer);
+          else write(e.buffer);
+        },
+        [&](const ir::effect::Allocated& e) {
+          write(e.buffer);
+          t.allocates = true;
+        },
+        [&](const ir::effect::Released& e) {
+          write(e.buffer);
+          t.frees = t.frees || !e.offered;
+        },
+        [&](const ir::effect::Reused& e) {
+          write(e.old_buffer);
+          write(e.new_buffer);
+        },
+        [&](const ir::effect::Aliased& e) {
+          read(e.base);
+          write(e.view);
+        },
+        [&](const ir::effect::Selected& e) {
+          read(e.tuple);
+          write(e.element);
+        },
+        [&](const ir::effect::Carved& e) { write(e.buffer); },
+        [&](const ir::effect::PoolCreated& e) {
+          pool(e.pool);
+          t.allocates = true;
+        },
+        [&](const ir::effect::PoolReturned& e) {
+          pool(e.pool);
+          t.frees = t.frees || e.releases_pool;
+        },
+        [&](const ir::effect::SubgraphCalled&) { t.allocates = t.frees = t.everything = true; },
+        [](const auto&) {},
+    });
     for (std::vector<std::uint32_t>* v : {&t.reads, &t.writes}) {
       std::sort(v->begin(), v->end());
       v->erase(std::unique(v->begin(), v->end()), v->end());
@@ -241,8 +252,8 @@ StreamPlan plan_streams(const ir::Program& p, std::uint32_t max_streams, Label&&
     const auto at = static_cast<std::uint32_t>(i);
     if (const auto* e = std::get_if<ir::EnterStreamContext>(&line)) {
       if (e->stream == 0 || e->stream >= max_streams)
-        wrapir::detail::fail(label(i) + ": stream " + std::to_string(e->stream) + " is not a side stream of the backend (1 to " +
-             std::to_string(max_streams - 1) + ")");
+        wrapir::detail::fail(label(i) + ": stream " + std::to_string(e->stream) +
+                             " is not a side stream of the backend (1 to " + std::to_string(max_streams - 1) + ")");
       plan.actions.push_back(StreamAction{StreamAction::Kind::enter, at, e->stream, current()});
       regions.push_back(Region{e->stream, 0, false, false, false, {}, {}, 0});
       open.push_back(regions.size() - 1);
@@ -260,9 +271,10 @@ StreamPlan plan_streams(const ir::Program& p, std::uint32_t max_streams, Label&&
     const std::uint32_t s = current();
     auto check_field = [&](std::uint32_t field, const char* what) {
       if (field != 0 && field != s)
-        wrapir::detail::fail(label(i) + ": the " + what + " names stream " + std::to_string(field) + " but runs " +
-             (s == 0 ? std::string("outside any stream context") : "in the context of stream " + std::to_string(s)) +
-             " (the context decides; a call's stream is 0 or its context's)");
+        wrapir::detail::fail(
+            label(i) + ": the " + what + " names stream " + std::to_string(field) + " but runs " +
+            (s == 0 ? std::string("outside any stream context") : "in the context of stream " + std::to_string(s)) +
+            " (the context decides; a call's stream is 0 or its context's)");
     };
     if (const auto* k = std::get_if<ir::KernelCall>(&line)) check_field(k->stream, "kernel call");
     if (const auto* k = std::get_if<ir::MultiKernelCall>(&line)) check_field(k->stream, "multi-kernel call");
