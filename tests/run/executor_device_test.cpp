@@ -366,6 +366,41 @@ TEST_CASE("executor streams: two regions passing one buffer to kernels are order
   CHECK_MESSAGE(backend->log == want, joined(backend->log));
 }
 
+TEST_CASE("executor streams: a nested region is joined into the enclosing side stream that reads it") {
+  // {1: a = x+x; {2: b = x+x}; a = a+b}: the nested region forks from
+  // stream 1, and stream 1's last launch, which reads b, waits for it; the
+  // end of the call joins both into stream 0.
+  ir::Program p{"nested"};
+  ir::Builder b{p, gpu};
+  auto& c = b.ctx();
+  auto x = b.input("x", {c.integer(4)}, ir::DType::float32);
+  auto k1 = add_kernel(b, "k1"), k2 = add_kernel(b, "k2"), k3 = add_kernel(b, "k3");
+  auto a = b.empty({c.integer(4)}, ir::DType::float32);
+  auto bb = b.empty({c.integer(4)}, ir::DType::float32);
+  b.append(ir::EnterStreamContext{1});
+  b.call(k1, {x, x, a, 4});
+  b.append(ir::EnterStreamContext{2});
+  b.call(k2, {x, x, bb, 4});
+  b.append(ir::ExitStreamContext{});
+  b.call(k3, {a, bb, a, 4});
+  b.append(ir::ExitStreamContext{});
+  b.output(a);
+  auto backend = std::make_shared<StreamLog>();
+  auto exe = run::Executor::prepare(p, {.device = backend, .kernels = logging_kernels(*backend)});
+  REQUIRE_MESSAGE(exe, exe.error().message);
+  const run::Tensor in = on_device(backend->memory, {4}, {1, 2, 3, 4});
+  auto out = exe->run(std::span(&in, 1));
+  REQUIRE_MESSAGE(out, out.error().message);
+  CHECK(values((*out)[0]) == std::vector<float>{4, 8, 12, 16});
+  const std::vector<std::string> want{
+      "alloc@0",   "alloc@0",     "record 0", "wait 1<-0", "use 1",     "launch k1@1",  // region 1
+      "record 1",  "wait 2<-1",   "use 2",    "launch k2@2", "record 2", "use 1",     // nested region 2
+      "wait 1<-2", "launch k3@1", "record 1", "use 0",                              // a + b joins 2 into 1
+      "wait 0<-1", "wait 0<-2",                                                      // the end of the call
+  };
+  CHECK_MESSAGE(backend->log == want, joined(backend->log));
+}
+
 TEST_CASE("executor streams: the end of a call joins a region nothing read") {
   ir::Program p{"unread"};
   ir::Builder b{p, gpu};
