@@ -62,6 +62,7 @@
 #include <wrapir/run/executor_backend.hpp>
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -297,10 +298,11 @@ class CudaBackend final : public DeviceBackend {
     drv::Stream owned_stream;  // empty when stream 0 is borrowed
     CUstream stream;           // stream 0
     Options options;
-    // Made on first use, never removed while the state lives (so a lane's
-    // address stays valid without the lock).
+    // Made on first use under the lock, never removed while the state
+    // lives: once published in `lane_of`, a lane is read without the lock.
     std::mutex lanes_mutex;
     std::array<std::unique_ptr<Lane>, max_streams> lanes{};
+    std::array<std::atomic<Lane*>, max_streams> lane_of{};
     std::string name;
     std::mutex mutex;
     std::unordered_map<std::size_t, std::vector<CUdeviceptr>> free;
@@ -345,6 +347,8 @@ class CudaBackend final : public DeviceBackend {
       if (k >= max_streams)
         return Diagnostic{"stream " + std::to_string(k) + " is past the backend's " + std::to_string(max_streams) +
                           " streams"};
+      if (Lane* made = lane_of[k].load(std::memory_order_acquire)) [[likely]]
+        return made;
       std::lock_guard lock(lanes_mutex);
       if (lanes[k]) return lanes[k].get();
       auto made = std::make_unique<Lane>();
@@ -360,6 +364,7 @@ class CudaBackend final : public DeviceBackend {
       if (!e) return e.error();
       made->event = *std::move(e);
       lanes[k] = std::move(made);
+      lane_of[k].store(lanes[k].get(), std::memory_order_release);
       return lanes[k].get();
     }
 
