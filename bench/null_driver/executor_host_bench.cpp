@@ -22,6 +22,8 @@
 //   out=; relu launch in place; FreeIfNotReused prev}.
 // * launches/L — one buffer, L launches on it (the per-launch line cost).
 // * alloc_free/L — L pairs of Allocate and Free (the per-buffer cost).
+// * streams/L — L rounds of two side-stream regions of one launch each
+//   (stream contexts: a fork, an exit per region; the end joins both).
 // * externs/L — L `mm(x, w.t(), out=o)` lines (the per-extern-line cost).
 // * mlp_layernorm_gelu — the real export in tests/cuda/data (two Triton
 //   launches, an `mm` and an `addmm`, 7 inputs each freed, one output): the
@@ -211,6 +213,22 @@ std::string launches(int n) {
   return program({buffer("t", "output", {1024})}, {}, body, {"t"});
 }
 
+/// L rounds of {stream 1: relu(a)} {stream 2: relu(b)}: the regions share
+/// no buffer and free nothing, so no line joins them (each fork orders its
+/// region after stream 0); the end of the call joins both side streams.
+std::string streams(int n) {
+  std::vector<std::string> body{line("Allocate", "\"buffer\": \"a\""), line("Allocate", "\"buffer\": \"b\"")};
+  for (int i = 0; i < n; ++i) {
+    body.push_back(line("EnterStreamContext", "\"stream\": 1"));
+    body.push_back(call("k_relu", {"a"}, {1024}));
+    body.push_back("{\"kind\": \"ExitStreamContext\"}");
+    body.push_back(line("EnterStreamContext", "\"stream\": 2"));
+    body.push_back(call("k_relu", {"b"}, {1024}));
+    body.push_back("{\"kind\": \"ExitStreamContext\"}");
+  }
+  return program({buffer("a", "output", {1024}), buffer("b", "output", {1024})}, {}, body, {"a", "b"});
+}
+
 std::string alloc_free(int n) {
   std::vector<std::string> buffers{buffer("o", "output", {1024})}, body{line("Allocate", "\"buffer\": \"o\"")};
   for (int i = 0; i < n; ++i) {
@@ -364,6 +382,8 @@ void run_program(benchmark::State& state, const std::string& json, bool per_line
   state.counters["mem_free"] = per_call("cuMemFree");
   state.counters["heap_allocs"] = static_cast<double>(heap_after - heap_before) / calls;
   state.counters["driver_calls"] = static_cast<double>(after.total() - before.total()) / calls;
+  // Event records and waits: 0 for a program without stream contexts.
+  state.counters["stream_events"] = per_call("cuEventRecord") + per_call("cuStreamWaitEvent");
   const double items = static_cast<double>(per_line ? p.lines : std::max<std::int64_t>(p.triton, 1));
   state.counters[per_line ? "ns_per_line" : "ns_per_launch"] =
       benchmark::Counter(items * calls, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
@@ -388,6 +408,7 @@ void BM_mlp_layernorm_gelu(benchmark::State& state) {
   run_program(state, mlp_layernorm_gelu(), false, false, kernels);
 }
 void BM_launches(benchmark::State& state) { run_program(state, launches(static_cast<int>(state.range(0))), true); }
+void BM_streams(benchmark::State& state) { run_program(state, streams(static_cast<int>(state.range(0))), false); }
 void BM_alloc_free(benchmark::State& state) { run_program(state, alloc_free(static_cast<int>(state.range(0))), true); }
 void BM_externs(benchmark::State& state) { run_program(state, externs(static_cast<int>(state.range(0))), true); }
 
@@ -416,6 +437,7 @@ BENCHMARK(BM_addmm_mlp)->Arg(64);
 BENCHMARK(BM_mlp_layernorm_gelu);
 BENCHMARK(BM_launches)->Arg(64);
 BENCHMARK(BM_alloc_free)->Arg(64);
+BENCHMARK(BM_streams)->Arg(32);
 BENCHMARK(BM_externs)->Arg(64);
 BENCHMARK(BM_raw_launch)->Arg(64);
 BENCHMARK_MAIN();

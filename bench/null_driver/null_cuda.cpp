@@ -8,12 +8,18 @@
 // each kind a program call makes (bench/null_driver/executor_host_bench.cpp).
 //
 // Device addresses are fake (never dereferenced): the executor only offsets
-// and packs them. Copies and fills do nothing.
+// and packs them. Copies and fills do nothing. Streams and events get
+// distinct handles, and between wrapir_null_cuda_log_start and _stop the
+// calls that take a stream (launches, copies, fills, event records and
+// waits, synchronisations) and allocations are logged in order with their
+// stream and event: what a host test of stream ordering reads
+// (tests/cuda/null_driver/). The log costs a relaxed load when off.
 
 #include <wrapir/cuda/driver.hpp>
 
 #include "null_cuda.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -23,6 +29,16 @@ namespace {
 
 std::atomic<std::uint64_t> counts[wrapir_null_cuda_function_count];
 std::atomic<std::uint64_t> next_address{0x7f0000000000ull};
+std::atomic<std::uintptr_t> next_stream{0x4000}, next_event{0x5000};
+
+struct LogEntry {
+  int function;
+  std::uintptr_t stream, event;
+};
+constexpr int log_capacity = 4096;
+LogEntry log_entries[log_capacity];
+std::atomic<int> log_size{0};
+std::atomic<bool> logging{false};
 
 enum Index : int {
 #define WRAPIR_NULL_INDEX(name, version) i_##name,
@@ -39,6 +55,15 @@ constexpr const char* names[] = {
 };
 
 void count(int i) noexcept { counts[i].fetch_add(1, std::memory_order_relaxed); }
+
+/// Counts, and logs when the log is on (entries past its capacity are lost).
+void count(int i, CUstream stream, CUevent event = nullptr) noexcept {
+  count(i);
+  if (!logging.load(std::memory_order_relaxed)) return;
+  const int at = log_size.fetch_add(1, std::memory_order_relaxed);
+  if (at < log_capacity)
+    log_entries[at] = LogEntry{i, reinterpret_cast<std::uintptr_t>(stream), reinterpret_cast<std::uintptr_t>(event)};
+}
 
 /// The default: count, succeed, write nothing.
 template <int I, class F>
@@ -130,8 +155,8 @@ CUresult CUDAAPI function_attribute(int* v, CUfunction_attribute a, CUfunction) 
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI stream_create(CUstream* s, unsigned) {
-  count(i_cuStreamCreate);
-  *s = reinterpret_cast<CUstream>(std::uintptr_t{0x4000});
+  *s = reinterpret_cast<CUstream>(next_stream.fetch_add(0x10, std::memory_order_relaxed));
+  count(i_cuStreamCreate, *s);
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI stream_capturing(CUstream, CUstreamCaptureStatus* s) {
@@ -140,8 +165,41 @@ CUresult CUDAAPI stream_capturing(CUstream, CUstreamCaptureStatus* s) {
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI event_create(CUevent* e, unsigned) {
-  count(i_cuEventCreate);
-  *e = reinterpret_cast<CUevent>(std::uintptr_t{0x5000});
+  *e = reinterpret_cast<CUevent>(next_event.fetch_add(0x10, std::memory_order_relaxed));
+  count(i_cuEventCreate, nullptr, *e);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI event_record(CUevent e, CUstream s) {
+  count(i_cuEventRecord, s, e);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI stream_wait(CUstream s, CUevent e, unsigned) {
+  count(i_cuStreamWaitEvent, s, e);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI stream_synchronize(CUstream s) {
+  count(i_cuStreamSynchronize, s);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI launch_kernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                               CUstream s, void**, void**) {
+  count(i_cuLaunchKernel, s);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI fill_async(CUdeviceptr, unsigned char, std::size_t, CUstream s) {
+  count(i_cuMemsetD8Async, s);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI copy_to_device_async(CUdeviceptr, const void*, std::size_t, CUstream s) {
+  count(i_cuMemcpyHtoDAsync, s);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI copy_to_host_async(void*, CUdeviceptr, std::size_t, CUstream s) {
+  count(i_cuMemcpyDtoHAsync, s);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI copy_async(CUdeviceptr, CUdeviceptr, std::size_t, CUstream s) {
+  count(i_cuMemcpyDtoDAsync, s);
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI event_elapsed(float* ms, CUevent, CUevent) {
@@ -155,7 +213,7 @@ CUresult CUDAAPI mem_info(std::size_t* free, std::size_t* total) {
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI mem_alloc(CUdeviceptr* p, std::size_t bytes) {
-  count(i_cuMemAlloc);
+  count(i_cuMemAlloc, nullptr);
   // 512-byte aligned, never reused: a fresh fake address each time.
   *p = next_address.fetch_add((bytes + 511) / 512 * 512 + 512, std::memory_order_relaxed);
   return CUDA_SUCCESS;
@@ -182,6 +240,14 @@ void* lookup(std::string_view name) {
   if (name == "cuEventElapsedTime") return reinterpret_cast<void*>(&event_elapsed);
   if (name == "cuMemGetInfo") return reinterpret_cast<void*>(&mem_info);
   if (name == "cuMemAlloc") return reinterpret_cast<void*>(&mem_alloc);
+  if (name == "cuEventRecord") return reinterpret_cast<void*>(&event_record);
+  if (name == "cuStreamWaitEvent") return reinterpret_cast<void*>(&stream_wait);
+  if (name == "cuStreamSynchronize") return reinterpret_cast<void*>(&stream_synchronize);
+  if (name == "cuLaunchKernel") return reinterpret_cast<void*>(&launch_kernel);
+  if (name == "cuMemsetD8Async") return reinterpret_cast<void*>(&fill_async);
+  if (name == "cuMemcpyHtoDAsync") return reinterpret_cast<void*>(&copy_to_device_async);
+  if (name == "cuMemcpyDtoHAsync") return reinterpret_cast<void*>(&copy_to_host_async);
+  if (name == "cuMemcpyDtoDAsync") return reinterpret_cast<void*>(&copy_async);
   // Optional functions the null driver leaves out (wrapir does without):
   // parameter-size checks and in-place graph updates.
   if (name == "cuFuncGetParamInfo" || name == "cuGraphExecUpdate") return nullptr;
@@ -215,5 +281,22 @@ WRAPIR_NULL_CUDA_EXPORT void wrapir_null_cuda_counts(std::uint64_t* out, int n) 
 WRAPIR_NULL_CUDA_EXPORT const char* wrapir_null_cuda_name(int i) { return i >= 0 && i < index_count ? names[i] : ""; }
 
 WRAPIR_NULL_CUDA_EXPORT int wrapir_null_cuda_functions() { return index_count; }
+
+WRAPIR_NULL_CUDA_EXPORT void wrapir_null_cuda_log_start() {
+  log_size.store(0, std::memory_order_relaxed);
+  logging.store(true, std::memory_order_relaxed);
+}
+
+WRAPIR_NULL_CUDA_EXPORT int wrapir_null_cuda_log_stop() {
+  logging.store(false, std::memory_order_relaxed);
+  return std::min(log_size.load(std::memory_order_relaxed), log_capacity);
+}
+
+WRAPIR_NULL_CUDA_EXPORT int wrapir_null_cuda_log_entry(int i, std::uintptr_t* stream, std::uintptr_t* event) {
+  if (i < 0 || i >= std::min(log_size.load(std::memory_order_relaxed), log_capacity)) return -1;
+  *stream = log_entries[i].stream;
+  *event = log_entries[i].event;
+  return log_entries[i].function;
+}
 
 }  // extern "C"

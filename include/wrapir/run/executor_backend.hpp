@@ -18,7 +18,8 @@
 ///
 /// A backend may be shared by several executors and called from several
 /// threads only if its implementation says so (the CUDA one is
-/// thread-compatible: one stream, an internally locked allocator).
+/// thread-compatible: one stream, an internally locked allocator; the
+/// stream a thread's work goes to is kept per thread).
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/ir/device.hpp>
 #include <wrapir/run/tensor.hpp>
@@ -68,6 +69,34 @@ class DeviceBackend {
   /// Waits until all work queued so far has finished (before host timing,
   /// and before results are handed back).
   [[nodiscard]] virtual Result<void> synchronize() const = 0;
+
+  // ---- streams (optional; a backend of one stream ignores them) -----------
+  // Stream contexts (`EnterStreamContext{k}`) put work on side streams; the
+  // executor derives when one stream must wait for another from the lines'
+  // effects (docs/runtime.md, "Streams") and calls these three. Stream 0 is
+  // the backend's own stream; side stream k (1..max_streams-1) is made on
+  // first use. The defaults do nothing: the CPU runs everything in order.
+
+  /// The largest stream index plus one a program may name.
+  static constexpr std::uint32_t max_streams = 64;
+  /// From now on the calling thread's work on this backend (launches,
+  /// copies, fills, externs) goes to stream `k`.
+  [[nodiscard]] virtual Result<void> use_stream(std::uint32_t k) const {
+    (void)k;
+    return {};
+  }
+  /// Marks what stream `k` has queued so far, for a later `wait_stream`.
+  [[nodiscard]] virtual Result<void> record_stream(std::uint32_t k) const {
+    (void)k;
+    return {};
+  }
+  /// Work queued on `waiter` from now on starts after what `k` had queued
+  /// when it was last recorded (or later work of `k`: never less).
+  [[nodiscard]] virtual Result<void> wait_stream(std::uint32_t waiter, std::uint32_t k) const {
+    (void)waiter;
+    (void)k;
+    return {};
+  }
 
   // ---- graph mode (optional; the default backend refuses) -----------------
   /// Whether `begin_capture` can work here; the reason when not.

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// The CUDA backend of `run::Executor` (docs/runtime.md, "CUDA backend"):
-/// device memory, copies and fills on one stream of one device, through
+/// device memory, copies and fills on the streams of one device, through
 /// wrapir/cuda (the driver loaded at run time, so a binary with this
 /// backend still starts without a GPU; `CudaBackend::create` then answers
 /// with the driver's reason).
@@ -13,23 +13,38 @@
 ///                                      .externs = wrapir::run::cuda::cublas_externs(backend).value()};
 /// ```
 ///
+/// Streams (docs/runtime.md, "Streams"): the backend's stream (stream 0) is
+/// a new non-blocking stream it owns, or the caller's
+/// (`Options::borrowed_stream`, e.g. torch's current stream): then it is
+/// never destroyed, the caller keeps it alive while the backend, any
+/// executor, graph or tensor of it lives, and it must belong to device
+/// `ordinal`'s primary context. Side streams 1..63 (stream contexts) are
+/// the backend's own, non-blocking, made on first use. Which stream a
+/// thread's work goes to is kept per thread (`use_stream`); launchers read
+/// it per launch (`StreamSource`). Only one backend's side stream is
+/// current per thread at a time.
+///
 /// Memory: a caching allocator. Buffers are handed back to a per-size free
 /// list when their last tensor goes and reused by later allocations of that
-/// size. Everything runs on the backend's one stream, so a block reused by a
-/// later kernel is ordered after every earlier use (the rule PyTorch's
-/// caching allocator relies on for one stream). Sizes are rounded up to 512
+/// size. Work without stream contexts runs on stream 0, so a block reused by
+/// a later kernel is ordered after every earlier use (the rule PyTorch's
+/// caching allocator relies on for one stream); the executor joins a side
+/// stream that freed or allocated memory before the next allocation or free
+/// on another stream, which keeps the rule. Sizes are rounded up to 512
 /// bytes; cached bytes are capped (`Options::max_cached_bytes`) and freed
 /// when an allocation fails, before it is retried once.
 ///
-/// Thread safety: the allocator locks; launches, copies and fills go to one
-/// stream in the order threads make them, so sharing one backend between
-/// threads that run executors at once is safe only for programs that do not
-/// depend on each other's results.
+/// Thread safety: the allocator locks; launches, copies and fills go to
+/// stream 0 (or the thread's side stream) in the order threads make them,
+/// so sharing one backend between threads that run executors at once is
+/// safe only for programs that do not depend on each other's results.
 ///
 /// Graph mode (`ExecutorOptions::graph`, docs/runtime.md): `begin_capture`
-/// puts the backend's stream in capture mode (`cuStreamBeginCapture`,
-/// thread-local: this thread may make no call a replay would not repeat,
-/// such as `cuMemAlloc`, while other threads may), `end_capture` ends it and
+/// puts stream 0 in capture mode (`cuStreamBeginCapture`; side streams
+/// forked from it join the capture, and the executor joins them back before
+/// `end_capture`; thread-local: this thread may make no call a replay would
+/// not repeat, such as `cuMemAlloc`, while other threads may), `end_capture`
+/// ends it and
 /// instantiates the graph (`cuda::GraphExec`), and `DeviceGraph::update`
 /// is `cuGraphExecUpdate` (a new instantiation where the driver lacks it or
 /// refuses the update). The executor never allocates from this backend
@@ -46,6 +61,8 @@
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/run/executor_backend.hpp>
 
+#include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -65,6 +82,35 @@ struct CudaBackendOptions {
   /// Bytes kept in the free lists at most; blocks freed beyond it go back
   /// to the driver.
   std::int64_t max_cached_bytes = std::int64_t{4} << 30;
+  /// The caller's stream to run on instead of a new one (not owned, never
+  /// destroyed; see the file comment for the contract). Graph mode needs a
+  /// stream that can be captured: not the legacy default stream (null).
+  std::optional<CUstream> borrowed_stream;
+};
+
+namespace backend_detail {
+/// The stream this thread's work on one backend goes to (`use_stream`):
+/// `owner` is the backend's state, null when the thread uses stream 0.
+struct CurrentStream {
+  const void* owner = nullptr;
+  CUstream stream = nullptr;
+};
+inline thread_local CurrentStream current_stream;
+}  // namespace backend_detail
+
+/// What a launcher keeps instead of a stream: the backend's stream 0 and
+/// the key of its per-thread current stream, read per launch (a load of a
+/// thread-local and a compare).
+struct StreamSource {
+  const void* owner = nullptr;
+  CUstream base = nullptr;
+  [[nodiscard]] CUstream current() const noexcept {
+    const backend_detail::CurrentStream& c = backend_detail::current_stream;
+    // No null test needed: an override's owner is a backend's state, and
+    // with none `c` is {null, null}, which a source without a backend
+    // (owner and base null) answers alike.
+    return c.owner == owner ? c.stream : base;
+  }
 };
 
 class CudaBackend final : public DeviceBackend {
@@ -72,15 +118,20 @@ class CudaBackend final : public DeviceBackend {
   using Options = CudaBackendOptions;
 
   /// Device `ordinal`'s primary context (made current on the calling
-  /// thread) and a new non-blocking stream; the driver's reason when there
-  /// is no driver or device.
+  /// thread) and a new non-blocking stream, or `options.borrowed_stream`;
+  /// the driver's reason when there is no driver or device.
   [[nodiscard]] static Result<std::shared_ptr<CudaBackend>> create(int ordinal = 0, Options options = {}) {
     auto ctx = drv::use_device(ordinal);
     if (!ctx) return ctx.error();
-    auto stream = drv::Stream::create();
-    if (!stream) return stream.error();
+    drv::Stream owned;
+    if (!options.borrowed_stream) {
+      auto stream = drv::Stream::create();
+      if (!stream) return stream.error();
+      owned = *std::move(stream);
+    }
     auto info = drv::device_info(ordinal);
-    auto state = std::make_shared<State>(*std::move(ctx), *std::move(stream), options);
+    const CUstream base = options.borrowed_stream ? *options.borrowed_stream : owned.get();
+    auto state = std::make_shared<State>(*std::move(ctx), std::move(owned), base, options);
     state->name = info ? info->name : std::string("?");
     return std::shared_ptr<CudaBackend>(new CudaBackend(std::move(state), ordinal));
   }
@@ -89,8 +140,15 @@ class CudaBackend final : public DeviceBackend {
   [[nodiscard]] std::string describe() const override {
     return "CUDA device " + std::to_string(ordinal_) + " (" + state_->name + ")";
   }
-  /// The stream every launch, copy and fill goes to.
-  [[nodiscard]] CUstream stream() const noexcept { return state_->stream.get(); }
+  /// Stream 0: the backend's own or the borrowed one. Work goes there
+  /// unless the calling thread uses a side stream (`current_stream`).
+  [[nodiscard]] CUstream stream() const noexcept { return state_->stream; }
+  /// Where the calling thread's next launch, copy or fill goes.
+  [[nodiscard]] CUstream current_stream() const noexcept { return stream_source().current(); }
+  /// What a launcher keeps to find `current_stream` per launch.
+  [[nodiscard]] StreamSource stream_source() const noexcept { return StreamSource{state_.get(), state_->stream}; }
+  /// Whether stream 0 is the caller's (`Options::borrowed_stream`).
+  [[nodiscard]] bool borrows_stream() const noexcept { return !state_->owned_stream; }
   [[nodiscard]] int ordinal() const noexcept { return ordinal_; }
   /// Makes the backend's context current on the calling thread (the driver
   /// keeps the current context per thread).
@@ -123,7 +181,7 @@ class CudaBackend final : public DeviceBackend {
 
   [[nodiscard]] Result<void> zero(std::byte* data, std::int64_t bytes) const override {
     if (bytes <= 0) return {};
-    return drv::fill_bytes_async(address(data), 0, static_cast<std::size_t>(bytes), stream());
+    return drv::fill_bytes_async(address(data), 0, static_cast<std::size_t>(bytes), current_stream());
   }
 
   [[nodiscard]] Result<void> copy(std::byte* dst, const ir::Device& dst_device, const std::byte* src,
@@ -135,15 +193,42 @@ class CudaBackend final : public DeviceBackend {
       std::memmove(dst, src, n);
       return {};
     }
-    if (from_host) return drv::copy_to_device_async(address(dst), src, n, stream());
+    const CUstream on = current_stream();
+    if (from_host) return drv::copy_to_device_async(address(dst), src, n, on);
     if (to_host) {
-      if (auto s = drv::copy_to_host_async(dst, address(src), n, stream()); !s) return s;
-      return state_->stream.synchronize();
+      if (auto s = drv::copy_to_host_async(dst, address(src), n, on); !s) return s;
+      return drv::check(drv::loaded_driver().cuStreamSynchronize(on), "cuStreamSynchronize");
     }
-    return drv::copy_async(address(dst), address(src), n, stream());
+    return drv::copy_async(address(dst), address(src), n, on);
   }
 
-  [[nodiscard]] Result<void> synchronize() const override { return state_->stream.synchronize(); }
+  /// Waits for stream 0 and every side stream made so far.
+  [[nodiscard]] Result<void> synchronize() const override { return state_->synchronize_all(); }
+
+  // ---- streams (docs/runtime.md, "Streams") --------------------------------
+  [[nodiscard]] Result<void> use_stream(std::uint32_t k) const override {
+    backend_detail::CurrentStream& c = backend_detail::current_stream;
+    if (k == 0) {
+      if (c.owner == state_.get()) c = {};
+      return {};
+    }
+    auto lane = state_->lane(k);
+    if (!lane) return lane.error();
+    c = {state_.get(), (*lane)->stream};
+    return {};
+  }
+  [[nodiscard]] Result<void> record_stream(std::uint32_t k) const override {
+    auto lane = state_->lane(k);
+    if (!lane) return lane.error();
+    return drv::check(drv::loaded_driver().cuEventRecord((*lane)->event.get(), (*lane)->stream), "cuEventRecord");
+  }
+  [[nodiscard]] Result<void> wait_stream(std::uint32_t waiter, std::uint32_t k) const override {
+    auto w = state_->lane(waiter);
+    if (!w) return w.error();
+    auto from = state_->lane(k);
+    if (!from) return from.error();
+    return drv::check(drv::loaded_driver().cuStreamWaitEvent((*w)->stream, (*from)->event.get(), 0), "cuStreamWaitEvent");
+  }
 
   [[nodiscard]] Result<void> can_capture() const override { return {}; }
   [[nodiscard]] Result<void> begin_capture() const override {
@@ -199,11 +284,25 @@ class CudaBackend final : public DeviceBackend {
     return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p));
   }
 
-  /// Context first: destroyed last, after the stream and the blocks.
+  /// A stream and the event that marks its work (`record_stream`); lane 0
+  /// holds stream 0 without owning it.
+  struct Lane {
+    CUstream stream = nullptr;
+    drv::Stream owned;  // side streams
+    drv::Event event;   // without timing: for ordering only
+  };
+
+  /// Context first: destroyed last, after the streams and the blocks.
   struct State {
     drv::Context context;
-    drv::Stream stream;
+    drv::Stream owned_stream;  // empty when stream 0 is borrowed
+    CUstream stream;           // stream 0
     Options options;
+    // Made on first use under the lock, never removed while the state
+    // lives: once published in `lane_of`, a lane is read without the lock.
+    std::mutex lanes_mutex;
+    std::array<std::unique_ptr<Lane>, max_streams> lanes{};
+    std::array<std::atomic<Lane*>, max_streams> lane_of{};
     std::string name;
     std::mutex mutex;
     std::unordered_map<std::size_t, std::vector<CUdeviceptr>> free;
@@ -231,14 +330,53 @@ class CudaBackend final : public DeviceBackend {
       return list;
     }
 
-    State(drv::Context c, drv::Stream s, Options o) : context(std::move(c)), stream(std::move(s)), options(o) {}
+    State(drv::Context c, drv::Stream owned, CUstream base, Options o)
+        : context(std::move(c)), owned_stream(std::move(owned)), stream(base), options(o) {}
     State(const State&) = delete;
     State& operator=(const State&) = delete;
     ~State() {
-      (void)stream.synchronize();
+      (void)synchronize_all();
       release_all();
+      // A side stream current on this thread must not outlive its state
+      // (another state could later be allocated at the same address).
+      if (backend_detail::current_stream.owner == this) backend_detail::current_stream = {};
     }
 
+    /// Stream `k`'s lane, made on first use.
+    Result<Lane*> lane(std::uint32_t k) {
+      if (k >= max_streams)
+        return Diagnostic{"stream " + std::to_string(k) + " is past the backend's " + std::to_string(max_streams) +
+                          " streams"};
+      if (Lane* made = lane_of[k].load(std::memory_order_acquire)) [[likely]]
+        return made;
+      std::lock_guard lock(lanes_mutex);
+      if (lanes[k]) return lanes[k].get();
+      auto made = std::make_unique<Lane>();
+      if (k == 0) {
+        made->stream = stream;
+      } else {
+        auto s = drv::Stream::create();
+        if (!s) return s.error();
+        made->owned = *std::move(s);
+        made->stream = made->owned.get();
+      }
+      auto e = drv::Event::create(CU_EVENT_DISABLE_TIMING);
+      if (!e) return e.error();
+      made->event = *std::move(e);
+      lanes[k] = std::move(made);
+      lane_of[k].store(lanes[k].get(), std::memory_order_release);
+      return lanes[k].get();
+    }
+
+    Result<void> synchronize_all() {
+      const drv::Driver& d = drv::loaded_driver();
+      if (auto s = drv::check(d.cuStreamSynchronize(stream), "cuStreamSynchronize"); !s) return s;
+      std::lock_guard lock(lanes_mutex);
+      for (std::size_t k = 1; k < lanes.size(); ++k)
+        if (lanes[k])
+          if (auto s = drv::check(d.cuStreamSynchronize(lanes[k]->stream), "cuStreamSynchronize"); !s) return s;
+      return {};
+    }
     Result<CUdeviceptr> take(std::size_t bytes) {
       {
         std::lock_guard lock(mutex);
@@ -256,7 +394,7 @@ class CudaBackend final : public DeviceBackend {
       CUresult r = (*d)->cuMemAlloc(&a, bytes);
       if (r == CUDA_ERROR_OUT_OF_MEMORY) {
         // Cached blocks may be what fills the device: free them and retry.
-        (void)stream.synchronize();
+        (void)synchronize_all();
         release_all();
         r = (*d)->cuMemAlloc(&a, bytes);
       }
@@ -315,7 +453,7 @@ class CudaBackend final : public DeviceBackend {
     explicit Graph(std::shared_ptr<const State> s) : state(std::move(s)) {}
     Result<void> launch() override {
       if (!exec) return Diagnostic{"the graph was captured to update another, it cannot be launched"};
-      return exec->launch(state->stream.get());
+      return exec->launch(state->stream);
     }
     Result<void> update(DeviceGraph& recaptured) override {
       auto* other = dynamic_cast<Graph*>(&recaptured);

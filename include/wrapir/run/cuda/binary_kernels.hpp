@@ -109,7 +109,7 @@ class BinaryKernelProvider final : public KernelProvider {
     if (auto r = launcher->load(bytes, path->string(), entry, request.signature); !r) return r.error();
     launcher->config.block = Dim3{static_cast<std::uint32_t>(32 * warps), 1, 1};
     launcher->config.shared_bytes = static_cast<std::uint32_t>(shared);
-    launcher->config.stream = backend_->stream();
+    launcher->stream = backend_->stream_source();
     if (shared > 48 * 1024)
       if (auto s = launcher->function.set_max_dynamic_shared(static_cast<int>(shared)); !s) return s.error();
     launcher->arity = request.signature.size();
@@ -129,6 +129,7 @@ class BinaryKernelProvider final : public KernelProvider {
     drv::Module module;
     drv::Function function;
     drv::LaunchConfig config;
+    StreamSource stream;  // the thread's current stream of the backend, per launch
     std::size_t arity = 0;
 
     Result<void> load(std::span<const std::byte> image, const std::string& label, const std::string& entry,
@@ -171,6 +172,7 @@ class BinaryKernelProvider final : public KernelProvider {
           return Diagnostic{"the grid (" + std::to_string(grid[0]) + ", " + std::to_string(grid[1]) + ", " +
                             std::to_string(grid[2]) + ") is negative or beyond CUDA's limits (2147483647, 65535, 65535)"};
       drv::LaunchConfig c = config;
+      c.stream = stream.current();
       c.grid = Dim3{static_cast<std::uint32_t>(grid[0]), static_cast<std::uint32_t>(grid[1]),
                     static_cast<std::uint32_t>(grid[2])};
       // cuLaunchKernel takes `void**` but only reads the array.

@@ -23,13 +23,18 @@
 /// `out` must have a unit column stride. addmm's bias is broadcast into
 /// `out` first (a copy for a full bias; for a row or column bias, a rank-1
 /// GEMM with a vector of ones), then `out = beta*out + alpha*a@b`.
-/// Launches go to the backend's stream.
+/// Launches go to the calling thread's current stream of the backend
+/// (stream 0, or a side stream inside a stream context): the handle is
+/// moved to it with `cublasSetStream` when it changes, under the handle's
+/// lock.
 ///
 /// Workspace: the handle gets a workspace of its own (32 MiB, what PyTorch
 /// gives a Hopper handle) from the backend, set after the stream
 /// (`cublasSetStream` resets it). cuBLAS then never allocates a workspace
 /// inside a call, so its GEMMs can be captured into a CUDA graph (graph
-/// mode), as PyTorch sets one for the same reason.
+/// mode), as PyTorch sets one for the same reason. Each stream the handle
+/// runs on gets its own workspace (made when the handle first moves there),
+/// as in PyTorch: GEMMs on two streams at once must not share one.
 #include <wrapir/diagnostic.hpp>
 #include <wrapir/ir/dtype.hpp>
 #include <wrapir/run/cuda/backend.hpp>
@@ -192,6 +197,15 @@ class Gemm {
   Gemm& operator=(const Gemm&) = delete;
   ~Gemm() { (void)lib_.destroy(handle_); }
 
+  /// Moves the handle to `source`'s current stream before each GEMM (the
+  /// CUDA backend's streams); without it the handle stays where it is.
+  void follow(StreamSource source, CUstream set, std::int64_t workspace_bytes) {
+    follow_ = source;
+    following_ = true;
+    set_stream_ = set;
+    workspace_bytes_ = workspace_bytes;
+  }
+
   /// C[b] = alpha * A[b] @ B[b] + beta * C[b] for row-major views:
   /// a [m, k], b [k, n], c [m, n], each with a batch stride.
   Result<void> run(const Tensor& a, const Tensor& b, const Tensor& c, std::int64_t batch, std::int64_t m,
@@ -220,6 +234,9 @@ class Gemm {
     const void* pa = gt->double_scalars ? static_cast<const void*>(&alpha_d) : &alpha_f;
     const void* pb = gt->double_scalars ? static_cast<const void*>(&beta_d) : &beta_f;
     std::lock_guard lock(mutex_);
+    if (following_) [[likely]]
+      if (const CUstream now = follow_.current(); now != set_stream_)
+        if (auto moved = move_to(now); !moved) return Diagnostic{std::string(what) + ": " + moved.error().message};
     // Row-major C = A @ B is column-major C^T = B^T @ A^T.
     const cublasStatus_t s =
         lib_.gemm(handle_, opb->op, opa->op, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), pa,
@@ -264,10 +281,30 @@ class Gemm {
         s != CUBLAS_STATUS_SUCCESS)
       return Diagnostic{"cublasSetWorkspace: " + status_text(lib_, s)};
     workspace_ = *std::move(storage);
+    if (following_) workspaces_[set_stream_] = workspace_;
     return {};
   }
 
  private:
+  /// The handle onto `stream`, with that stream's workspace (`cublasSetStream`
+  /// resets it), under the lock.
+  Result<void> move_to(CUstream stream) {
+    if (const cublasStatus_t s = lib_.set_stream(handle_, stream); s != CUBLAS_STATUS_SUCCESS)
+      return Diagnostic{"cublasSetStream: " + status_text(lib_, s)};
+    set_stream_ = stream;
+    if (lib_.set_workspace == nullptr || workspace_bytes_ <= 0) return {};
+    std::shared_ptr<Storage>& w = workspaces_[stream];
+    if (!w) {
+      auto storage = backend_->allocate(device_, workspace_bytes_);
+      if (!storage) return storage.error();
+      w = *std::move(storage);
+    }
+    if (const cublasStatus_t s = lib_.set_workspace(handle_, w->data, static_cast<std::size_t>(workspace_bytes_));
+        s != CUBLAS_STATUS_SUCCESS)
+      return Diagnostic{"cublasSetWorkspace: " + status_text(lib_, s)};
+    return {};
+  }
+
   const CublasLibrary& lib_;
   std::shared_ptr<const DeviceBackend> backend_;
   ir::Device device_;
@@ -275,6 +312,11 @@ class Gemm {
   std::mutex mutex_;
   std::map<ir::DType, Tensor> ones_;
   std::shared_ptr<Storage> workspace_;
+  StreamSource follow_;
+  bool following_ = false;
+  CUstream set_stream_ = nullptr;
+  std::int64_t workspace_bytes_ = 0;
+  std::map<CUstream, std::shared_ptr<Storage>> workspaces_;  // by stream, when following
 };
 
 inline Result<const Tensor*> tensor_arg(const ExternCall& call, std::size_t i, const char* name, const char* what) {
@@ -396,9 +438,11 @@ inline Result<Value> gemm_call(Gemm& g, const ExternCall& call, bool batched, bo
     } else {
       gemm = std::make_shared<cublas_detail::Gemm>(**lib, backend, ir::Device{ir::DeviceType::cuda, backend->ordinal()},
                                                    handle);
+      constexpr std::int64_t workspace_bytes = std::int64_t{32} << 20;
+      gemm->follow(backend->stream_source(), backend->stream(), workspace_bytes);
       if (const cublasStatus_t st2 = (*lib)->set_stream(handle, backend->stream()); st2 != CUBLAS_STATUS_SUCCESS)
         unavailable = "cublasSetStream: " + cublas_detail::status_text(**lib, st2);
-      else if (auto w = gemm->set_workspace(std::int64_t{32} << 20); !w)
+      else if (auto w = gemm->set_workspace(workspace_bytes); !w)
         unavailable = w.error().message;
     }
   }

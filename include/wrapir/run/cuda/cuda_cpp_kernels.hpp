@@ -200,7 +200,7 @@ class CudaCppKernelProvider final : public KernelProvider {
     if (request.binary != nullptr) return Diagnostic{"a CUDA C++ kernel is defined by source text, not a binary"};
     auto kernel = compile(request.name, request.source, request.signature);
     if (!kernel) return std::move(kernel).error();
-    CUstream stream = backend_ ? backend_->stream() : nullptr;
+    const StreamSource stream = backend_ ? backend_->stream_source() : StreamSource{};
     return ProvidedKernel{KernelFn{[entry = std::move(kernel->fn), arity = request.signature.size(),
                      stream](std::span<void* const> args) -> Result<void> {
       if (args.size() != arity)
@@ -217,7 +217,7 @@ class CudaCppKernelProvider final : public KernelProvider {
         packed = std::span<void*>(large);
       }
       std::copy(args.begin(), args.end(), packed.begin());
-      void* stream_value = stream;
+      void* stream_value = stream.current();  // the thread's current stream, per call
       int status = -1;
       packed[arity] = &stream_value;
       packed[arity + 1] = &status;

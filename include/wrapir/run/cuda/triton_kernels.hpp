@@ -215,7 +215,7 @@ class TritonKernelProvider final : public KernelProvider {
     };
     std::vector<Numel> numels;
     std::vector<std::size_t> dropped;  // signature positions of launch constants, ascending
-    CUstream stream = nullptr;
+    StreamSource stream;  // the thread's current stream of the backend, read per launch
     /// Names this launcher in the grid memo: unique for the process's life
     /// (an address could be reused by a later launcher of another config).
     std::uint64_t id = next_id();
@@ -286,7 +286,7 @@ class TritonKernelProvider final : public KernelProvider {
       identity = triton_detail::loaded_identity(request, e, *meta_text, *cubin);
       backend = p.backend_;
       if (!backend) return Diagnostic{"no CUDA backend to load its cubin on"};
-      stream = backend->stream();
+      stream = backend->stream_source();
       if (auto s = backend->make_current(); !s) return s.error();
       auto m = drv::Module::load(std::as_bytes(std::span<const char>(cubin->data(), cubin->size())),
                                  cubin_path->string());
@@ -368,7 +368,7 @@ class TritonKernelProvider final : public KernelProvider {
         dims = g.dims;
         remember(given, dims);
       }
-      if (dropped.empty()) return kernel->launch_packed(dims, stream, args);
+      if (dropped.empty()) return kernel->launch_packed(dims, stream.current(), args);
       std::array<void*, drv::TritonKernel::max_packed_arguments> kept;
       std::size_t n = 0, next = 0;
       for (std::size_t i = 0; i < args.size(); ++i) {
@@ -379,7 +379,7 @@ class TritonKernelProvider final : public KernelProvider {
         if (n == kept.size()) return Diagnostic{"the launch passes too many arguments"};
         kept[n++] = args[i];
       }
-      return kernel->launch_packed(dims, stream, std::span<void* const>(kept.data(), n));
+      return kernel->launch_packed(dims, stream.current(), std::span<void* const>(kept.data(), n));
     }
   };
 

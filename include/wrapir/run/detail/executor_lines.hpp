@@ -46,8 +46,11 @@ struct EvaluatedLayout {
   std::int64_t offset = 0;
 };
 
+/// `stream`: the stream the graph's base is (a subgraph called inside a
+/// stream context runs on it; executor_streams.hpp).
 inline std::vector<Value> run_graph(const Prepared& prep, Dispatchers& disp, const Graph& g,
-                                    std::span<const Value> inputs, GraphMemory* memory = nullptr);
+                                    std::span<const Value> inputs, GraphMemory* memory = nullptr,
+                                    std::uint32_t stream = 0);
 
 /// The state of one run of one graph. Handlers throw `Failure`; `run`
 /// adds the line.
@@ -56,15 +59,19 @@ class Frame {
   /// `memory`: graph mode's device memory (executor_graph.hpp), else null:
   /// device allocations come from the backend.
   /// `state`: a recycled state (FramePool) or null for a fresh one.
+  /// `base_stream`: the stream this frame's stream 0 is (a subgraph's
+  /// caller's current stream; executor_streams.hpp).
   Frame(const Prepared& prep, Dispatchers& disp, const Graph& g, GraphMemory* memory = nullptr,
-        FrameState* state = nullptr)
+        FrameState* state = nullptr, std::uint32_t base_stream = 0)
       : prep_(prep),
         disp_(disp),
         g_(g),
         p_(*g.program),
         own_(state != nullptr ? nullptr : std::make_unique<FrameState>()),
         st_(state != nullptr ? *state : *own_),
-        memory_(memory) {
+        memory_(memory),
+        base_stream_(base_stream),
+        stream_(base_stream) {
     if (st_.shaped_for == &g_) [[likely]] {
       // A recycled state sized for this graph by its last call: its tables
       // have their sizes, `live` is all 0 (`scrub`), and only the symbols'
@@ -389,7 +396,7 @@ class Frame {
     }
     const ir::GraphId graph = taken ? l.true_graph : l.false_graph;
     std::vector<Value> results =
-        run_graph(prep_, disp_, g_.subgraphs.at(graph.index), values_of(l.operands), memory_);
+        run_graph(prep_, disp_, g_.subgraphs.at(graph.index), values_of(l.operands), memory_, stream_);
     bind_outputs(l.outputs, results, p_.subgraph(graph).name);
   }
   void operator()(const ir::WhileLoop& l) {
@@ -400,7 +407,7 @@ class Frame {
     for (std::size_t iteration = 0;; ++iteration) {
       std::vector<Value> in = carried;
       in.insert(in.end(), additional.begin(), additional.end());
-      const std::vector<Value> test = run_graph(prep_, disp_, cond, in, memory_);
+      const std::vector<Value> test = run_graph(prep_, disp_, cond, in, memory_, stream_);
       if (test.size() != 1) fail("the loop condition returned " + std::to_string(test.size()) + " values, not one");
       bool go = false;
       if (test[0].holds<Tensor>())
@@ -411,7 +418,7 @@ class Frame {
       if (iteration >= prep_.options.max_loop_iterations)
         fail("the loop ran " + std::to_string(iteration) + " iterations, the executor's limit " +
              "(ExecutorOptions::max_loop_iterations)");
-      std::vector<Value> next = run_graph(prep_, disp_, body, in, memory_);
+      std::vector<Value> next = run_graph(prep_, disp_, body, in, memory_, stream_);
       if (next.size() != carried.size())
         fail("the loop body returned " + std::to_string(next.size()) + " values for " +
              std::to_string(carried.size()) + " carried ones");
@@ -421,9 +428,11 @@ class Frame {
   }
   void operator()(const ir::EnterDeviceContext&) { st_.scopes.push_back(static_cast<std::uint8_t>(Scope::device)); }
   void operator()(const ir::ExitDeviceContext&) { exit_scope(Scope::device, "ExitDeviceContext"); }
+  // Visited only without a device backend (the CPU runs one stream): scope
+  // markers. On a device backend they are stream steps (`stream_step`).
   void operator()(const ir::EnterStreamContext&) { st_.scopes.push_back(static_cast<std::uint8_t>(Scope::stream)); }
   void operator()(const ir::ExitStreamContext&) { exit_scope(Scope::stream, "ExitStreamContext"); }
-  void operator()(const ir::GetRawStream&) {}  // one stream per backend
+  void operator()(const ir::GetRawStream&) {}  // the launchers find the current stream themselves
 
   // ---- misc --------------------------------------------------------------
   void operator()(const ir::Comment&) {}
@@ -442,6 +451,49 @@ class Frame {
   }
 
   [[nodiscard]] const DeviceBackend* backend() const noexcept { return prep_.options.device.get(); }
+
+  // ---- streams (executor_streams.hpp) --------------------------------------
+  /// A stream of the plan (0: this frame's base) as the backend numbers it.
+  [[nodiscard]] std::uint32_t backend_stream(std::uint32_t planned) const noexcept {
+    return planned == 0 ? base_stream_ : planned;
+  }
+  void stream_check(Result<void> r, const char* what) const {
+    if (!r) fail(std::string(what) + ": " + r.error().message);
+  }
+  void stream_step(const Step& step) {
+    const DeviceBackend& b = *backend();
+    const std::uint32_t k = backend_stream(step.operand), other = backend_stream(step.old);
+    switch (step.kind) {
+      case Step::Kind::stream_enter:
+        // Fork: k sees everything queued on the current stream so far.
+        stream_check(b.record_stream(other), "entering the stream context");
+        stream_check(b.wait_stream(k, other), "entering the stream context");
+        stream_check(b.use_stream(k), "entering the stream context");
+        st_.scopes.push_back(static_cast<std::uint8_t>(Scope::stream));
+        stream_ = k;
+        break;
+      case Step::Kind::stream_exit:
+        exit_scope(Scope::stream, "ExitStreamContext");
+        stream_check(b.record_stream(k), "leaving the stream context");
+        stream_check(b.use_stream(other), "leaving the stream context");
+        stream_ = other;
+        break;
+      case Step::Kind::stream_join:
+        stream_check(b.wait_stream(other, k), "joining a side stream");
+        break;
+      default: break;
+    }
+  }
+  /// After a failure: the thread's work goes to this frame's base again,
+  /// and the device drains, as the joins a failed call skipped would have
+  /// ordered the memory it gives back (its spare storages, its buffers)
+  /// after the side streams' work.
+  void reset_stream() noexcept {
+    if (backend() == nullptr) return;
+    if (stream_ != base_stream_) (void)backend()->use_stream(base_stream_);
+    stream_ = base_stream_;
+    (void)backend()->synchronize();
+  }
 
   // ---- debug printer (ExecutorOptions::debug; executor_debug.hpp) ----------
   template <class Gather, class Call>
@@ -1298,6 +1350,8 @@ class Frame {
   FrameState& st_;  // its tables are the frame's (`st_.buffers`, `st_.live`, ...): no reference to each to set per call
   std::size_t line_ = 0;
   GraphMemory* memory_ = nullptr;
+  std::uint32_t base_stream_ = 0;  // the stream this frame's stream 0 is
+  std::uint32_t stream_ = 0;       // the current stream (stream steps move it)
 };
 
 /// A graph's inputs as a list of values (subgraphs).
@@ -1551,15 +1605,21 @@ inline void Frame::run_body() {
           if (!reuse_step(step.old, step.operand)) std::visit(*this, p_.body[line_]);
           break;
         case Step::Kind::visit: std::visit(*this, p_.body[line_]); break;
+        case Step::Kind::stream_enter:
+        case Step::Kind::stream_exit:
+        case Step::Kind::stream_join: stream_step(step); break;
       }
 #if WRAPIR_EXECUTOR_PHASE_CLOCK
       phase_clock::mark(line_phase(p_.body[line_]));
 #endif
     } catch (wrapir::detail::Failure& f) {
+      if (g_.uses_streams) reset_stream();
       fail(g_.prefix + line_label(p_.body[line_], line_) + ": " + f.diagnostic.message);
     } catch (const std::bad_alloc&) {
+      if (g_.uses_streams) reset_stream();
       fail(g_.prefix + line_label(p_.body[line_], line_) + ": out of memory");
     } catch (const std::exception& e) {
+      if (g_.uses_streams) reset_stream();
       fail(g_.prefix + line_label(p_.body[line_], line_) + ": " + e.what());
     }
   }
@@ -1594,8 +1654,8 @@ inline std::vector<Value> Frame::outputs() {
 }
 
 inline std::vector<Value> run_graph(const Prepared& prep, Dispatchers& disp, const Graph& g,
-                                    std::span<const Value> inputs, GraphMemory* memory) {
-  Frame frame(prep, disp, g, memory);
+                                    std::span<const Value> inputs, GraphMemory* memory, std::uint32_t stream) {
+  Frame frame(prep, disp, g, memory, nullptr, stream);
   try {
     frame.bind_inputs(inputs);
   } catch (wrapir::detail::Failure& f) {

@@ -11,6 +11,7 @@
 #include <wrapir/ir/lines.hpp>
 #include <wrapir/ir/program.hpp>
 #include <wrapir/ir/verify.hpp>
+#include <wrapir/run/detail/executor_streams.hpp>
 #include <wrapir/run/detail/executor_values.hpp>
 #include <wrapir/run/executor.hpp>
 #include <wrapir/run/grid.hpp>
@@ -200,6 +201,11 @@ struct Step {
     free,      // Free, or FreeIfNotReused that was not reused (`operand`: the buffer)
     launch,    // KernelCall with a usable FastLaunch (`operand`: the kernel)
     reuse,     // Reuse with delete_old of a static buffer (`operand`: the new buffer, `old`: the old one)
+    // Stream contexts on a device backend (run/detail/executor_streams.hpp;
+    // stream 0 is the frame's base stream):
+    stream_enter,  // EnterStreamContext: `old` records, `operand` waits and becomes current
+    stream_exit,   // ExitStreamContext: `operand` records, `old` becomes current
+    stream_join,   // before line `line` or at the end: stream `old` waits for stream `operand`
   };
   Kind kind = Kind::visit;
   std::uint32_t line = 0;
@@ -245,6 +251,9 @@ struct Graph {
   /// a visit per call for nothing. The memory lines and launches carry what
   /// they need (`Step`).
   std::vector<Step> steps;
+  /// The steps hold stream actions (a device backend and stream contexts):
+  /// a call that fails puts the thread back on its base stream.
+  bool uses_streams = false;
   /// By program output: the output is a plain buffer (no view)
   /// that no other output names, so the end of a call may move its storage
   /// out of the frame instead of copying it (no reference count to touch,
@@ -638,11 +647,35 @@ class GraphPreparer {
       }
     }
     g.steps.clear();
+    // Stream contexts (executor_streams.hpp): checked on every backend; on
+    // a device backend their forks and derived joins become steps. Without
+    // stream contexts the plan is empty and the steps are what they were.
+    const StreamPlan streams = plan_streams(p, DeviceBackend::max_streams, [&](std::size_t i) {
+      return g.prefix + line_label(p.body[i], i);
+    });
+    const bool stream_steps = streams.any && options_.device != nullptr;
+    g.uses_streams = stream_steps;
+    auto to_step = [](const StreamAction& a) {
+      const Step::Kind kind = a.kind == StreamAction::Kind::enter  ? Step::Kind::stream_enter
+                              : a.kind == StreamAction::Kind::exit ? Step::Kind::stream_exit
+                                                                   : Step::Kind::stream_join;
+      return Step{kind, a.line, a.stream, a.other};
+    };
+    std::size_t next_action = 0;
     for (std::size_t i = 0; i < p.body.size(); ++i) {
+      bool replaced = false;
+      for (; stream_steps && next_action < streams.actions.size() && streams.actions[next_action].line == i; ++next_action) {
+        const StreamAction& a = streams.actions[next_action];
+        g.steps.push_back(to_step(a));
+        replaced = replaced || a.kind != StreamAction::Kind::join;
+      }
+      if (replaced) continue;
       if (std::visit([]<class L>(const L&) { return prepared_only<L>; }, p.body[i])) continue;
       if (const auto* f = std::get_if<ir::FreeIfNotReused>(&p.body[i]); f != nullptr && f->reused) continue;
       g.steps.push_back(step_of(g, p, i));
     }
+    if (stream_steps)
+      for (const StreamAction& a : streams.at_end) g.steps.push_back(to_step(a));
     g.inputs_planned = std::all_of(g.input_plans.begin(), g.input_plans.end(),
                                    [](const InputPlan& plan) { return plan.fast && plan.inlined; });
     g.nothing_after_planned = g.inputs_planned && g.shape_bindings.empty() && g.solvers.empty() && g.constant_buffers.empty();
