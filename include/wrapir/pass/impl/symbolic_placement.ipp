@@ -85,6 +85,17 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(std::span<const ArenaBlock> 
     out.named.push_back({symbol, detail::max_of_forms(ctx, forms, known), at_hints, arena});
     forms.assign(1, detail::OffsetForm{0, {known.name(symbol, at_hints)}, at_hints});
   };
+  // Past `detail::max_offset_forms` forms, a set that may be named is
+  // named (the Max itself, exact) rather than joined: a join of forms of
+  // unrelated sizes (`s3` and `s7`, two families) is their sum, so an
+  // arena holding many such blocks at one offset, or a block on many of
+  // them, was sized as if they were stacked (6,500 buffers never live
+  // together, an arena 65 times its bound). Joins remain where no name
+  // can stand: a small block's offset (see `own_alignment` below) and a
+  // placement made without names.
+  const auto may_join = [&](const std::vector<detail::OffsetForm>& forms, bool may_name) {
+    return !(may_name && fresh_name) && !detail::refers_to_names(forms, known);
+  };
   // Per block its forms, per arena the forms of its size, as sets.
   const std::uint32_t lone_zero = sets.intern({detail::OffsetForm{}});
   constexpr std::uint32_t no_tops = std::numeric_limits<std::uint32_t>::max();
@@ -168,7 +179,8 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(std::span<const ArenaBlock> 
             const std::int64_t hint = detail::align_up_checked(blocks[j].bytes, own_alignment(j), block_name, j);
             for (const detail::OffsetForm& f : sets[form_set[j]]) forms.push_back(f.plus(aligned[j], hint, known));
           }
-          detail::prune_offset_forms(forms, known, !detail::refers_to_names(forms, known));
+          const bool may_name = own == alignment;
+          detail::prune_offset_forms(forms, known, may_join(forms, may_name));
           // Below a smaller block the constant may be off this block's
           // alignment; at the hints the rounded form is still at most the
           // planned offset, which is aligned and above the unrounded form.
@@ -180,12 +192,12 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(std::span<const ArenaBlock> 
             rounded = rounded || up != f.constant;
             f.constant = up;
           }
-          if (rounded) detail::prune_offset_forms(forms, known, !detail::refers_to_names(forms, known));
+          if (rounded) detail::prune_offset_forms(forms, known, may_join(forms, may_name));
           if (forms.empty()) forms.push_back(detail::OffsetForm{});
           // A name stands for a multiple of the planner's alignment, as
           // every term must (see `own_alignment`): only blocks aligned so
           // name their offsets.
-          if (own == alignment) name_if_long(forms, arena);
+          if (may_name) name_if_long(forms, arena);
           mine = sets.intern(std::move(forms));
           sets.derive(key, mine);
         }
@@ -208,7 +220,7 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(std::span<const ArenaBlock> 
       std::vector<detail::OffsetForm> tops;
       if (arena_tops[arena] != no_tops) tops = sets[arena_tops[arena]];
       for (const detail::OffsetForm& f : sets[mine]) tops.push_back(f.plus(symbolic_bytes[i], a.bytes, known));
-      detail::prune_offset_forms(tops, known, !detail::refers_to_names(tops, known));
+      detail::prune_offset_forms(tops, known, may_join(tops, true));
       name_if_long(tops, arena);
       const std::uint32_t made = sets.intern(std::move(tops));
       sets.derive(key, made);
