@@ -193,10 +193,11 @@ struct OffsetForm {
   }
 };
 
-/// At most this many forms per offset; beyond, the two whose join is
-/// smallest at the hints are joined (safe for every binding, but no longer
-/// at most the hint placement at the hints). Programs have few distinct
-/// symbolic sizes, so the cap is rarely reached.
+/// At most this many forms per offset; beyond, `symbolic_placement` names
+/// the set (its exact Max) where a name can stand, and elsewhere (a small
+/// block's offset) the two whose join is smallest at the hints are joined
+/// (safe for every binding, but no longer at most the hint placement at
+/// the hints; a join of forms of unrelated sizes is their sum).
 inline constexpr std::size_t max_offset_forms = 32;
 
 /// A set of forms one of which has more terms than this is given a name
