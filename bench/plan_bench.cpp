@@ -12,6 +12,10 @@
 //   grow with how many blocks stack below one another (a transformer of
 //   32 layers, 482 buffers, and random traces whose sizes are all
 //   distinct, the worst case for the forms);
+// - BM_arena_unrelated/<n>: plan_arena on n buffers of unrelated size
+//   symbols, one live at a time (peak/bound is 1 when they share offset 0);
+//   BM_symbolic_above_unrelated/<n>: symbolic_placement with one block
+//   above n of them (the largest set of incomparable forms one offset gets);
 // - BM_pools_*: Inductor's pool planner (quadratic in the number of
 //   children a TemporalSplit holds, as in memory_planning.py), on 10k;
 // - BM_quality/<trace>: one iteration per corpus trace; counters give each
@@ -42,9 +46,11 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include <wrapir/ir/builder.hpp>
 #include <wrapir/pass/arena.hpp>
 #include <wrapir/pass/pools.hpp>
 #include <wrapir/pass/reuse.hpp>
+#include <wrapir/pass/symbolic_placement.hpp>
 #include <wrapir/pass/traces.hpp>
 
 namespace {
@@ -136,6 +142,67 @@ void BM_arena_symbolic_random(benchmark::State& state) {
   arena_symbolic(state, t);
 }
 BENCHMARK(BM_arena_symbolic_random)->Arg(100)->Arg(400)->Arg(1000)->Arg(2000)->Unit(benchmark::kMillisecond);
+
+/// n buffers `int8[s_i]` of unrelated size symbols (hints 4096 to 10496),
+/// each allocated, used by one kernel and freed before the next: one is
+/// live at a time, so the bound is the largest and every offset can be 0.
+wrapir::ir::Program one_at_a_time(std::size_t n) {
+  wrapir::ir::Program p{"unrelated"};
+  wrapir::ir::Builder b{p};
+  const auto k = b.triton_kernel("touch", "@triton.jit\ndef touch(in_ptr0):\n    pass\n", "in_ptr0: *i8");
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto s = b.size_symbol("s" + std::to_string(i), 4096 + 64 * static_cast<std::int64_t>((i * 37) % 101));
+    const auto buf = b.empty({s}, wrapir::ir::DType::int8);
+    wrapir::ir::CallOptions o;
+    o.free_after = {buf};
+    b.call(k, {buf}, o);
+  }
+  return p;
+}
+
+/// plan_arena on `one_at_a_time(n)`: peak/bound and the planner's time.
+void BM_arena_unrelated(benchmark::State& state) {
+  const wrapir::ir::Program p = one_at_a_time(static_cast<std::size_t>(state.range(0)));
+  double ratio = 0;
+  for (auto _ : state) {
+    auto planned = plan_arena(p);
+    if (!planned) {
+      state.SkipWithError(("plan_arena: " + planned.error().message).c_str());
+      return;
+    }
+    ratio = static_cast<double>(planned->stats.peak_bytes) / static_cast<double>(planned->stats.lower_bound_bytes);
+    state.PauseTiming();
+    planned = wrapir::Diagnostic{""};  // freeing the program is not planning
+    state.ResumeTiming();
+  }
+  state.counters["buffers"] = static_cast<double>(state.range(0));
+  state.counters["peak/bound"] = ratio;
+}
+BENCHMARK(BM_arena_unrelated)->Arg(64)->Arg(640)->Arg(6500)->Arg(65000)->Unit(benchmark::kMillisecond);
+
+/// symbolic_placement's costliest set: a long-lived block placed (by hand,
+/// validly) above n short blocks of unrelated sizes at offset 0, so its
+/// offset is the Max of n forms none of which dominates another.
+void BM_symbolic_above_unrelated(benchmark::State& state) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  wrapir::expr::Context ctx;
+  AllocationTrace t;
+  Placement hint;
+  std::vector<wrapir::expr::Expr> sizes;
+  hint.arenas.push_back({0, 128});
+  for (std::size_t i = 0; i < n; ++i) {
+    t.allocations.push_back({"b" + std::to_string(i), 64, i, i + 1, 0, false, false});
+    sizes.push_back(ctx.symbol("s" + std::to_string(i), wrapir::expr::Assumption::nonnegative));
+    hint.blocks.push_back({0, 0});
+  }
+  t.allocations.push_back({"long", 64, 0, n, 0, false, false});
+  sizes.push_back(ctx.symbol("L", wrapir::expr::Assumption::nonnegative));
+  hint.blocks.push_back({0, 64});
+  t.steps = n;
+  for (auto _ : state) benchmark::DoNotOptimize(symbolic_placement(t, hint, sizes));
+  state.counters["buffers"] = static_cast<double>(n + 1);
+}
+BENCHMARK(BM_symbolic_above_unrelated)->Arg(1000)->Arg(4000)->Arg(16000)->Unit(benchmark::kMillisecond);
 
 void BM_pools_transformer_10k(benchmark::State& state) {
   static const AllocationTrace t = transformer_trace({.layers = 700}, 1);

@@ -73,6 +73,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 #include <wrapir/detail/config.hpp>
@@ -206,8 +207,18 @@ class StorageBytes {
 [[nodiscard]] WRAPIR_DECL ArenaPlan place_blocks(std::span<const ArenaBlock> blocks, const ArenaOptions& options,
                                                  const BlockNamer& block_name);
 
+/// The names of a program's arena offsets (`<prefix>_offset<n>`), given
+/// across its scopes: the symbols its scopes declare with that prefix, and
+/// the number to try next. Names depend on the program alone, not on what
+/// else its expression context has seen: a second plan of a copy (which
+/// shares the context) names its offsets as the first did.
+struct OffsetNames {
+  std::unordered_set<std::string> declared;
+  std::size_t next = 0;
+};
+
 [[nodiscard]] WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions& options,
-                                                           HintEvaluator& hints);
+                                                           HintEvaluator& hints, OffsetNames& offset_names);
 
 }  // namespace detail
 

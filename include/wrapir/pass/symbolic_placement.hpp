@@ -23,14 +23,17 @@
 /// each `k*s0` for its own `k`) would carry a term per block below it, and
 /// a program's offsets would cost time and memory quadratic in the depth.
 /// So a set of forms one of which has more than `detail::max_form_terms`
-/// terms (or, once it refers to names, more than
-/// `detail::max_offset_forms` forms) is given a name: a fresh symbol standing for its Max, listed in
+/// terms, or of more than `detail::max_offset_forms` forms (a join of
+/// forms of unrelated sizes would be their sum: blocks never live together
+/// would be sized as if stacked), is given a name: a fresh symbol standing for its Max, listed in
 /// `SymbolicPlacement::named` with its value, which offsets and arena
 /// sizes above it use as one term. Named values are exact (the Max itself,
 /// never a join), refer only to sizes and earlier names, and are evaluated
 /// in order before the arena is created; forms that refer to names are
 /// never joined, since a join of two names would count the blocks both
-/// stand on twice. The offsets of a program then take time and memory
+/// stand on twice. Only a small block's offset (aligned to less than
+/// `alignment`, which a name's terms must be multiples of) is still
+/// joined past `detail::max_offset_forms` forms. The offsets of a program then take time and memory
 /// linear in its blocks times the blocks directly below each.
 
 /// Re-planning: because the symbolic offsets are safe for every binding, a

@@ -193,10 +193,11 @@ struct OffsetForm {
   }
 };
 
-/// At most this many forms per offset; beyond, the two whose join is
-/// smallest at the hints are joined (safe for every binding, but no longer
-/// at most the hint placement at the hints). Programs have few distinct
-/// symbolic sizes, so the cap is rarely reached.
+/// At most this many forms per offset; beyond, `symbolic_placement` names
+/// the set (its exact Max) where a name can stand, and elsewhere (a small
+/// block's offset) the two whose join is smallest at the hints are joined
+/// (safe for every binding, but no longer at most the hint placement at
+/// the hints; a join of forms of unrelated sizes is their sum).
 inline constexpr std::size_t max_offset_forms = 32;
 
 /// A set of forms one of which has more terms than this is given a name
@@ -204,14 +205,45 @@ inline constexpr std::size_t max_offset_forms = 32;
 /// name rather than repeating its terms.
 inline constexpr std::size_t max_form_terms = 64;
 
+/// Past this many forms, `prune_offset_forms` compares forms only with
+/// those of the same terms, and joins neighbours before it joins the
+/// cheapest pairs: a block above thousands of blocks of unrelated sizes
+/// (each a form of its own, none dominating another) made the pairwise
+/// comparisons quadratic and the join costs' matrix quadratic in memory
+/// (4,000 such blocks took 29 s, 100k would need 80 GB).
+inline constexpr std::size_t max_pairwise_forms = 1024;
+
 /// Drops dominated forms, then, when `may_join`, joins the cheapest pair
 /// (the first in (a, b) order among equals) until `max_offset_forms` remain. The join
 /// costs live in a matrix over the forms' slots, with each row's cheapest
 /// entry cached: a join recomputes one row and column and the rows whose
 /// cheapest entry it touched, so k forms cost O(k^2) joins, not O(k^3).
 /// Slots keep their order and a join lands in its first slot, which keeps
-/// the choice the same as joining in a list.
+/// the choice the same as joining in a list. Past `max_pairwise_forms`
+/// forms, only a form with the same terms and a larger constant dominates
+/// (O(k log k); the Max of the forms kept is the same, only longer), and
+/// joins pair each form with the next in order of value at the hints until
+/// `max_pairwise_forms` remain.
 inline void prune_offset_forms(std::vector<OffsetForm>& forms, const OffsetTerms& known, bool may_join = true) {
+  if (forms.size() > max_pairwise_forms) {
+    // Same terms, largest constant first; keep the first of each terms.
+    std::stable_sort(forms.begin(), forms.end(), [](const OffsetForm& a, const OffsetForm& b) {
+      return a.terms != b.terms ? a.terms < b.terms : a.constant > b.constant;
+    });
+    forms.erase(std::unique(forms.begin(), forms.end(),
+                            [](const OffsetForm& a, const OffsetForm& b) { return a.terms == b.terms; }),
+                forms.end());
+    if (forms.size() > max_pairwise_forms && !may_join) return;
+    while (forms.size() > max_pairwise_forms) {
+      std::stable_sort(forms.begin(), forms.end(),
+                       [](const OffsetForm& a, const OffsetForm& b) { return a.at_hints < b.at_hints; });
+      std::vector<OffsetForm> joined;
+      joined.reserve(forms.size() / 2 + 1);
+      for (std::size_t a = 0; a < forms.size(); a += 2)
+        joined.push_back(a + 1 < forms.size() ? forms[a].join(forms[a + 1], known) : std::move(forms[a]));
+      forms = std::move(joined);
+    }
+  }
   std::vector<OffsetForm> kept;
   for (OffsetForm& f : forms) {
     bool dominated = false;

@@ -238,11 +238,12 @@ class EntrySymbols {
   std::unordered_map<const expr::Node*, bool> checked_;
 };
 
-WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions& options, HintEvaluator& hints) {
+WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions& options, HintEvaluator& hints,
+                                             OffsetNames& offset_names) {
   ArenaScope scope;
   for (ir::Program& g : p.subgraphs) {
     HintEvaluator sub_hints{g, TraceOptions{}};
-    Result<ArenaScope> sub = plan_arena_in(g, options, sub_hints);
+    Result<ArenaScope> sub = plan_arena_in(g, options, sub_hints, offset_names);
     if (!sub) return Diagnostic{"subgraph " + g.name + ": " + sub.error().message};
     scope.arenas += sub.value().arenas;
   }
@@ -347,9 +348,22 @@ WRAPIR_DECL Result<ArenaScope> plan_arena_in(ir::Program& p, const ArenaOptions&
   if (blocks.empty()) return scope;
   // Names for the offsets (pass/symbolic_placement.hpp) and the arenas.
   std::unordered_set<std::string> names = names_with_prefix(p, options.name_prefix);
-  std::size_t offset_counter = 0;
   const std::string offset_prefix = options.name_prefix + "_offset";
-  const auto fresh_offset_name = [&] { return fresh_symbol_name(offset_prefix, offset_counter, p.ctx(), &names); };
+  // The next name no scope of the program declares and no name of this
+  // scope is. A symbol of that name already in the context (an earlier
+  // plan of a copy made it) is taken again, unless it was made otherwise
+  // than a name is (then `ctx.symbol` would refuse it).
+  const auto fresh_offset_name = [&] {
+    for (;; ++offset_names.next) {
+      std::string name = offset_prefix + std::to_string(offset_names.next);
+      if (names.contains(name) || offset_names.declared.contains(name)) continue;
+      const expr::Expr known = p.ctx().find_symbol(name);
+      if (known && (known.assumption() != expr::Assumption::nonnegative || known.unbacked())) continue;
+      ++offset_names.next;
+      offset_names.declared.insert(name);
+      return name;
+    }
+  };
   const BlockNamer block_name = [&](std::size_t j) { return p.buffer(placed_buffers[j]).name; };
   SymbolicPlacement symbolic;
   try {
@@ -435,7 +449,16 @@ WRAPIR_DECL Result<PlanResult> plan_arena(ir::Program&& program, const ArenaOpti
   // The planned program has the original's buffer table, so one evaluator
   // serves the plan and its statistics.
   HintEvaluator hints{program, TraceOptions{}};
-  Result<detail::ArenaScope> scope = detail::plan_arena_in(program, options, hints);
+  detail::OffsetNames offset_names;
+  const std::string offset_prefix = options.name_prefix + "_offset";
+  const auto note_declared = [&](const auto& self, const ir::Program& scope) -> void {
+    for (const ir::SymbolDecl& s : scope.symbols)
+      if (s.symbol && s.symbol.is_symbol() && s.symbol.name().starts_with(offset_prefix))
+        offset_names.declared.emplace(s.symbol.name());
+    for (const ir::Program& g : scope.subgraphs) self(self, g);
+  };
+  note_declared(note_declared, program);
+  Result<detail::ArenaScope> scope = detail::plan_arena_in(program, options, hints, offset_names);
   if (!scope) return scope.error();
   Result<PlanStats> stats = detail::measure_against(scope.value().lower_bound, program, TraceOptions{}, hints);
   if (!stats) return stats.error();

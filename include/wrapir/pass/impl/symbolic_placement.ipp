@@ -85,6 +85,17 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(std::span<const ArenaBlock> 
     out.named.push_back({symbol, detail::max_of_forms(ctx, forms, known), at_hints, arena});
     forms.assign(1, detail::OffsetForm{0, {known.name(symbol, at_hints)}, at_hints});
   };
+  // Past `detail::max_offset_forms` forms, a set that may be named is
+  // named (the Max itself, exact) rather than joined: a join of forms of
+  // unrelated sizes (`s3` and `s7`, two families) is their sum, so an
+  // arena holding many such blocks at one offset, or a block on many of
+  // them, was sized as if they were stacked (6,500 buffers never live
+  // together, an arena 65 times its bound). Joins remain where no name
+  // can stand: a small block's offset (see `own_alignment` below) and a
+  // placement made without names.
+  const auto may_join = [&](const std::vector<detail::OffsetForm>& forms, bool may_name) {
+    return !(may_name && fresh_name) && !detail::refers_to_names(forms, known);
+  };
   // Per block its forms, per arena the forms of its size, as sets.
   const std::uint32_t lone_zero = sets.intern({detail::OffsetForm{}});
   constexpr std::uint32_t no_tops = std::numeric_limits<std::uint32_t>::max();
@@ -168,24 +179,66 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(std::span<const ArenaBlock> 
             const std::int64_t hint = detail::align_up_checked(blocks[j].bytes, own_alignment(j), block_name, j);
             for (const detail::OffsetForm& f : sets[form_set[j]]) forms.push_back(f.plus(aligned[j], hint, known));
           }
-          detail::prune_offset_forms(forms, known, !detail::refers_to_names(forms, known));
+          // Rounds each form's constant up to `to`; then prunes again.
+          const auto round_up = [&](std::vector<detail::OffsetForm>& rounding, std::int64_t to, bool join) {
+            bool rounded = false;
+            for (detail::OffsetForm& f : rounding) {
+              std::int64_t up = 0;
+              if (!checked::align_up(f.constant, to, up) || !checked::add(f.at_hints, up - f.constant, f.at_hints))
+                detail::throw_offset_overflow();
+              rounded = rounded || up != f.constant;
+              f.constant = up;
+            }
+            if (rounded) detail::prune_offset_forms(rounding, known, join);
+          };
+          const auto longest_at_hints = [](const std::vector<detail::OffsetForm>& of) {
+            std::int64_t m = 0;
+            for (const detail::OffsetForm& f : of) m = std::max(m, f.at_hints);
+            return m;
+          };
+          const bool may_name = own == alignment;
           // Below a smaller block the constant may be off this block's
           // alignment; at the hints the rounded form is still at most the
           // planned offset, which is aligned and above the unrounded form.
-          bool rounded = false;
-          for (detail::OffsetForm& f : forms) {
-            std::int64_t up = 0;
-            if (!checked::align_up(f.constant, own, up) || !checked::add(f.at_hints, up - f.constant, f.at_hints))
-              detail::throw_offset_overflow();
-            rounded = rounded || up != f.constant;
-            f.constant = up;
+          if (may_name || !fresh_name) {
+            detail::prune_offset_forms(forms, known, may_join(forms, may_name));
+            round_up(forms, own, may_join(forms, may_name));
+          } else {
+            // A small block: a name must be a multiple of `alignment` (see
+            // `own_alignment`), so a set too long to keep is named with its
+            // constants rounded up to it (at most alignment - own bytes
+            // more at the hints), or joined as before where that is
+            // smaller at the hints. Blocks of unrelated sizes joined were
+            // sized as if stacked: a 16-byte block live beside 6,500
+            // buffers never live together got an arena 209 times the bound.
+            detail::prune_offset_forms(forms, known, false);
+            std::size_t longest = 0;
+            for (const detail::OffsetForm& f : forms) longest = std::max(longest, f.terms.size());
+            if (forms.size() <= detail::max_offset_forms && longest <= detail::max_form_terms) {
+              round_up(forms, own, false);
+            } else {
+              std::vector<detail::OffsetForm> named = forms;
+              round_up(named, alignment, false);
+              // A join is at least each form it joins, so the join need not
+              // be built (quadratic in the forms) when the name is no larger
+              // than the largest form.
+              std::int64_t joined_at_hints = std::numeric_limits<std::int64_t>::max();
+              if (longest_at_hints(named) > longest_at_hints(forms) && !detail::refers_to_names(forms, known)) {
+                detail::prune_offset_forms(forms, known, true);
+                round_up(forms, own, true);
+                joined_at_hints = longest_at_hints(forms);
+              }
+              if (longest_at_hints(named) <= joined_at_hints) {
+                forms = std::move(named);
+                name_if_long(forms, arena);
+              }
+            }
           }
-          if (rounded) detail::prune_offset_forms(forms, known, !detail::refers_to_names(forms, known));
           if (forms.empty()) forms.push_back(detail::OffsetForm{});
           // A name stands for a multiple of the planner's alignment, as
-          // every term must (see `own_alignment`): only blocks aligned so
-          // name their offsets.
-          if (own == alignment) name_if_long(forms, arena);
+          // every term must (see `own_alignment`): blocks aligned so name
+          // their offsets as they are.
+          if (may_name) name_if_long(forms, arena);
           mine = sets.intern(std::move(forms));
           sets.derive(key, mine);
         }
@@ -208,7 +261,7 @@ WRAPIR_DECL SymbolicPlacement symbolic_placement_of(std::span<const ArenaBlock> 
       std::vector<detail::OffsetForm> tops;
       if (arena_tops[arena] != no_tops) tops = sets[arena_tops[arena]];
       for (const detail::OffsetForm& f : sets[mine]) tops.push_back(f.plus(symbolic_bytes[i], a.bytes, known));
-      detail::prune_offset_forms(tops, known, !detail::refers_to_names(tops, known));
+      detail::prune_offset_forms(tops, known, may_join(tops, true));
       name_if_long(tops, arena);
       const std::uint32_t made = sets.intern(std::move(tops));
       sets.derive(key, made);
