@@ -54,7 +54,6 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 #include <wrapir/detail/config.hpp>
 #include <wrapir/diagnostic.hpp>
@@ -119,14 +118,14 @@ struct SymbolicPlacement {
 namespace detail {
 
 /// `<prefix><n>` for the next `n` from `counter` that names no symbol of
-/// `ctx` and is not in `taken` (where given, which then holds it): the
-/// names of `symbolic_placement` and of the arena planner's offsets.
+/// `ctx`: the names of `symbolic_placement`. (The arena planner names its
+/// offsets by the program alone, `detail::OffsetNames`, so that a copy's
+/// second plan reuses the symbols its first made.)
 [[nodiscard]] inline std::string fresh_symbol_name(std::string_view prefix, std::size_t& counter,
-                                                   const expr::Context& ctx,
-                                                   std::unordered_set<std::string>* taken = nullptr) {
+                                                   const expr::Context& ctx) {
   for (;; ++counter) {
     std::string name = std::string(prefix) + std::to_string(counter);
-    if (ctx.find_symbol(name) || (taken != nullptr && !taken->insert(name).second)) continue;
+    if (ctx.find_symbol(name)) continue;
     ++counter;
     return name;
   }

@@ -197,13 +197,17 @@ class Gemm {
   Gemm& operator=(const Gemm&) = delete;
   ~Gemm() { (void)lib_.destroy(handle_); }
 
-  /// Moves the handle to `source`'s current stream before each GEMM (the
-  /// CUDA backend's streams); without it the handle stays where it is.
-  void follow(StreamSource source, CUstream set, std::int64_t workspace_bytes) {
+  /// Puts the handle on `source`'s stream 0 with a workspace of
+  /// `workspace_bytes` of the backend's memory (see the file comment), and
+  /// moves it to the calling thread's current stream before each GEMM (the
+  /// CUDA backend's streams), each stream with a workspace of its own.
+  /// Without it the handle stays where it is, with no workspace.
+  Result<void> follow(StreamSource source, std::int64_t workspace_bytes) {
+    std::lock_guard lock(mutex_);
     follow_ = source;
     following_ = true;
-    set_stream_ = set;
     workspace_bytes_ = workspace_bytes;
+    return move_to(source.base);
   }
 
   /// C[b] = alpha * A[b] @ B[b] + beta * C[b] for row-major views:
@@ -271,23 +275,11 @@ class Gemm {
 
   [[nodiscard]] const DeviceBackend& backend() const noexcept { return *backend_; }
 
-  /// Gives the handle a workspace of `bytes` of the backend's memory (see
-  /// the file comment); nothing when cuBLAS has no cublasSetWorkspace.
-  Result<void> set_workspace(std::int64_t bytes) {
-    if (lib_.set_workspace == nullptr) return {};
-    auto storage = backend_->allocate(device_, bytes);
-    if (!storage) return storage.error();
-    if (const cublasStatus_t s = lib_.set_workspace(handle_, (*storage)->data, static_cast<std::size_t>(bytes));
-        s != CUBLAS_STATUS_SUCCESS)
-      return Diagnostic{"cublasSetWorkspace: " + status_text(lib_, s)};
-    workspace_ = *std::move(storage);
-    if (following_) workspaces_[set_stream_] = workspace_;
-    return {};
-  }
-
  private:
-  /// The handle onto `stream`, with that stream's workspace (`cublasSetStream`
-  /// resets it), under the lock.
+  /// The handle onto `stream`, with that stream's workspace (made on the
+  /// first move there; `cublasSetStream` resets the handle's, so it is set
+  /// after), under the lock. No workspace when cuBLAS has no
+  /// cublasSetWorkspace.
   Result<void> move_to(CUstream stream) {
     if (const cublasStatus_t s = lib_.set_stream(handle_, stream); s != CUBLAS_STATUS_SUCCESS)
       return Diagnostic{"cublasSetStream: " + status_text(lib_, s)};
@@ -311,12 +303,11 @@ class Gemm {
   cublasHandle_t handle_;
   std::mutex mutex_;
   std::map<ir::DType, Tensor> ones_;
-  std::shared_ptr<Storage> workspace_;
   StreamSource follow_;
   bool following_ = false;
   CUstream set_stream_ = nullptr;
   std::int64_t workspace_bytes_ = 0;
-  std::map<CUstream, std::shared_ptr<Storage>> workspaces_;  // by stream, when following
+  std::map<CUstream, std::shared_ptr<Storage>> workspaces_;  // by stream
 };
 
 inline Result<const Tensor*> tensor_arg(const ExternCall& call, std::size_t i, const char* name, const char* what) {
@@ -438,12 +429,8 @@ inline Result<Value> gemm_call(Gemm& g, const ExternCall& call, bool batched, bo
     } else {
       gemm = std::make_shared<cublas_detail::Gemm>(**lib, backend, ir::Device{ir::DeviceType::cuda, backend->ordinal()},
                                                    handle);
-      constexpr std::int64_t workspace_bytes = std::int64_t{32} << 20;
-      gemm->follow(backend->stream_source(), backend->stream(), workspace_bytes);
-      if (const cublasStatus_t st2 = (*lib)->set_stream(handle, backend->stream()); st2 != CUBLAS_STATUS_SUCCESS)
-        unavailable = "cublasSetStream: " + cublas_detail::status_text(**lib, st2);
-      else if (auto w = gemm->set_workspace(workspace_bytes); !w)
-        unavailable = w.error().message;
+      if (auto followed = gemm->follow(backend->stream_source(), std::int64_t{32} << 20); !followed)
+        unavailable = followed.error().message;
     }
   }
   auto add = [&](const char* name, bool batched, bool bias) {

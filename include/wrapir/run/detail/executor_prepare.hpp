@@ -1092,8 +1092,8 @@ class GraphPreparer {
   const CpuKernelProvider& kernels_;
   const ExternRegistry& externs_;
   Dispatchers& dispatchers_;
-  /// Per graph, each defined kernel's identity (its name and a stable hash
-  /// of its language, source or binary and signature).
+  /// Per graph, each defined kernel's identity (its provider's, else its
+  /// definition's: run/kernel_identity.hpp).
   std::unordered_map<const ir::Program*, std::vector<std::string>> kernel_identities_;
 };
 
